@@ -1,0 +1,5 @@
+import sys
+
+from jaxgo.cli import main
+
+sys.exit(main())

@@ -1,0 +1,47 @@
+"""The ``jaxgo`` command: a thin dispatcher to the subcommand modules.
+
+Each subcommand lives in its own module exposing ``main(argv: list[str]) -> int``, so adding one never touches
+another's code.  ``python -m jaxgo`` runs the same dispatcher.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+SUBCOMMANDS = {
+    "demo": ("jaxgo.demo", "playout benchmark on the default device plus a short random game"),
+    "bench": ("jaxgo.bench", "benchmarks: `jaxgo bench playouts --size 9 --batch 1024 --compare pgx,openspiel`"),
+    "gtp": ("jaxgo.gtp", "Go Text Protocol engine on stdin/stdout"),
+    "cgt": ("jaxgo.cgt.cli", "combinatorial game theory: thermographs, CG-TD, HOTSTRAT experiments"),
+    "bpip": ("jaxgo.search.bpip.cli", "decision-theoretic search control (BPIP/QSS/TRQSS/ATRQSS)"),
+}
+
+
+def usage() -> str:
+    lines = ["usage: jaxgo COMMAND [ARGS...]", "", "commands:"]
+    lines += [f"  {name:<6} {text}" for name, (_, text) in SUBCOMMANDS.items()]
+    lines.append("\n`jaxgo COMMAND --help` describes each command.")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        print(usage())
+        return 0
+    if argv[0] in ("-V", "--version"):
+        from jaxgo import __version__
+
+        print(__version__)
+        return 0
+    name, rest = argv[0], argv[1:]
+    if name not in SUBCOMMANDS:
+        print(f"jaxgo: unknown command {name!r}\n\n{usage()}", file=sys.stderr)
+        return 2
+    module = importlib.import_module(SUBCOMMANDS[name][0])
+    return int(module.main(rest) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
