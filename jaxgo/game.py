@@ -123,13 +123,12 @@ class Game:
         state = self._with_player(color)
         _, legal, next_hashes, _, _ = self._kernels()
         mask = np.array(legal(state))
-        if self.rules.ko_rule != "simple":
-            candidates = np.flatnonzero(mask[:-1])
-            if len(candidates):
-                hashes = np.asarray(next_hashes(state, np.asarray(candidates, np.int32)))
-                for move, words in zip(candidates, hashes):
-                    if self._repeats(words, color):
-                        mask[move] = False
+        if self.rules.ko_rule != "simple" and mask[:-1].any():
+            # Hash the result of every point at once (one fixed shape, one compile); illegal points are ignored.
+            hashes = np.asarray(next_hashes(state, np.arange(self.pass_move, dtype=np.int32)))
+            for move in np.flatnonzero(mask[:-1]):
+                if self._repeats(hashes[move], color):
+                    mask[move] = False
         return mask
 
     # -- changes --------------------------------------------------------------------------------------------
@@ -168,8 +167,13 @@ class Game:
         self._seen.append(self._position_key(self.state))
 
     def set_to_play(self, color: int) -> None:
-        """Make ``color`` the side to move (e.g. White first after handicap stones)."""
+        """Make ``color`` the side to move (e.g. White first after handicap stones).
+
+        The current position's entry in the superko history takes the new side to move, so situational
+        superko compares against the position as it really stands.
+        """
         self.state = self._with_player(color)
+        self._seen[-1] = self._position_key(self.state)
 
     # -- scoring --------------------------------------------------------------------------------------------
     def score(self) -> float:

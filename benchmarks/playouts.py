@@ -1,0 +1,11 @@
+"""Playout benchmark: same as ``jaxgo bench playouts`` (see ``jaxgo/bench.py``).
+
+Example: python benchmarks/playouts.py --size 9 19 --batch 256 1024 --compare pgx,openspiel --json
+"""
+
+import sys
+
+from jaxgo.bench import main
+
+if __name__ == "__main__":
+    sys.exit(main(["playouts", *sys.argv[1:]]))

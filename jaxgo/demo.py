@@ -1,0 +1,115 @@
+"""``jaxgo demo``: the main job on an embedded default.
+
+1. The light-playout benchmark on the default device (9x9 and 19x19, JSON lines as ``jaxgo bench``).
+2. A short game on 9x9 played through ``jaxgo.game`` (positional superko, area scoring), printed as a board:
+   each side picks, among its legal moves, the one whose light playouts (``--playouts`` per candidate, all
+   candidates in one device call) win most often -- flat Monte Carlo, the simplest engine the playouts give.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(prog="jaxgo demo", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--size", type=int, default=9, help="board size of the demo game (default 9)")
+    parser.add_argument("--playouts", type=int, default=32, help="playouts per candidate move (default 32)")
+    parser.add_argument("--max-moves", type=int, default=160, help="stop the demo game after this many moves")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--no-bench", action="store_true", help="skip the benchmark")
+    return parser.parse_args(argv)
+
+
+RESIGN_BELOW = 0.05
+
+
+def flat_monte_carlo_move(game, playouts: int, key) -> tuple[int, float]:
+    """(move, win rate): the legal move with the best light-playout win rate for the side to move.
+
+    Pass is chosen when it does as well as the best move (so a won game is not spent filling one's own
+    territory); other ties are broken at random.
+    """
+    import jax.numpy as jnp
+    import numpy as np
+
+    from jaxgo import playout
+
+    color = game.to_play
+    legal = game.legal_moves(color)
+    # Every move (pass included) is evaluated so the shapes never change; illegal ones are masked afterwards.
+    children = _children(game.state, jnp.arange(legal.shape[0], dtype=jnp.int32))
+    result = playout.run(children, key, game.rules.komi, num_per_state=playouts)
+    wins = np.asarray(result.winner == color).reshape(legal.shape[0], playouts).mean(axis=1)
+    wins = np.where(legal, wins, -1.0)
+    best = wins.max()
+    if wins[-1] >= best:
+        return legal.shape[0] - 1, float(best)
+    ties = np.flatnonzero(wins == best)
+    tie_break = np.random.default_rng(np.asarray(key).astype(np.uint64).sum())
+    return int(tie_break.choice(ties)), float(best)
+
+
+def _children(state, moves):
+    import jax
+
+    from jaxgo import rules
+
+    global _CHILDREN
+    if _CHILDREN is None:
+        _CHILDREN = jax.jit(jax.vmap(rules.play, in_axes=(None, 0)))
+    return _CHILDREN(state, moves)
+
+
+_CHILDREN = None
+
+
+def play_demo_game(size: int, playouts: int, max_moves: int, seed: int) -> None:
+    import jax
+
+    from jaxgo.coords import color_name, point_to_gtp
+    from jaxgo.display import board_text
+    from jaxgo.game import new_game
+
+    game = new_game(size=size, komi=7.5)
+    key = jax.random.PRNGKey(seed)
+    start = time.perf_counter()
+    resigned = None
+    while not game.is_over() and len(game.moves) < max_moves:
+        key, sub = jax.random.split(key)
+        color = game.to_play
+        move, win_rate = flat_monte_carlo_move(game, playouts, sub)
+        if win_rate < RESIGN_BELOW and len(game.moves) > size * 2:
+            resigned = color
+            break
+        game.play(color, move)
+        print(f"{len(game.moves):3d}. {color_name(color):5s} {point_to_gtp(move, size):4s} "
+              f"win rate {win_rate:.2f}", file=sys.stderr)
+    elapsed = time.perf_counter() - start
+    last = game.moves[-1][1] if game.moves else None
+    print(board_text(game.board(), last))
+    score = game.score()
+    result = "B+%g" % score if score > 0 else ("W+%g" % -score if score < 0 else "0")
+    if resigned is not None:
+        result = ("W" if resigned == 1 else "B") + f"+Resign ({color_name(resigned)} resigned; area count {result})"
+    print(f"\n{len(game.moves)} moves in {elapsed:.1f} s (flat Monte Carlo, {playouts} playouts per candidate); "
+          f"captures B {game.captures(1)} W {game.captures(-1)}; Tromp-Taylor result {result}")
+
+
+def main(argv: list[str]) -> int:
+    args = parse_args(argv)
+    from jaxgo import bench
+
+    if not args.no_bench:
+        print("== light playout benchmark (default device) ==", flush=True)
+        bench.main(["playouts", "--size", "9", "19", "--repeats", "2"])
+    print(f"\n== demo game on {args.size}x{args.size} ==", flush=True)
+    play_demo_game(args.size, args.playouts, args.max_moves, args.seed)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,1 @@
+"""Search algorithms over the engine (decision-theoretic search control lives in ``jaxgo.search.bpip``)."""
