@@ -13,7 +13,7 @@ def board_text(board: np.ndarray, last_move: int | None = None) -> str:
     """ASCII diagram of an int8 [N, N] board (row 0 on top), GTP letters and numbers on the sides; the last
     move (flat index) is bracketed by parentheses."""
     size = board.shape[0]
-    header = "   " + "".join(f" {c}" for c in GTP_COLUMNS[:size])
+    header = "    " + " ".join(GTP_COLUMNS[:size])
     lines = [header]
     for row in range(size):
         text = ""
@@ -22,6 +22,6 @@ def board_text(board: np.ndarray, last_move: int | None = None) -> str:
             before = "(" if point == last_move else (")" if col and point - 1 == last_move else " ")
             text += before + SYMBOLS.get(int(board[row, col]), ".")
         text += ")" if last_move == row * size + size - 1 else " "
-        lines.append(f"{size - row:2d}{text}{size - row:2d}")
+        lines.append(f"{size - row:2d} {text}{size - row:2d}")
     lines.append(header)
     return "\n".join(lines)

@@ -23,6 +23,7 @@ import numpy as np
 
 from jaxgo import __version__
 from jaxgo.config import KO_RULES, Rules
+from jaxgo.display import board_text
 from jaxgo.coords import BLACK, WHITE, gtp_to_point, parse_color, point_to_gtp
 
 PROTOCOL_VERSION = "2"
@@ -37,6 +38,27 @@ class GtpError(Exception):
     """A failure response; the message is sent after ``?``."""
 
 
+# Modules that add GTP commands without touching this file: each defines
+# ``COMMANDS: dict[str, Callable[[GtpEngine, list[str]], str | None]]`` (raise GtpError for a failure reply).
+EXTENSION_MODULES = ("jaxgo.search.proof.gtp_commands",)
+
+
+def load_extensions() -> dict:
+    """Command name -> handler from every importable extension module (missing modules are skipped)."""
+    import importlib
+
+    commands = {}
+    for module_name in EXTENSION_MODULES:
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name and module_name.startswith(exc.name):
+                continue
+            raise
+        commands.update(getattr(module, "COMMANDS", {}))
+    return commands
+
+
 class GtpEngine:
     """The GTP command set over one ``jaxgo.game.Game``."""
 
@@ -46,6 +68,7 @@ class GtpEngine:
         self.log = log  # a text stream for debug output (stderr in main), or None
         self.quit = False
         self._game = None
+        self.extensions = load_extensions()
 
     # -- game -----------------------------------------------------------------------------------------------
     @property
@@ -109,6 +132,8 @@ class GtpEngine:
     def execute(self, name: str, args: list[str]) -> tuple[bool, str]:
         """(success, response text) for one parsed command."""
         handler = getattr(self, f"cmd_{name}", None) if name.isidentifier() else None
+        if handler is None and name in self.extensions:
+            handler = lambda args: self.extensions[name](self, args)  # noqa: E731
         if handler is None:
             return False, "unknown command"
         try:
@@ -132,7 +157,8 @@ class GtpEngine:
         return "".join(out)
 
     def commands(self) -> list[str]:
-        return sorted(name[4:] for name in dir(self) if name.startswith("cmd_") and callable(getattr(self, name)))
+        own = {name[4:] for name in dir(self) if name.startswith("cmd_") and callable(getattr(self, name))}
+        return sorted(own | set(self.extensions))
 
     # -- argument parsing -----------------------------------------------------------------------------------
     @staticmethod
@@ -328,26 +354,11 @@ class GtpEngine:
         return "0"
 
     def cmd_showboard(self, args):
-        board = self.game.board()
-        n = self.size
-        letters = "ABCDEFGHJKLMNOPQRSTUVWXYZ"[:n]
-        header = "    " + " ".join(letters)
-        lines = [header]
-        symbols = {BLACK: "X", WHITE: "O"}
         last = self.game.moves[-1][1] if self.game.moves else None
-        for row in range(n):
-            text = ""
-            for col in range(n):
-                point = row * n + col
-                before = "(" if point == last else (")" if col and point - 1 == last else " ")
-                text += before + symbols.get(int(board[row, col]), ".")
-            text += ")" if last == row * n + n - 1 else " "
-            lines.append(f"{n - row:2d} {text}{n - row:2d}")
-        lines.append(header)
         to_play = "black" if self.game.to_play == BLACK else "white"
-        lines.append(f"captures: black {self.game.captures(BLACK)}, white {self.game.captures(WHITE)}; "
-                     f"{to_play} to play; komi {self.rules.komi:g}; ko rule {self.rules.ko_rule}")
-        return "\n" + "\n".join(lines)
+        status = (f"captures: black {self.game.captures(BLACK)}, white {self.game.captures(WHITE)}; "
+                  f"{to_play} to play; komi {self.rules.komi:g}; ko rule {self.rules.ko_rule}")
+        return "\n" + board_text(self.game.board(), last) + "\n" + status
 
 
 def build_parser() -> argparse.ArgumentParser:
