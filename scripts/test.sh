@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# The test suite: set up (GNU Go, .venv with the dev/compare/chess extras), then pytest on all cores.
+# Long experiments are marked `slow` and excluded; run them with: bash scripts/test.sh -m slow
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+export JAX_PLATFORMS="${JAX_PLATFORMS:-cpu}"
+exec .venv/bin/python -m pytest -n "${JAXGO_TEST_WORKERS:-auto}" --durations=15 "$@"

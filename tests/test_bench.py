@@ -1,0 +1,72 @@
+"""The playout benchmark and the demo, run as a user runs them (subprocesses, JSON lines)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+KEYS = {"system", "device", "devices", "size", "batch", "compile_s", "playouts_per_s", "moves_per_s",
+        "mean_moves", "black_win_rate"}
+
+
+def run_jaxgo(*args: str, timeout: int = 600) -> subprocess.CompletedProcess:
+    env = dict(os.environ, JAX_PLATFORMS="cpu")
+    return subprocess.run([sys.executable, "-m", "jaxgo", *args], capture_output=True, text=True, env=env,
+                          timeout=timeout, check=True)
+
+
+def json_lines(text: str) -> list[dict]:
+    return [json.loads(line) for line in text.splitlines() if line.startswith("{")]
+
+
+def test_bench_playouts_prints_one_json_line_per_configuration():
+    out = run_jaxgo("bench", "playouts", "--size", "5", "--batch", "32", "64", "--repeats", "1", "--json").stdout
+    records = json_lines(out)
+    assert [(r["system"], r["size"], r["batch"]) for r in records] == [("jaxgo", 5, 32), ("jaxgo", 5, 64)]
+    for record in records:
+        assert set(record) == KEYS
+        assert record["device"] == "cpu" and record["devices"] >= 1
+        assert record["playouts_per_s"] > 0 and record["compile_s"] >= 0
+        assert 10 < record["mean_moves"] <= 75  # 5x5 light playouts, capped at 3 * 25 moves
+        assert record["moves_per_s"] == pytest.approx(record["playouts_per_s"] * record["mean_moves"], rel=0.02)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("pgx") is None or importlib.util.find_spec("pyspiel") is None,
+                    reason="the `compare` extra (pgx, open_spiel) is not installed; scripts/setup.sh installs it")
+def test_bench_compare_times_the_peers_in_the_same_run():
+    out = run_jaxgo("bench", "playouts", "--size", "9", "--batch", "16", "--repeats", "1",
+                    "--compare", "pgx,openspiel", "--openspiel-seconds", "0.5", "--json").stdout
+    records = {r["system"]: r for r in json_lines(out)}
+    assert set(records) == {"jaxgo", "pgx", "openspiel", "ratio"}
+    for peer in ("pgx", "openspiel"):
+        assert set(records[peer]) == KEYS and records[peer]["playouts_per_s"] > 0
+    ratio = records["ratio"]
+    assert ratio["ratio_vs_pgx"] == pytest.approx(
+        records["jaxgo"]["playouts_per_s"] / records["pgx"]["playouts_per_s"], rel=0.01)
+    assert ratio["ratio_vs_openspiel"] == pytest.approx(
+        records["jaxgo"]["playouts_per_s"] / records["openspiel"]["playouts_per_s"], rel=0.01)
+
+
+def test_bench_rejects_an_unknown_peer():
+    env = dict(os.environ, JAX_PLATFORMS="cpu")
+    result = subprocess.run([sys.executable, "-m", "jaxgo", "bench", "playouts", "--size", "5", "--batch", "8",
+                             "--compare", "gnugo"], capture_output=True, text=True, env=env, timeout=300)
+    assert result.returncode != 0 and "unknown peer" in result.stderr
+
+
+def test_demo_game_prints_a_board_and_a_result():
+    out = run_jaxgo("demo", "--no-bench", "--size", "5", "--playouts", "4", "--max-moves", "12").stdout
+    assert "A B C D E" in out
+    assert "12 moves" in out or "resign" in out.lower() or "moves in" in out
+    assert "Tromp-Taylor result" in out
+
+
+def test_cli_help_lists_the_commands():
+    out = run_jaxgo("--help").stdout
+    for command in ("demo", "bench", "gtp"):
+        assert command in out
