@@ -34,22 +34,27 @@ def parse_args(argv):
     parser.add_argument("what", choices=["playouts"], help="what to benchmark")
     parser.add_argument("--size", type=int, nargs="+", default=[9], help="board sizes (default 9)")
     parser.add_argument("--batch", type=int, nargs="+", default=None,
-                        help="playouts per device call; several values sweep (default 1024 for 9x9, 256 for 19x19)")
+                        help="playouts per device call; several values sweep (default 4096 for 9x9, 1024 for 19x19)")
+    parser.add_argument("--lanes", type=int, default=None,
+                        help="boards advanced together per device (default: playout.default_lanes)")
     parser.add_argument("--compare", default="", help="comma-separated peers: pgx,openspiel")
     parser.add_argument("--repeats", type=int, default=3, help="timed calls per configuration (best is reported)")
     parser.add_argument("--devices", type=int, default=None,
                         help="XLA devices to shard over (CPU: default one per core; GPU: all visible)")
     parser.add_argument("--komi", type=float, default=7.5)
+    parser.add_argument("--pgx-batch", type=int, default=1024,
+                        help="largest batch given to pgx (its games/s barely change with batch; default 1024)")
     parser.add_argument("--openspiel-seconds", type=float, default=5.0, help="time spent on OpenSpiel games")
     parser.add_argument("--json", action="store_true", help="JSON lines only (no table)")
     return parser.parse_args(argv)
 
 
 def default_batch(size: int) -> int:
-    return 1024 if size <= 9 else 256
+    return 4096 if size <= 9 else 1024
 
 
-def bench_jaxgo(size: int, batch: int, repeats: int, komi: float, devices: int | None) -> dict:
+def bench_jaxgo(size: int, batch: int, repeats: int, komi: float, devices: int | None,
+                lanes: int | None = None) -> dict:
     import jax
     import numpy as np
     from jax.sharding import Mesh, PartitionSpec
@@ -63,7 +68,7 @@ def bench_jaxgo(size: int, batch: int, repeats: int, komi: float, devices: int |
     per_device = batch // len(devs)
 
     def local(keys):
-        result = playout.run_from_empty(size, per_device, keys[0], komi)
+        result = playout.run_from_empty(size, per_device, keys[0], komi, lanes=lanes)
         return result.num_moves, result.winner
 
     run = jax.jit(jax.shard_map(local, mesh=mesh, in_specs=PartitionSpec("batch"),
@@ -174,15 +179,16 @@ def run_playouts(args) -> list[dict]:
 
     for size in args.size:
         batches = args.batch or [default_batch(size)]
-        ours = [bench_jaxgo(size, b, args.repeats, args.komi, args.devices) for b in batches]
+        ours = [bench_jaxgo(size, b, args.repeats, args.komi, args.devices, args.lanes) for b in batches]
         for record in ours:
             emit(record)
         best = max(ours, key=lambda r: r["playouts_per_s"])
         ratio = {"system": "ratio", "size": size, "jaxgo_batch": best["batch"], "jaxgo_devices": best["devices"],
                  "jaxgo_playouts_per_s": best["playouts_per_s"]}
         if "pgx" in peers:
-            peer = bench_pgx(size, best["batch"], args.repeats, args.komi)
+            peer = bench_pgx(size, min(best["batch"], args.pgx_batch), args.repeats, args.komi)
             emit(peer)
+            ratio["pgx_batch"] = peer["batch"]
             ratio["ratio_vs_pgx"] = round(best["playouts_per_s"] / peer["playouts_per_s"], 2)
         if "openspiel" in peers:
             peer = bench_openspiel(size, args.openspiel_seconds, args.komi)

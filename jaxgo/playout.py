@@ -182,40 +182,111 @@ def _from_states(states: rules.State, rng, max_moves: int, record: bool) -> _Boa
     )
 
 
-def _playouts(states: rules.State, rng, komi, max_moves: int, record: bool) -> PlayoutResult:
-    batch, points = states.stones.shape
+def _score_and_owner(black, white, komi, size: int):
+    """Area score [F] and ownership int8 [F, P] of finished boards given as [N, F] bitboards."""
+    black_area, white_area = _area(black, white, size)
+    score = (bb.popcount(black_area) - bb.popcount(white_area)).astype(jnp.float32) - komi
+    owner = bb.to_dense(black_area, size).astype(jnp.int8) - bb.to_dense(white_area, size).astype(jnp.int8)
+    return score, owner.reshape(owner.shape[0], size * size)
+
+
+def _playouts(states: rules.State, rng, komi, max_moves: int, record: bool, lanes: int) -> PlayoutResult:
+    """T playouts (one per entry of ``states`` [T, ...], seeds ``rng`` [T]) on ``lanes`` persistent boards.
+
+    A lane that finishes hands its result to the output (at most ``collect`` lanes per iteration; the rest wait
+    one iteration) and starts the next pending playout, so a batch no longer waits for its slowest game except
+    at the very end.  Each playout uses only its own start position and random stream, so the results do not
+    depend on ``lanes``.
+    """
+    total, points = states.stones.shape
     size = rules.board_size(points)
+    lanes = min(lanes, total)
+    collect = max(8, lanes // 16)
     step_limit = 2 * max_moves + points
+    jobs = _from_states(states, rng, max_moves, record=False)  # start positions of every playout, [N, T]
 
     def running(b):
         return (b.passes < 2) & (b.ply < max_moves) & (b.steps < step_limit)
 
-    def body(b):
-        return _step(b, running(b), size, record)
+    def load(boards, lane, job):
+        """Reset lanes ``lane`` [F] to the start of playouts ``job`` [F] (job < 0: leave the lane alone)."""
+        src = jnp.maximum(job, 0)
+        target = jnp.where(job >= 0, lane, lanes)  # out of range: dropped, so repeated lanes never collide
 
-    boards = _from_states(states, rng, max_moves, record)
-    boards = jax.lax.while_loop(lambda b: jnp.any(running(b)), body, boards)
-    black_area, white_area = _area(boards.black, boards.white, size)
-    score = (bb.popcount(black_area) - bb.popcount(white_area)).astype(jnp.float32) - komi
-    owner = bb.to_dense(black_area, size).astype(jnp.int8) - bb.to_dense(white_area, size).astype(jnp.int8)
-    return PlayoutResult(
-        score=score,
-        winner=jnp.sign(score).astype(jnp.int8),
-        num_moves=boards.ply,
-        ownership=owner.reshape(batch, points),
-        first_colour=boards.first_colour.T,
-        first_ply=boards.first_ply.T,
-        moves=boards.moves.T,
+        def put(table, fresh):
+            return table.at[..., target].set(fresh, mode="drop")
+
+        return boards.replace(
+            black=put(boards.black, jobs.black[:, src]),
+            white=put(boards.white, jobs.white[:, src]),
+            ko=put(boards.ko, jobs.ko[:, src]),
+            refuted=put(boards.refuted, jnp.zeros_like(jobs.ko[:, src])),
+            to_play=put(boards.to_play, jobs.to_play[src]),
+            passes=put(boards.passes, jobs.passes[src]),
+            ply=put(boards.ply, jnp.zeros_like(src)),
+            steps=put(boards.steps, jnp.zeros_like(src)),
+            rng=put(boards.rng, jobs.rng[src]),
+            first_colour=put(boards.first_colour, jnp.zeros((points, src.shape[0]), jnp.int8)),
+            first_ply=put(boards.first_ply, jnp.full((points, src.shape[0]), -1, jnp.int16)),
+            moves=put(boards.moves, jnp.full((boards.moves.shape[0], src.shape[0]), -1, jnp.int16)),
+        )
+
+    def body(carry):
+        boards, job, next_job, out = carry
+        boards = _step(boards, running(boards) & (job >= 0), size, record)
+        finished = (job >= 0) & ~running(boards)
+        lane = jnp.nonzero(finished, size=collect, fill_value=lanes)[0]
+        valid = lane < lanes
+        lane = jnp.minimum(lane, lanes - 1)
+        score, owner = _score_and_owner(boards.black[:, lane], boards.white[:, lane], komi, size)
+        dest = jnp.where(valid, job[lane], total)  # index `total` is dropped
+        out = PlayoutResult(
+            score=out.score.at[dest].set(score, mode="drop"),
+            winner=out.winner,
+            num_moves=out.num_moves.at[dest].set(boards.ply[lane], mode="drop"),
+            ownership=out.ownership.at[dest].set(owner, mode="drop"),
+            first_colour=out.first_colour.at[dest].set(boards.first_colour[:, lane].T, mode="drop"),
+            first_ply=out.first_ply.at[dest].set(boards.first_ply[:, lane].T, mode="drop"),
+            moves=out.moves.at[dest].set(boards.moves[:, lane].T, mode="drop"),
+        )
+        rank = jnp.cumsum(valid) - 1
+        new_job = jnp.where(valid & (next_job + rank < total), next_job + rank, -1)
+        boards = load(boards, lane, new_job)
+        job = job.at[jnp.where(valid, lane, lanes)].set(new_job, mode="drop")
+        return boards, job, next_job + jnp.sum(valid, dtype=jnp.int32), out
+
+    first = jnp.arange(lanes, dtype=jnp.int32)
+    boards = jax.tree_util.tree_map(lambda x: x[..., :lanes], _from_states(
+        jax.tree_util.tree_map(lambda x: x[:lanes], states), rng[:lanes], max_moves, record))
+    out = PlayoutResult(
+        score=jnp.zeros(total, jnp.float32),
+        winner=jnp.zeros(total, jnp.int8),
+        num_moves=jnp.zeros(total, jnp.int32),
+        ownership=jnp.zeros((total, points), jnp.int8),
+        first_colour=jnp.zeros((total, points), jnp.int8),
+        first_ply=jnp.full((total, points), -1, jnp.int16),
+        moves=jnp.full((total, max_moves if record else 0), -1, jnp.int16),
     )
+    carry = (boards, first, jnp.int32(lanes), out)
+    out = jax.lax.while_loop(lambda c: jnp.any(c[1] >= 0), body, carry)[3]
+    return out.replace(winner=jnp.sign(out.score).astype(jnp.int8))
 
 
-@functools.partial(jax.jit, static_argnames=("num_per_state", "max_moves", "record_moves"))
+def default_lanes(num_points: int) -> int:
+    """Boards advanced together by default: about 80k points per iteration keeps the working set in cache on
+    a CPU (measured best: 512-1024 lanes on 9x9, 256 on 19x19)."""
+    return 1024 if num_points <= 100 else (512 if num_points <= 200 else 256)
+
+
+@functools.partial(jax.jit, static_argnames=("num_per_state", "max_moves", "record_moves", "lanes"))
 def run(states: rules.State, key, komi=7.5, *, num_per_state: int = 1, max_moves: int | None = None,
-        record_moves: bool = False) -> PlayoutResult:
+        record_moves: bool = False, lanes: int | None = None) -> PlayoutResult:
     """Run light playouts from a batch of positions in one device call.
 
     states: a ``rules.State`` batched on a leading axis [S, ...] (or a single unbatched state, broadcast).
     key: a ``jax.random`` key.  komi: float scalar.
+    lanes: boards advanced together (default ``default_lanes(P)``); more playouts than lanes are run as lanes
+    free up, which the results do not depend on.
     Returns a PlayoutResult over S * num_per_state playouts, position-major (playout j of state i at
     ``i * num_per_state + j``).
     """
@@ -227,7 +298,7 @@ def run(states: rules.State, key, komi=7.5, *, num_per_state: int = 1, max_moves
         states = jax.tree_util.tree_map(lambda x: jnp.repeat(x, num_per_state, axis=0), states)
     batch = states.stones.shape[0]
     seeds = jax.random.bits(key, (batch,), jnp.uint32) | U32(1)
-    return _playouts(states, seeds, jnp.float32(komi), limit, record_moves)
+    return _playouts(states, seeds, jnp.float32(komi), limit, record_moves, lanes or default_lanes(points))
 
 
 def run_from_empty(size: int, batch: int, key, komi=7.5, **kwargs) -> PlayoutResult:

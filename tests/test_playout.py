@@ -116,6 +116,21 @@ def test_deterministic_given_the_key():
     assert not np.array_equal(np.asarray(a.ownership), np.asarray(c.ownership))
 
 
+def test_results_do_not_depend_on_the_number_of_lanes():
+    """Finished lanes take the next pending playout; every playout keeps its own start and random stream."""
+    boards = _random_positions(7, 6, seed=11)
+    states = _to_states(boards)
+    key = jax.random.PRNGKey(5)
+    reference = playout.run(states, key, KOMI, num_per_state=20, lanes=120, record_moves=True)
+    for lanes in (7, 32):
+        other = playout.run(states, key, KOMI, num_per_state=20, lanes=lanes, record_moves=True)
+        for field in ("score", "num_moves", "ownership", "first_colour", "first_ply", "moves"):
+            np.testing.assert_array_equal(np.asarray(getattr(other, field)), np.asarray(getattr(reference, field)),
+                                          err_msg=f"{field} with {lanes} lanes")
+    for index in range(0, 120, 7):
+        _replay_and_check(boards[index // 20], reference, index, 3 * 49)
+
+
 def test_light_playout_statistics_on_9x9():
     """Sanity figures for light playouts with komi 7.5: games of about 110 moves, Black winning 35-50%."""
     result = playout.run_from_empty(9, 512, jax.random.PRNGKey(7), KOMI)

@@ -41,25 +41,31 @@ def require_chess():
     return chess
 
 
-def initial_vf() -> LinearVF:
-    """Hand-set weights: +-0.2 per rank beyond the 4th for moving / waiting side pawns."""
+def initial_vf(passed_bonus: float = 0.0) -> LinearVF:
+    """Hand-set weights: +-0.2 per rank beyond the 4th for moving / waiting side pawns, and optionally
+    +-``passed_bonus * 2**(rank - 5)`` for a passed pawn on relative rank 5..7."""
     w = {}
     for sq in range(64):
         rank = sq // 8 + 1
         if rank >= 5:
             w[(PAWN_FEATURE * 64) + sq] = 0.2 * (rank - 4)
             w[((PAWN_FEATURE + 1) * 64) + sq] = -0.2 * (rank - 4)
+            if passed_bonus:
+                w[(PASSED * 64) + sq] = passed_bonus * 2 ** (rank - 5)
+                w[((PASSED + 1) * 64) + sq] = -passed_bonus * 2 ** (rank - 5)
     return LinearVF(w)
 
 
 class ChessDomain:
     """The game interface of ``jaxgo.search.bpip.tree.Domain`` over python-chess boards."""
 
-    def __init__(self, vf: LinearVF | None = None, potential_decay: float = 0.5, spread: float = 0.5):
+    def __init__(
+        self, vf: LinearVF | None = None, potential_decay: float = 0.5, spread: float = 0.5, passed_bonus: float = 0.0
+    ):
         self.chess = require_chess()
         self.potential_decay = potential_decay  # potential = 8 * decay**(steps - 1)
         self.spread = spread  # constant part of both bounds
-        self.vf = vf or initial_vf()
+        self.vf = vf or initial_vf(passed_bonus)
         self.evaluations = 0
 
     # -- game

@@ -33,16 +33,16 @@ class SearchResult:
     log: list = field(default_factory=list)  # (operation, depth) per step
 
 
-def similarity(a: frozenset, b: frozenset) -> float:
-    """sim(y, x) = 1 / (1 + Hamming distance between the binary feature sets)."""
-    return 1.0 / (1.0 + len(a ^ b))
+def similarity(a: frozenset, b: frozenset, scale: float = 1.0) -> float:
+    """sim(y, x) = 1 / (1 + d / scale), d the Hamming distance between the binary feature sets."""
+    return 1.0 / (1.0 + len(a ^ b) / scale)
 
 
-def expected_time(x: Node, adapted: list[frozenset], srf: float) -> float:
+def expected_time(x: Node, adapted: list[frozenset], srf: float, scale: float = 1.0) -> float:
     """ET(e(x)): OET(x) reduced by the best adaptation so far (eqs. 15-16, no accumulation)."""
     et = x.oet
     for feats in adapted:
-        et = min(et, (1.0 - similarity(feats, x.features) * srf) * x.oet)
+        et = min(et, (1.0 - similarity(feats, x.features, scale) * srf) * x.oet)
     return et
 
 
@@ -61,7 +61,7 @@ def adaptation_relevance(y: Node, leaves, values, ets, s: Settings) -> float:
     """
     gain = 0.0
     for x, v, et in zip(leaves, values, ets):
-        after = min(et, (1.0 - similarity(y.features, x.features) * s.srf) * x.oet)
+        after = min(et, (1.0 - similarity(y.features, x.features, s.sim_scale) * s.srf) * x.oet)
         if v > s.cost_per_etu * after:
             gain += et - after
     cost = s.cost_per_etu * s.adapt_time
@@ -110,7 +110,7 @@ def run_search(domain, root_state, method: str = "qss", settings: Settings | Non
             time_units += 1.0
             log.append(("e", x.depth))
             continue
-        ets = np.array([expected_time(x, tree.adapted, s.srf) for x in leaves])
+        ets = np.array([expected_time(x, tree.adapted, s.srf, s.sim_scale) for x in leaves])
         rel, value = expansion_relevance(v_q, v_i, ets, s)
         best_i = int(np.argmax(rel))
         best_r, best_op = rel[best_i], ("e", leaves[best_i])

@@ -44,6 +44,7 @@ class Settings:
     gamma: float = 0.5  # discount of future utility (eqs. 12-13); V = V_I + gamma * V_F
     cost_per_etu: float = 0.01  # TC(t) = cost_per_etu * t, value units per expansion time unit
     srf: float = 0.5  # self reduce factor (eq. 16)
+    sim_scale: float = 10.0  # sim(y, x) = 1 / (1 + hamming(features) / sim_scale)
     adapt_time: float = 10.0  # ET(a(y)) in ETU
     adapt_max_depth: int = 1  # adaptation candidates: unadapted interior nodes up to this depth
     adapt_trials: int = 30  # Adapter: stochastic trials per adaptation (Figure 2, n)
