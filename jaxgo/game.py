@@ -14,7 +14,7 @@ import numpy as np
 
 from jaxgo import rules
 from jaxgo.config import Rules
-from jaxgo.coords import BLACK, EMPTY
+from jaxgo.coords import EMPTY
 
 
 class IllegalMove(ValueError):
@@ -189,4 +189,4 @@ def new_game(size: int = 19, komi: float = 7.5, ko_rule: str = "positional", sui
     return Game(Rules(size=size, komi=komi, ko_rule=ko_rule, suicide=suicide))
 
 
-__all__ = ["Game", "IllegalMove", "new_game", "BLACK"]
+__all__ = ["Game", "IllegalMove", "new_game"]
