@@ -21,6 +21,7 @@ def chess_settings(args) -> Settings:
         gamma=args.gamma,
         cost_per_etu=args.cost,
         max_expansions=args.max_expansions,
+        sim_scale=args.sim_scale,
         seed=args.seed,
     )
 
@@ -67,7 +68,8 @@ def run_chess(args) -> dict:
         "stop_reason": res.stop_reason,
         "seconds": round(res.seconds, 3),
         "settings": {"alpha": args.alpha, "gamma": args.gamma, "cost_per_etu": args.cost, "decay": args.decay,
-                     "spread": args.spread, "max_expansions": args.max_expansions},
+                     "spread": args.spread, "max_expansions": args.max_expansions,
+                     "sim_scale": args.sim_scale},
     }
 
 
@@ -100,6 +102,7 @@ def main(argv: list[str]) -> int:
             p.add_argument("--decay", type=float, default=0.7, help="promotion-potential decay per step")
             p.add_argument("--spread", type=float, default=0.5, help="constant bound spread (pawns)")
             p.add_argument("--max-expansions", type=int, default=300)
+            p.add_argument("--sim-scale", type=float, default=10.0, help="sim = 1/(1 + hamming/scale)")
             p.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     try:

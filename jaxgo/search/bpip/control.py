@@ -94,6 +94,8 @@ def run_search(domain, root_state, method: str = "qss", settings: Settings | Non
     rng = np.random.default_rng(s.seed)
     start = time.perf_counter()
     tree = Tree(domain, root_state, s)
+    if not tree.root.children:
+        raise ValueError("the root position has no moves to choose from")
     tree.adapted_nodes = []
     time_units, adaptations, log, reason = float(tree.expansions), 0, [("e", 0)], "budget"
     while tree.expansions < s.max_expansions:
