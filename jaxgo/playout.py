@@ -5,13 +5,14 @@ Policy: uniform over the legal moves that do not fill the mover's own eye (playo
 two consecutive passes or after ``max_moves`` moves (default ``3 * N * N``, counting passes), and is then
 scored by Tromp-Taylor area with komi.
 
-Implementation: row bitboards with the batch axis innermost (``jaxgo.bitboard``), one while loop over all
-boards; "sample, then validate" move choice as in Libego -- a
-uniform candidate among empty, non-ko, non-eye points not yet refuted; if it turns out to be suicide it is
-marked refuted and the board spends that iteration without moving (the refuted set is cleared after every
-move).  Captures are found by flood fill only for neighbouring chains with no liberty visible next to the
-contact stone, so most moves need no flood at all.  Randomness per board is a xorshift32 stream seeded from the
-caller's PRNG key, so results are deterministic given the key and identical on CPU and GPU.
+Implementation: row bitboards with the batch axis innermost (``jaxgo.bitboard``) and one while loop over a
+fixed set of lanes (boards); a lane whose playout ends hands in its result and starts the next pending
+playout.  Move choice is "sample, then validate" as in Libego: a uniform candidate among empty, non-ko,
+non-eye points not yet refuted; if it turns out to be suicide it is marked refuted and the lane spends that
+iteration without moving (the refuted set is cleared after every move).  Captures are found by flood fill
+only for neighbouring chains with no liberty visible next to the contact stone, so most moves need no flood
+at all.  Randomness per playout is a xorshift32 stream seeded from the caller's PRNG key, so results are
+deterministic given the key, independent of the number of lanes, and the same on CPU and GPU.
 
 Outputs per playout: final score and winner, move count, final area ownership per point, and per point the
 colour that played there first and the ply (0-based, counted from the playout's start) at which it did (what
@@ -48,7 +49,7 @@ class PlayoutResult:
 
 @chex.dataclass(frozen=True)
 class _Boards:
-    """Loop state for B boards, batch axis LAST (see ``jaxgo.bitboard``)."""
+    """Loop state for B lanes (boards), batch axis LAST (see ``jaxgo.bitboard``)."""
 
     black: chex.Array  # uint32 [N, B]
     white: chex.Array  # uint32 [N, B]
