@@ -11,6 +11,10 @@ comment, HT becomes a space, empty lines are ignored; a command is ``[id] name [
 (``unknown command``, ``illegal move``, ``unacceptable size``, ``syntax error``, ``cannot undo``,
 ``cannot load file``, ``cannot score``) and, for commands outside the standard set, GNU Go's
 (``invalid color``, ``invalid coordinate``).  Debug output goes to stderr only.
+
+Moves come from ``jaxgo.search.mcts`` (``--strategy``: uct, rave, mc, amaf, pp, depth2, or random); the budget
+is ``--playouts`` per move, ``--seconds`` per move, or the GTP clock (``time_settings`` / ``time_left`` /
+``kgs-time_settings``).  Methods ``cmd_a_b`` whose GTP name has a dash are listed in ``COMMAND_NAMES``.
 """
 
 from __future__ import annotations
@@ -32,6 +36,35 @@ ENGINE_NAME = "jaxgo"
 # Fuego's `go_param_rules ko_rule` values -> our ko rules (Fuego's "superko" is situational superko).
 FUEGO_KO_RULES = {"simple": "simple", "superko": "situational", "pos_superko": "positional"}
 FUEGO_KO_NAMES = {ours: theirs for theirs, ours in FUEGO_KO_RULES.items()}
+
+
+STRATEGIES = ("uct", "rave", "mc", "amaf", "pp", "depth2", "random")
+DEFAULT_PLAYOUTS = 3000
+RESIGN = -1
+# Methods whose GTP name has a dash (``cmd_kgs_genmove_cleanup`` answers ``kgs-genmove_cleanup``).
+COMMAND_NAMES = {"kgs_genmove_cleanup": "kgs-genmove_cleanup", "kgs_time_settings": "kgs-time_settings",
+                 "jaxgo_ownership": "jaxgo-ownership", "gogui_analyze_commands": "gogui-analyze_commands",
+                 "jaxgo_search_stats": "jaxgo-search_stats"}
+
+
+def fixed_handicap_points(size: int, count: int) -> list[int]:
+    """GTP's fixed handicap placement (section 4.1.1) as points; ValueError where it is not defined."""
+    if count < 2 or size < 7 or (size % 2 == 0 and count > 4) or count > 9 or (size == 7 and count > 4):
+        raise ValueError("invalid number of stones")
+    edge = 2 if size < 13 else 3
+    low, mid, high = edge, size // 2, size - 1 - edge
+
+    def point(col, row_from_bottom):
+        return (size - 1 - row_from_bottom) * size + col
+
+    corners = [point(high, high), point(low, low), point(high, low), point(low, high)]
+    sides = {"left": point(low, mid), "right": point(high, mid), "top": point(mid, high), "bottom": point(mid, low)}
+    centre = point(mid, mid)
+    order = {2: corners[:2], 3: corners[:3], 4: corners, 5: corners + [centre],
+             6: corners + [sides["left"], sides["right"]], 7: corners + [sides["left"], sides["right"], centre],
+             8: corners + [sides["left"], sides["right"], sides["top"], sides["bottom"]],
+             9: corners + [sides["left"], sides["right"], sides["top"], sides["bottom"], centre]}
+    return order[count]
 
 
 class GtpError(Exception):
@@ -62,13 +95,27 @@ def load_extensions() -> dict:
 class GtpEngine:
     """The GTP command set over one ``jaxgo.game.Game``."""
 
-    def __init__(self, rules: Rules | None = None, seed: int | None = None, log=None):
+    def __init__(self, rules: Rules | None = None, seed: int | None = None, log=None, strategy: str = "rave",
+                 playouts: int | None = None, seconds: float | None = None, search_options: dict | None = None):
         self.rules = rules if rules is not None else Rules()
         self.rng = np.random.default_rng(seed)
+        self.seed = int(np.random.SeedSequence().entropy % (2 ** 31)) if seed is None else int(seed)
         self.log = log  # a text stream for debug output (stderr in main), or None
         self.quit = False
         self._game = None
         self.extensions = load_extensions()
+        if strategy not in STRATEGIES:
+            raise ValueError(f"unknown strategy {strategy!r}")
+        self.strategy = strategy
+        # Budget per move: fixed playouts, fixed seconds, or the GTP clock (time_settings / time_left).
+        self.playouts = playouts if playouts is not None or seconds is not None else DEFAULT_PLAYOUTS
+        self.seconds = seconds
+        self.search_options = dict(search_options or {})
+        self.time_settings = None  # (main seconds, byo-yomi seconds, byo-yomi stones) once set, main > 0 or byo > 0
+        self.time_left = {}  # colour -> (seconds, stones)
+        self._searcher = None
+        self._searcher_rules = None
+        self.last_search = None
 
     # -- game -----------------------------------------------------------------------------------------------
     @property
@@ -131,7 +178,12 @@ class GtpEngine:
 
     def execute(self, name: str, args: list[str]) -> tuple[bool, str]:
         """(success, response text) for one parsed command."""
-        handler = getattr(self, f"cmd_{name}", None) if name.isidentifier() else None
+        method = name.replace("-", "_")
+        if method in COMMAND_NAMES and name != COMMAND_NAMES[method]:
+            method = ""  # only the dashed spelling is a command
+        elif "-" in name and method not in COMMAND_NAMES:
+            method = ""
+        handler = getattr(self, f"cmd_{method}", None) if method.isidentifier() else None
         if handler is None and name in self.extensions:
             handler = lambda args: self.extensions[name](self, args)  # noqa: E731
         if handler is None:
@@ -157,7 +209,8 @@ class GtpEngine:
         return "".join(out)
 
     def commands(self) -> list[str]:
-        own = {name[4:] for name in dir(self) if name.startswith("cmd_") and callable(getattr(self, name))}
+        own = {COMMAND_NAMES.get(name[4:], name[4:]) for name in dir(self)
+               if name.startswith("cmd_") and callable(getattr(self, name))}
         return sorted(own | set(self.extensions))
 
     # -- argument parsing -----------------------------------------------------------------------------------
@@ -304,14 +357,281 @@ class GtpEngine:
         return ""
 
     def cmd_genmove(self, args):
-        """A uniformly random legal move (pass only when there is none), played on the board."""
+        """The search's move for the colour (``pass`` or ``resign`` possible), played on the board."""
         self._count(args, 1)
         color = self._color(args[0], "syntax error")
-        legal = self.game.legal_moves(color)[:-1]
-        candidates = np.flatnonzero(legal)
-        move = int(self.rng.choice(candidates)) if len(candidates) else self.game.size ** 2
+        move = self.generate(color)
+        if move == RESIGN:
+            return "resign"
         self.game.play(color, move)
         return point_to_gtp(move, self.size)
+
+    def cmd_reg_genmove(self, args):
+        """The move ``genmove`` would choose, without playing it."""
+        self._count(args, 1)
+        color = self._color(args[0], "syntax error")
+        move = self.generate(color)
+        return "resign" if move == RESIGN else point_to_gtp(move, self.size)
+
+    def cmd_kgs_genmove_cleanup(self, args):
+        """Like genmove, but never passes while stones the playouts judge dead are still on the board."""
+        self._count(args, 1)
+        color = self._color(args[0], "syntax error")
+        move = self.generate(color, cleanup=True)
+        if move == RESIGN:
+            move = self.game.pass_move
+        self.game.play(color, move)
+        return point_to_gtp(move, self.size)
+
+    # -- search ---------------------------------------------------------------------------------------------
+    def searcher(self):
+        """The search engine for the current rules (recreated, tree dropped, when the rules change)."""
+        from jaxgo.search.mcts import SearchConfig, Searcher
+
+        if self._searcher is None or self._searcher_rules != self.rules:
+            config = SearchConfig(strategy=self.strategy if self.strategy != "random" else "rave",
+                                  **self.search_options)
+            self._searcher = Searcher(self.rules, config, seed=self.seed, log=self.log)
+            self._searcher_rules = self.rules
+        return self._searcher
+
+    def move_budget(self, color: int) -> tuple[int | None, float | None]:
+        """(playouts, seconds) for the next move: the fixed options, or a share of the clock.
+
+        Clock rule: in main time, the time left over max(20, empty points / 2) expected own moves (plus 80% of
+        one byo-yomi period's per-stone time when byo-yomi exists); in byo-yomi, 80% of the time left over the
+        stones left; never more than 80% of the time left, and at least 0.05 s.
+        """
+        if self.seconds is not None or self.time_settings is None:
+            return self.playouts, self.seconds
+        main_time, byo_time, byo_stones = self.time_settings
+        left, stones = self.time_left.get(color, (main_time if main_time > 0 else byo_time,
+                                                  0 if main_time > 0 else byo_stones))
+        if stones > 0:
+            budget = 0.8 * left / stones
+        else:
+            empty = int(np.sum(self.game.board() == 0))
+            budget = left / max(20, empty / 2)
+            if byo_time > 0 and byo_stones > 0:
+                budget += 0.8 * byo_time / byo_stones
+        budget = max(0.05, min(budget, 0.8 * left if left > 0 else 0.05))
+        return None, budget
+
+    def generate(self, color: int, cleanup: bool = False) -> int:
+        """The chosen move for ``color`` (a point, pass, or RESIGN); the board is not changed."""
+        game = self.game
+        legal = game.legal_moves(color)
+        if not legal[:-1].any():
+            return game.pass_move
+        if self.strategy == "random":
+            return int(self.rng.choice(np.flatnonzero(legal[:-1])))
+        if color != game.to_play:
+            game.set_to_play(color)
+        # After the opponent's pass, pass too when the board as it stands (Tromp-Taylor) is already a win.
+        if not cleanup and game.moves and game.moves[-1][1] == game.pass_move and game.moves[-1][0] == -color:
+            if game.score() * color > 0:
+                return game.pass_move
+        playouts, seconds = self.move_budget(color)
+        searcher = self.searcher()
+        searcher.forbid_pass = cleanup and self._dead_stones_of(-color)
+        try:
+            result = searcher.search(game, playouts=playouts, seconds=seconds)
+        finally:
+            searcher.forbid_pass = False
+        self.last_search = result
+        move = result.move
+        self.debug(f"genmove {'black' if color == BLACK else 'white'}: "
+                   f"{'resign' if move == RESIGN else point_to_gtp(move, self.size)} win rate {result.win_rate:.3f} "
+                   f"playouts {result.playouts} in {result.seconds:.2f} s "
+                   f"pv {' '.join(point_to_gtp(m, self.size) for m in result.pv[:6])}")
+        if cleanup and move == RESIGN:
+            move = game.pass_move
+        return move
+
+    def _dead_stones_of(self, color: int) -> bool:
+        status = self.stone_status()
+        return bool(np.any((status == "dead") & (self.game.board().reshape(-1) == color)))
+
+    def ownership(self, playouts: int = 256) -> np.ndarray:
+        """float [size, size] playout ownership (+1 Black, -1 White) of the current position."""
+        from jaxgo.search.mcts import ownership_estimate
+
+        return ownership_estimate(self.game, playouts=playouts, seed=self.seed)
+
+    def stone_status(self, playouts: int = 256) -> np.ndarray:
+        """str [P] per point: 'alive', 'dead', 'seki' for stones, '' for empty points.
+
+        A stone is dead when the playouts give its point to the opponent more often than not; an alive
+        stone is in seki when it touches an empty point that the playouts leave neutral on average (|mean
+        ownership| < 0.3) -- a shared liberty.
+        """
+        from jaxgo import rules as rules_module
+
+        board = self.game.board().reshape(-1)
+        owner = self.ownership(playouts).reshape(-1)
+        status = np.full(board.shape, "", dtype=object)
+        stones = board != 0
+        dead = stones & (owner * board < 0)
+        status[stones & ~dead] = "alive"
+        status[dead] = "dead"
+        neighbours = rules_module.neighbour_table(self.size)
+        padded_board = np.concatenate([board, [2]])
+        padded_owner = np.concatenate([owner, [1.0]])
+        for point in np.flatnonzero(stones & ~dead):
+            nbs = neighbours[point]
+            shared = (padded_board[nbs] == 0) & (np.abs(padded_owner[nbs]) < 0.3)
+            if shared.any():
+                status[point] = "seki"
+        # A chain has one status: dead if any of its stones is, else seki if any is.
+        chain = np.asarray(self.game.state.chain)
+        for rep in np.unique(chain[stones]):
+            members = stones & (chain == rep)
+            values = set(status[members])
+            status[members] = "dead" if "dead" in values else ("seki" if "seki" in values else "alive")
+        return status
+
+    # -- handicap, time, scoring ----------------------------------------------------------------------------
+    def _place_handicap(self, points) -> str:
+        if np.any(self.game.board() != 0) or self.game.moves:
+            raise GtpError("board not empty")
+        self.game.setup_stones(BLACK, points)
+        self.game.set_to_play(WHITE)
+        return " ".join(point_to_gtp(p, self.size) for p in points)
+
+    def cmd_fixed_handicap(self, args):
+        self._count(args, 1)
+        try:
+            count = int(args[0])
+        except ValueError:
+            raise GtpError("syntax error") from None
+        try:
+            points = fixed_handicap_points(self.size, count)
+        except ValueError:
+            raise GtpError("invalid number of stones") from None
+        return self._place_handicap(points)
+
+    def cmd_place_free_handicap(self, args):
+        """Free handicap: the fixed pattern where it exists, else the next best star points of a larger one."""
+        self._count(args, 1)
+        try:
+            count = int(args[0])
+        except ValueError:
+            raise GtpError("syntax error") from None
+        if count < 2 or count >= self.size * self.size:
+            raise GtpError("invalid number of stones")
+        try:
+            points = fixed_handicap_points(self.size, min(count, 9))
+        except ValueError:
+            points = []
+        extra = sorted(set(range(self.size * self.size)) - set(points),
+                       key=lambda p: (abs(p // self.size - self.size // 2) + abs(p % self.size - self.size // 2),
+                                      p))
+        points = list(points) + extra[: max(0, count - len(points))]
+        points = points[:count]
+        return self._place_handicap(points)
+
+    def cmd_set_free_handicap(self, args):
+        if len(args) < 2:
+            raise GtpError("syntax error")
+        points = [self._vertex(word, "syntax error") for word in args]
+        if len(set(points)) != len(points) or self.game.pass_move in points:
+            raise GtpError("syntax error")
+        self._place_handicap(points)
+        return ""
+
+    def cmd_time_settings(self, args):
+        self._count(args, 3)
+        try:
+            main_time, byo_time, byo_stones = float(args[0]), float(args[1]), int(args[2])
+        except ValueError:
+            raise GtpError("syntax error") from None
+        if byo_time > 0 and byo_stones == 0:  # GTP: no byo-yomi stones means no time limit
+            self.time_settings = None
+        elif main_time <= 0 and byo_time <= 0:
+            self.time_settings = None
+        else:
+            self.time_settings = (main_time, byo_time, byo_stones)
+        self.time_left = {}
+        return ""
+
+    def cmd_kgs_time_settings(self, args):
+        """``none`` | ``absolute MAIN`` | ``byoyomi MAIN PERIOD_TIME PERIODS`` | ``canadian MAIN TIME STONES``;
+        byo-yomi periods are treated as one period (the per-move share is what matters)."""
+        if not args:
+            raise GtpError("syntax error")
+        kind = args[0].lower()
+        try:
+            if kind == "none":
+                self._count(args, 1)
+                return self.cmd_time_settings(["0", "0", "0"])
+            if kind == "absolute":
+                self._count(args, 2)
+                return self.cmd_time_settings([args[1], "0", "0"])
+            if kind == "byoyomi":
+                self._count(args, 4)
+                return self.cmd_time_settings([args[1], args[2], "1"])
+            if kind == "canadian":
+                self._count(args, 4)
+                return self.cmd_time_settings(args[1:4])
+        except GtpError:
+            raise
+        raise GtpError("syntax error")  # an unknown time system
+
+    def cmd_time_left(self, args):
+        self._count(args, 3)
+        color = self._color(args[0], "syntax error")
+        try:
+            seconds, stones = float(args[1]), int(args[2])
+        except ValueError:
+            raise GtpError("syntax error") from None
+        self.time_left[color] = (seconds, stones)
+        return ""
+
+    def cmd_final_status_list(self, args):
+        """``alive``, ``dead`` or ``seki`` stones, judged from playout ownership of the current position."""
+        self._count(args, 1)
+        wanted = args[0].lower()
+        if wanted not in ("alive", "dead", "seki"):
+            raise GtpError("syntax error")
+        return self._vertices(self.stone_status() == wanted)
+
+    def cmd_printsgf(self, args):
+        from jaxgo.sgf import game_to_sgf
+
+        text = game_to_sgf(self.game)
+        if args:
+            try:
+                with open(args[0], "w", encoding="utf-8") as handle:
+                    handle.write(text)
+            except OSError:
+                raise GtpError("cannot write file") from None
+            return ""
+        return text.strip()
+
+    def cmd_jaxgo_ownership(self, args):
+        """``jaxgo-ownership [playouts]``: playout ownership, ``size`` lines of ``size`` numbers in [-1, 1]
+        (+1 = Black), top row first."""
+        self._count(args, 0, 1)
+        playouts = 256
+        if args:
+            try:
+                playouts = int(args[0])
+            except ValueError:
+                raise GtpError("syntax error") from None
+            if playouts < 1:
+                raise GtpError("syntax error")
+        owner = self.ownership(playouts)
+        return "\n".join(" ".join(f"{v:.2f}" for v in row) for row in owner)
+
+    def cmd_gogui_analyze_commands(self, args):
+        return "dboard/Ownership/jaxgo-ownership\nstring/Search statistics/jaxgo-search_stats"
+
+    def cmd_jaxgo_search_stats(self, args):
+        result = self.last_search
+        if result is None:
+            return "no search yet"
+        return (f"playouts {result.playouts} seconds {result.seconds:.2f} win rate {result.win_rate:.3f} "
+                f"pv {' '.join(point_to_gtp(m, self.size) for m in result.pv)}")
 
     def cmd_undo(self, args):
         """Take back the last move; setup stones (handicap, SGF AB/AW) are not moves and stay."""
@@ -345,13 +665,31 @@ class GtpEngine:
         return str(self.game.captures(self._color(args[0])))
 
     def cmd_final_score(self, args):
-        """Tromp-Taylor area score with komi, as GNU Go writes it: ``B+3.5``, ``W+0.5`` or ``0``."""
+        """Area score with komi, as GNU Go writes it: ``B+3.5``, ``W+0.5`` or ``0``.  Tromp-Taylor on the board
+        as it stands; once both players have passed, stones that the playouts judge dead are removed first."""
         score = self.game.score()
+        if self.game.is_over():
+            score = self.settled_score()
         if score > 0:
             return f"B+{score:.1f}"
         if score < 0:
             return f"W+{-score:.1f}"
         return "0"
+
+    def settled_score(self, dead_mask=None) -> float:
+        """Tromp-Taylor score after removing the dead stones (``dead_mask`` bool [P], default from playouts)."""
+        from jaxgo.game import Game
+
+        if dead_mask is None:
+            dead_mask = self.stone_status() == "dead"
+        board = self.game.board().reshape(-1).copy()
+        board[np.asarray(dead_mask, bool)] = 0
+        settled = Game(self.rules)
+        for color in (BLACK, WHITE):
+            points = np.flatnonzero(board == color)
+            if len(points):
+                settled.setup_stones(color, points)
+        return settled.score()
 
     def cmd_showboard(self, args):
         last = self.game.moves[-1][1] if self.game.moves else None
@@ -367,7 +705,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--komi", type=float, default=7.5, help="komi (default 7.5)")
     parser.add_argument("--rules", choices=KO_RULES, default="positional", help="ko rule (default positional)")
     parser.add_argument("--suicide", action="store_true", help="allow multi-stone suicide")
-    parser.add_argument("--seed", type=int, default=None, help="seed of genmove's random choice")
+    parser.add_argument("--seed", type=int, default=None, help="seed of the search's random choices")
+    parser.add_argument("--strategy", choices=STRATEGIES, default="rave",
+                        help="move generator (default rave; random = uniform legal move)")
+    parser.add_argument("--playouts", type=int, default=None,
+                        help=f"playouts per move (default {DEFAULT_PLAYOUTS} unless --seconds or a GTP clock is set)")
+    parser.add_argument("--seconds", type=float, default=None, help="seconds per move (overrides the GTP clock)")
+    parser.add_argument("--leaves", type=int, default=None, help="leaves per device batch (K, default 128)")
+    parser.add_argument("--playouts-per-leaf", type=int, default=None, help="playouts per leaf (L, default 4)")
     parser.add_argument("--quiet", action="store_true", help="no debug output on stderr")
     return parser
 
@@ -379,7 +724,13 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"jaxgo gtp: {exc}", file=sys.stderr)
         return 2
-    engine = GtpEngine(rules, seed=args.seed, log=None if args.quiet else sys.stderr)
+    options = {}
+    if args.leaves:
+        options["leaves_per_batch"] = args.leaves
+    if args.playouts_per_leaf:
+        options["playouts_per_leaf"] = args.playouts_per_leaf
+    engine = GtpEngine(rules, seed=args.seed, log=None if args.quiet else sys.stderr, strategy=args.strategy,
+                       playouts=args.playouts, seconds=args.seconds, search_options=options)
     stdout = sys.stdout
     # Read bytes so that a stray non-UTF-8 byte cannot end the session.
     stdin = getattr(sys.stdin, "buffer", None)

@@ -1,0 +1,462 @@
+"""Monte Carlo search family over light playouts, all evaluating leaves in fixed-shape batches.
+
+Strategies (Lew's thesis, chapter 3):
+    ``uct``    MCTS with UCB1: argmax_a mu(s+a) + c * sqrt(log n(s) / n(s+a)) (+ progressive bias).
+    ``rave``   UCT+RAVE+PB: (1 - alpha) mu + alpha mu_RAVE + c1 sqrt(log n(s) / n(s+a)) + c2 K(s,a) / n(s+a),
+               alpha = n_RAVE / (n_RAVE + n + c3 n n_RAVE) (Silver).
+    ``mc``     vanilla Monte Carlo: equal playouts for every legal first move, best first-move mean.
+    ``amaf``   all-moves-as-first: playouts from the position, each move credited with the games in which the
+               player to move played it first anywhere.
+    ``pp``     progressive pruning (Bouzy): vanilla rounds, moves c-dominated (disjoint confidence intervals
+               mu +- c sigma / sqrt(n)) are no longer sampled.
+    ``depth2`` depth-2 min-of-means: every reply to every move is sampled; a move's value is the lowest mean of
+               its replies (the opponent minimises); the move with the highest value is chosen.
+
+Tree search: each iteration descends ``leaves_per_batch`` (K) times from the root with a virtual loss on every
+edge taken, creates the new nodes of the batch with one device call, and runs ``playouts_per_leaf`` (L) light
+playouts from every leaf in one ``playout.run`` call of fixed shape [K] x L.  Backup adds the results along the
+paths and the AMAF (RAVE) credit from the playouts' first-play records.  Positional/situational superko is
+checked when a node is created (against the game history and the tree path).  Own true eyes (the playout eye
+rule) are not searched.  ``K(s, a)`` (progressive bias) is uniform over the searched moves until heavy-playout
+gammas exist.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+import time
+
+import jax
+import numpy as np
+
+from jaxgo import playout, rules
+from jaxgo.search.tree import STATE_FIELDS, Tree, hash_key
+
+STRATEGIES = ("uct", "rave", "mc", "amaf", "pp", "depth2")
+RESIGN = -1  # move code of a resignation
+
+
+@dataclasses.dataclass
+class SearchConfig:
+    strategy: str = "rave"
+    leaves_per_batch: int = 128  # K
+    playouts_per_leaf: int = 4  # L
+    uct_c: float = 0.7  # c (plain UCT) ; c1 for RAVE is rave_c1
+    rave_c1: float = 0.1
+    rave_c3: float = 1e-3  # Silver's RAVE bias constant (b^2 in his notation, times 4)
+    bias_c2: float = 0.0  # progressive bias weight (uniform K until gammas exist)
+    n_expand: int = 1  # edge visits before a node is descended through
+    resign_threshold: float = 0.08  # resign when the chosen move's win rate is below this
+    resign_min_playouts: int = 2000
+    pp_c: float = 2.0  # Bouzy's c for progressive pruning
+    pp_min_samples: int = 32
+    flat_playouts_per_move: int = 16  # per candidate per round for mc / pp / depth2
+
+
+# -- device kernels (one compile per shape) -------------------------------------------------------------------
+@functools.lru_cache(maxsize=None)
+def _kernels(suicide: bool):
+    def info(state):
+        legal = rules.legal_mask(state, suicide=suicide)
+        eyes = rules.eye_mask(state, state.to_play)
+        return legal.at[:-1].set(legal[:-1] & ~eyes)
+
+    def children(state, move):
+        child = rules.play(state, move, suicide=suicide)
+        return child, info(child)
+
+    return jax.jit(jax.vmap(info)), jax.jit(jax.vmap(children))
+
+
+def _to_numpy(state) -> dict:
+    return {name: np.asarray(getattr(state, name)) for name in STATE_FIELDS}
+
+
+def _stack(state, count: int):
+    return jax.tree_util.tree_map(lambda x: np.broadcast_to(np.asarray(x), (count,) + np.shape(x)).copy(), state)
+
+
+@dataclasses.dataclass
+class SearchResult:
+    move: int  # point, pass = P, RESIGN = -1
+    win_rate: float  # for the player to move
+    playouts: int
+    seconds: float
+    visits: np.ndarray  # [A] root visits (or playouts per move for flat strategies)
+    values: np.ndarray  # [A] root win rates (NaN where unknown)
+    pv: list
+
+
+class Searcher:
+    """One engine's search state for a game; keeps the tree between moves (subtree reuse)."""
+
+    def __init__(self, rules_config, config: SearchConfig | None = None, seed: int = 0, log=None):
+        self.rules = rules_config
+        self.config = config or SearchConfig()
+        if self.config.strategy not in STRATEGIES:
+            raise ValueError(f"unknown strategy {self.config.strategy!r}; one of {STRATEGIES}")
+        self.key = jax.random.PRNGKey(seed)
+        self.rng = np.random.default_rng(seed)
+        self.log = log
+        self.tree = None
+        self._tree_moves = None  # the game's move list when the tree's root was its position
+        self.total_playouts = 0
+        self.total_seconds = 0.0
+        self.forbid_pass = False  # kgs-genmove_cleanup: pass only when nothing else is searched
+
+    @property
+    def num_actions(self) -> int:
+        return self.rules.size ** 2 + 1
+
+    def _next_key(self):
+        self.key, sub = jax.random.split(self.key)
+        return sub
+
+    def debug(self, text: str) -> None:
+        if self.log is not None:
+            print(text, file=self.log, flush=True)
+
+    def reset(self) -> None:
+        self.tree = None
+        self._tree_moves = None
+
+    # -- common ---------------------------------------------------------------------------------------------
+    def _history(self, game) -> set:
+        if self.rules.ko_rule == "simple":
+            return set()
+        return {key for key, _ in game._seen}
+
+    def _root_legal(self, game) -> np.ndarray:
+        """[A] moves searched at the root: legal under the game's ko rule, own eyes excluded, pass allowed."""
+        info, _ = _kernels(self.rules.suicide)
+        legal = game.legal_moves(game.to_play)
+        eyes_excluded = np.asarray(info(_stack(game.state, 1)))[0]
+        mask = legal & eyes_excluded
+        mask[-1] = not (self.forbid_pass and mask[:-1].any())
+        return mask
+
+    def _evaluate(self, states, num_per_state: int):
+        """Light playouts from a batched state; (winner [S, L], first_colour [S, L, P])."""
+        result = playout.run(states, self._next_key(), self.rules.komi, num_per_state=num_per_state)
+        count = np.shape(states.stones)[0]
+        winner = np.asarray(result.winner).reshape(count, num_per_state)
+        first = np.asarray(result.first_colour).reshape(count, num_per_state, -1)
+        return winner, first
+
+    def search(self, game, playouts: int | None = None, seconds: float | None = None) -> SearchResult:
+        """Search the game's current position for its side to move, within a playout and/or time budget."""
+        if playouts is None and seconds is None:
+            playouts = 1000
+        start = time.perf_counter()
+        method = {"uct": self._search_tree, "rave": self._search_tree, "mc": self._search_flat,
+                  "pp": self._search_flat, "amaf": self._search_amaf, "depth2": self._search_depth2}
+        result = method[self.config.strategy](game, playouts, seconds, start)
+        result.seconds = time.perf_counter() - start
+        self.total_playouts += result.playouts
+        self.total_seconds += result.seconds
+        return result
+
+    @staticmethod
+    def _out_of_budget(done: int, playouts, seconds, start) -> bool:
+        if playouts is not None and done >= playouts:
+            return True
+        return seconds is not None and time.perf_counter() - start >= seconds
+
+    def _finish(self, game, visits, values, playouts, pv=()) -> SearchResult:
+        """Choose the move from per-action visits and win rates; resign when hopeless."""
+        p = self.num_actions - 1
+        candidates = np.flatnonzero(visits > 0)
+        if len(candidates) == 0:
+            return SearchResult(p, 0.5, playouts, 0.0, visits, values, [])
+        best = int(candidates[np.argmax(visits[candidates] + 1e-9 * np.nan_to_num(values[candidates]))])
+        rate = float(values[best])
+        if (rate < self.config.resign_threshold and playouts >= self.config.resign_min_playouts
+                and self.config.strategy != "depth2"):  # min-of-means is biased low: never resign on it
+            best = RESIGN
+        return SearchResult(best, rate, playouts, 0.0, visits, values, list(pv))
+
+    # -- tree search ----------------------------------------------------------------------------------------
+    def _prepare_tree(self, game) -> Tree:
+        """The tree rooted at the game's position: the old subtree if the game went on from the old root."""
+        moves = list(game.moves)
+        tree = self.tree
+        if tree is not None and self._tree_moves is not None and moves[: len(self._tree_moves)] == self._tree_moves:
+            node = tree.root
+            for color, move in moves[len(self._tree_moves):]:
+                if node < 0 or int(tree.to_play[node]) != color:
+                    node = -1
+                    break
+                node = int(tree.children_index[node, move])
+            root_key = int(hash_key(np.asarray(game.state.hash)))
+            if node >= 0 and int(tree.hashes[node]) == root_key and int(tree.to_play[node]) == game.to_play:
+                tree.reroot(node)
+                tree.children_legal[0] = self._root_legal(game)
+                tree.expanded[0] = True
+                self._tree_moves = moves
+                return tree
+        tree = Tree(self.num_actions)
+        root = tree.add_nodes(_to_numpy(_stack(game.state, 1)), np.array([-1], np.int32), np.array([-1], np.int32))
+        tree.children_legal[root[0]] = self._root_legal(game)
+        tree.children_prior[root[0]] = _uniform(tree.children_legal[root[0]])
+        tree.expanded[root[0]] = True
+        self.tree, self._tree_moves = tree, moves
+        return tree
+
+    def _scores(self, tree: Tree, node: int) -> np.ndarray:
+        cfg = self.config
+        visits = tree.children_visits[node]
+        values = tree.children_values[node]
+        parent_visits = visits.sum()
+        log_n = math.log(parent_visits + 1.0)
+        q = values / np.maximum(visits, 1.0)
+        if cfg.strategy == "uct":
+            explore = cfg.uct_c * np.sqrt(log_n / np.maximum(visits, 1.0))
+            score = np.where(visits > 0, q + explore, 1e3)
+        else:
+            rv = tree.children_rave_visits[node]
+            qr = (tree.children_rave_values[node] + 0.5) / (rv + 1.0)
+            denom = rv + visits + cfg.rave_c3 * visits * rv
+            alpha = np.where(denom > 0, rv / np.maximum(denom, 1e-12), 1.0)
+            score = (1 - alpha) * q + alpha * qr + cfg.rave_c1 * np.sqrt(log_n / (visits + 1.0))
+        if cfg.bias_c2:
+            score = score + cfg.bias_c2 * tree.children_prior[node] / (visits + 1.0)
+        score = score + 1e-7 * self.rng.random(score.shape)
+        return np.where(tree.children_legal[node], score, -np.inf)
+
+    def _node_visits(self, tree: Tree, node: int) -> float:
+        if node == tree.root:
+            return float("inf")
+        return tree.children_visits[tree.parents[node], tree.action_from_parent[node]]
+
+    def _search_tree(self, game, playouts, seconds, start) -> SearchResult:
+        cfg = self.config
+        tree = self._prepare_tree(game)
+        info, children = _kernels(self.rules.suicide)
+        history = self._history(game)
+        k, lpl = cfg.leaves_per_batch, cfg.playouts_per_leaf
+        pass_action = self.num_actions - 1
+        done = 0
+        iterations = 0
+        while done == 0 or not self._out_of_budget(done, playouts, seconds, start):
+            paths, leaves, pending = [], [], {}
+            for _ in range(k):
+                node, path = tree.root, []
+                while True:
+                    if tree.terminal[node] or (node != tree.root and self._node_visits(tree, node) < cfg.n_expand):
+                        break
+                    scores = self._scores(tree, node)
+                    action = int(np.argmax(scores))
+                    if not np.isfinite(scores[action]):
+                        break
+                    path.append((node, action))
+                    tree.children_visits[node, action] += 1  # virtual loss (value 0)
+                    child = int(tree.children_index[node, action])
+                    if child < 0:
+                        node = pending.setdefault((node, action), -1 - len(pending))
+                        break
+                    node = child
+                paths.append(path)
+                leaves.append(node)
+            # Create the new nodes of this batch in one device call.
+            created = {}
+            if pending:
+                pairs = list(pending)
+                parents = np.array([p for p, _ in pairs], np.int32)
+                actions = np.array([a for _, a in pairs], np.int32)
+                pad = k - len(pairs)
+                states = tree.gather_states(np.concatenate([parents, np.full(pad, parents[0], np.int32)]))
+                child_states, child_legal = children(states, np.concatenate([actions, np.full(pad, pass_action, np.int32)]))
+                child_np = _to_numpy(child_states)
+                child_legal = np.asarray(child_legal)
+                keys = hash_key(child_np["hash"])
+                keep = np.ones(len(pairs), bool)
+                if self.rules.ko_rule != "simple":
+                    for i, (parent, action) in enumerate(pairs):
+                        if action == pass_action:
+                            continue
+                        key = int(keys[i])
+                        if key in history or key in tree.path_hashes(parent):
+                            keep[i] = False
+                            tree.children_legal[parent, action] = False
+                rows = np.flatnonzero(keep)
+                if len(rows):
+                    index = tree.add_nodes({n: v[rows] for n, v in child_np.items()}, parents[rows], actions[rows])
+                    tree.children_legal[index] = child_legal[rows]
+                    tree.children_prior[index] = _uniform(child_legal[rows])
+                    for row, node in zip(rows, index):
+                        created[pairs[row]] = int(node)
+            valid = []
+            for i, (path, leaf) in enumerate(zip(paths, leaves)):
+                if leaf < 0:
+                    leaf = created.get(path[-1])
+                    if leaf is None:  # superko: take the virtual loss back and drop this leaf
+                        for node, action in path:
+                            tree.children_visits[node, action] -= 1
+                        continue
+                    leaves[i] = leaf
+                valid.append(i)
+            if not valid:
+                if not tree.children_legal[tree.root].any():
+                    break
+                continue
+            leaf_nodes = np.array([leaves[i] for i in valid] + [tree.root] * (k - len(valid)), np.int32)
+            winner, first = self._evaluate(tree.gather_states(leaf_nodes), lpl)
+            for row, i in enumerate(valid):
+                self._backup(tree, paths[i], leaves[i], winner[row], first[row])
+            done += len(valid) * lpl
+            iterations += 1
+        visits = tree.children_visits[tree.root].copy()
+        visits[~tree.children_legal[tree.root]] = 0
+        rates = tree.root_win_rates()
+        self.debug(f"{cfg.strategy}: {done} playouts in {iterations} batches, tree {tree.size} nodes, "
+                   f"{time.perf_counter() - start:.2f} s")
+        return self._finish(game, visits, rates, done, tree.principal_variation())
+
+    def _backup(self, tree: Tree, path, leaf: int, winner: np.ndarray, first: np.ndarray) -> None:
+        """Add L playout results along ``path`` (virtual loss already counted one visit per edge)."""
+        count = len(winner)
+        draws = 0.5 * np.sum(winner == 0)
+        wins = {1: float(np.sum(winner == 1) + draws), -1: float(np.sum(winner == -1) + draws)}
+        use_rave = self.config.strategy == "rave"
+        if use_rave:
+            amaf_n = {c: (first == c).sum(axis=0) for c in (1, -1)}
+            amaf_w = {c: ((first == c) & (winner == c)[:, None]).sum(axis=0) for c in (1, -1)}
+        nodes = [node for node, _ in path] + [leaf]
+        actions = [action for _, action in path]
+        pass_action = self.num_actions - 1
+        for depth, node in enumerate(nodes):
+            color = int(tree.to_play[node])
+            if depth < len(actions):
+                action = actions[depth]
+                tree.children_visits[node, action] += count - 1
+                tree.children_values[node, action] += wins[color]
+            if use_rave:
+                tree.children_rave_visits[node, :-1] += amaf_n[color]
+                tree.children_rave_values[node, :-1] += amaf_w[color]
+                for later in range(depth, len(actions), 2):  # the same player's later tree moves
+                    if actions[later] != pass_action:
+                        tree.children_rave_visits[node, actions[later]] += count
+                        tree.children_rave_values[node, actions[later]] += wins[color]
+
+    # -- flat strategies ------------------------------------------------------------------------------------
+    def _root_children(self, game):
+        """(child states [A], legal [A], child legal masks [A, A]) of the current position."""
+        _, children = _kernels(self.rules.suicide)
+        moves = np.arange(self.num_actions, dtype=np.int32)
+        child_states, child_legal = children(_stack(game.state, self.num_actions), moves)
+        return child_states, self._root_legal(game), np.asarray(child_legal)
+
+    def _search_flat(self, game, playouts, seconds, start) -> SearchResult:
+        """Vanilla Monte Carlo (``mc``) and progressive pruning (``pp``)."""
+        cfg = self.config
+        color = game.to_play
+        child_states, legal, _ = self._root_children(game)
+        a = self.num_actions
+        lpm = cfg.flat_playouts_per_move
+        n = np.zeros(a)
+        w = np.zeros(a)
+        active = legal.copy()  # pass included: without it a lost position is played out by filling own areas
+        done = 0
+        while (done == 0 or not self._out_of_budget(done, playouts, seconds, start)) and active.any():
+            moves = np.flatnonzero(active)
+            slots = np.resize(moves, a)  # fill the fixed batch cyclically with the active moves
+            states = jax.tree_util.tree_map(lambda x: np.asarray(x)[slots], child_states)
+            winner, _ = self._evaluate(states, lpm)
+            won = (winner == color).sum(axis=1) + 0.5 * (winner == 0).sum(axis=1)
+            np.add.at(n, slots, lpm)
+            np.add.at(w, slots, won)
+            done += a * lpm
+            if cfg.strategy == "pp" and len(moves) > 1:
+                mean = w / np.maximum(n, 1)
+                sigma = np.sqrt(np.maximum(mean * (1 - mean), 1e-4))
+                half = cfg.pp_c * sigma / np.sqrt(np.maximum(n, 1))
+                ready = active & (n >= cfg.pp_min_samples)
+                if ready.any():
+                    best_lower = np.max(np.where(ready, mean - half, -np.inf))
+                    active &= ~(ready & (mean + half < best_lower))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rates = np.where(n > 0, w / n, np.nan)
+        # Move choice: highest mean among the moves still in the race.
+        choice = np.where(active if active.any() else n > 0, np.nan_to_num(rates, nan=-1.0), -1.0)
+        self.debug(f"{cfg.strategy}: {done} playouts, {int(active.sum())} moves left")
+        visits = np.where(choice >= 0, choice + 1.0, 0.0)  # rank by mean
+        result = self._finish(game, visits, rates, done)
+        return result
+
+    def _search_amaf(self, game, playouts, seconds, start) -> SearchResult:
+        """All-moves-as-first from the position itself (Bruegmann)."""
+        color = game.to_play
+        legal = self._root_legal(game)
+        a = self.num_actions
+        lpm = self.config.flat_playouts_per_move
+        states = _stack(game.state, a)
+        n = np.zeros(a)
+        w = np.zeros(a)
+        done = 0
+        while done == 0 or not self._out_of_budget(done, playouts, seconds, start):
+            winner, first = self._evaluate(states, lpm)
+            winner, first = winner.reshape(-1), first.reshape(-1, a - 1)
+            mine = first == color
+            n[:-1] += mine.sum(axis=0)
+            w[:-1] += (mine & (winner == color)[:, None]).sum(axis=0)
+            done += a * lpm
+        legal_points = legal.copy()
+        legal_points[-1] = False
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rates = np.where(n > 0, w / n, np.nan)
+        score = np.where(legal_points & (n > 0), np.nan_to_num(rates, nan=-1.0), -1.0)
+        visits = np.where(score >= 0, score + 1.0, 0.0)
+        if not visits.any():
+            visits[-1] = 1.0
+            rates[-1] = 0.5
+        return self._finish(game, visits, rates, done)
+
+    def _search_depth2(self, game, playouts, seconds, start) -> SearchResult:
+        """Depth-2 min-of-means: each (move, reply) pair is sampled round-robin; value = min over replies."""
+        _, children = _kernels(self.rules.suicide)
+        color = game.to_play
+        child_states, legal, child_legal = self._root_children(game)
+        a = self.num_actions
+        lpm = self.config.flat_playouts_per_move
+        moves = np.flatnonzero(legal[:-1]) if legal[:-1].any() else np.array([a - 1])
+        child_np = jax.tree_util.tree_map(np.asarray, child_states)
+        n = np.zeros((a, a))
+        w = np.zeros((a, a))
+        grand_cache = {}
+        done, turn = 0, 0
+        while done == 0 or not self._out_of_budget(done, playouts, seconds, start):
+            move = int(moves[turn % len(moves)])
+            turn += 1
+            if move not in grand_cache:
+                one = jax.tree_util.tree_map(lambda x: np.broadcast_to(x[move], (a,) + x.shape[1:]).copy(), child_np)
+                grand_cache[move] = children(one, np.arange(a, dtype=np.int32))[0]
+            replies = child_legal[move].copy()
+            replies[-1] = replies[-1] and not replies[:-1].any()
+            winner, _ = self._evaluate(grand_cache[move], max(1, lpm // 4))
+            won = (winner == color).sum(axis=1) + 0.5 * (winner == 0).sum(axis=1)
+            n[move] += np.where(replies, winner.shape[1], 0)
+            w[move] += np.where(replies, won, 0)
+            done += int(replies.sum()) * winner.shape[1]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means = np.where(n > 0, w / n, np.inf)
+        values = np.full(a, np.nan)
+        for move in moves:
+            if np.isfinite(means[move]).any():
+                values[move] = means[move].min()
+        visits = np.where(np.isnan(values), 0.0, np.nan_to_num(values) + 1.0)
+        return self._finish(game, visits, values, done)
+
+
+def _uniform(legal: np.ndarray) -> np.ndarray:
+    legal = np.asarray(legal, np.float32)
+    return legal / np.maximum(legal.sum(axis=-1, keepdims=True), 1.0)
+
+
+def ownership_estimate(game, playouts: int = 256, seed: int = 0) -> np.ndarray:
+    """float [size, size] mean playout area owner (+1 Black, -1 White) of every point, from the game's position."""
+    state = game.state.replace(passes=np.int32(0))  # after two passes the stones' fate is still played out
+    result = playout.run(state, jax.random.PRNGKey(seed), game.rules.komi, num_per_state=playouts)
+    owner = np.asarray(result.ownership, np.float64).mean(axis=0)
+    return owner.reshape(game.size, game.size)

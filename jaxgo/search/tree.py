@@ -1,0 +1,170 @@
+"""Host-side search tree as numpy structure-of-arrays (mctx's names), grown on demand.
+
+Node ``i`` holds one position; the statistics of the edge ``(i, a)`` live in row ``i`` of the ``children_*``
+arrays (A = P + 1 actions, pass last).  Values are counted from the point of view of the player to move at
+node ``i`` (``to_play[i]``): ``children_values[i, a]`` is the number of playouts through ``(i, a)`` that this
+player won.  Node positions are kept field by field (``states[name][i]``), so a batch of leaves is gathered
+with one fancy index per field and handed to ``playout.run`` as a batched ``rules.State``.
+
+Shapes (capacity C, actions A):
+    parents [C] int32 (-1 at the root), action_from_parent [C] int32, to_play [C] int8,
+    hashes [C] uint64 (Zobrist of the stones), expanded [C] bool, terminal [C] bool,
+    children_index [C, A] int32 (-1: no node yet), children_visits / children_values [C, A] float64,
+    children_rave_visits / children_rave_values [C, A] float64, children_prior [C, A] float32,
+    children_legal [C, A] bool.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from jaxgo import rules
+
+UNVISITED = -1
+STATE_FIELDS = ("stones", "chain", "lib_count", "lib_sum", "lib_sumsq", "ko", "to_play", "passes", "captures",
+                "hash", "move_count")
+
+
+def hash_key(words) -> np.ndarray:
+    """uint64 key(s) of the 2x uint32 Zobrist words (last axis)."""
+    words = np.asarray(words, dtype=np.uint64)
+    return words[..., 0] | (words[..., 1] << np.uint64(32))
+
+
+class Tree:
+    """A growable SoA tree; ``root`` is the node index of the current position."""
+
+    def __init__(self, num_actions: int, capacity: int = 1024):
+        self.num_actions = num_actions
+        self.size = 0
+        self.root = 0
+        self._allocate(capacity)
+
+    # -- storage --------------------------------------------------------------------------------------------
+    def _allocate(self, capacity: int) -> None:
+        a = self.num_actions
+        self.capacity = capacity
+        self.parents = np.full(capacity, -1, np.int32)
+        self.action_from_parent = np.full(capacity, -1, np.int32)
+        self.to_play = np.zeros(capacity, np.int8)
+        self.hashes = np.zeros(capacity, np.uint64)
+        self.expanded = np.zeros(capacity, bool)
+        self.terminal = np.zeros(capacity, bool)
+        self.children_index = np.full((capacity, a), UNVISITED, np.int32)
+        self.children_visits = np.zeros((capacity, a))
+        self.children_values = np.zeros((capacity, a))
+        self.children_rave_visits = np.zeros((capacity, a))
+        self.children_rave_values = np.zeros((capacity, a))
+        self.children_prior = np.zeros((capacity, a), np.float32)
+        self.children_legal = np.zeros((capacity, a), bool)
+        self.states = None  # dict field -> np.ndarray [C, ...], created with the first node
+
+    _ARRAYS = ("parents", "action_from_parent", "to_play", "hashes", "expanded", "terminal", "children_index",
+               "children_visits", "children_values", "children_rave_visits", "children_rave_values",
+               "children_prior", "children_legal")
+
+    def _grow(self) -> None:
+        old = {name: getattr(self, name) for name in self._ARRAYS}
+        old_states = self.states
+        self._allocate(self.capacity * 2)
+        for name, array in old.items():
+            getattr(self, name)[: len(array)] = array
+        if old_states is not None:
+            self.states = {}
+            for name, array in old_states.items():
+                grown = np.zeros((self.capacity,) + array.shape[1:], array.dtype)
+                grown[: len(array)] = array
+                self.states[name] = grown
+
+    def add_nodes(self, states: dict, parents: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        """Append nodes for a batch of positions (``states``: field -> [K, ...] numpy); returns their indices
+        and links them under ``parents`` (-1 for a root)."""
+        count = len(parents)
+        while self.size + count > self.capacity:
+            self._grow()
+        if self.states is None:
+            self.states = {name: np.zeros((self.capacity,) + np.shape(states[name])[1:], np.asarray(states[name]).dtype)
+                           for name in STATE_FIELDS}
+        index = np.arange(self.size, self.size + count, dtype=np.int32)
+        for name in STATE_FIELDS:
+            self.states[name][index] = np.asarray(states[name])
+        self.parents[index] = parents
+        self.action_from_parent[index] = actions
+        self.to_play[index] = np.asarray(states["to_play"])
+        self.hashes[index] = hash_key(states["hash"])
+        self.terminal[index] = np.asarray(states["passes"]) >= 2
+        linked = parents >= 0
+        self.children_index[parents[linked], actions[linked]] = index[linked]
+        self.size += count
+        return index
+
+    def gather_states(self, nodes: np.ndarray) -> rules.State:
+        """A batched ``rules.State`` [len(nodes)] of the given nodes' positions (numpy fields)."""
+        return rules.State(**{name: self.states[name][nodes] for name in STATE_FIELDS})
+
+    def state(self, node: int) -> rules.State:
+        return rules.State(**{name: self.states[name][node] for name in STATE_FIELDS})
+
+    def path_hashes(self, node: int) -> list[int]:
+        """Zobrist keys of the positions from ``node`` up to the root (for superko inside the tree)."""
+        keys = []
+        while node >= 0:
+            keys.append(int(self.hashes[node]))
+            if node == self.root:
+                break
+            node = int(self.parents[node])
+        return keys
+
+    # -- statistics -----------------------------------------------------------------------------------------
+    def root_visits(self) -> np.ndarray:
+        return self.children_visits[self.root]
+
+    def root_win_rates(self) -> np.ndarray:
+        """[A] win rate of each root action for the player to move at the root (NaN where unvisited)."""
+        visits = self.children_visits[self.root]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(visits > 0, self.children_values[self.root] / visits, np.nan)
+
+    def principal_variation(self, length: int = 10) -> list[int]:
+        pv, node = [], self.root
+        while len(pv) < length and node >= 0:
+            visits = self.children_visits[node]
+            if visits.max() <= 0:
+                break
+            action = int(np.argmax(visits))
+            pv.append(action)
+            node = int(self.children_index[node, action])
+        return pv
+
+    # -- reuse ----------------------------------------------------------------------------------------------
+    def reroot(self, node: int) -> None:
+        """Make ``node`` the root, keeping only its subtree (nodes are copied compactly, in BFS order)."""
+        order = [node]
+        head = 0
+        while head < len(order):
+            children = self.children_index[order[head]]
+            order.extend(int(c) for c in children[children >= 0])
+            head += 1
+        order = np.asarray(order, np.int32)
+        remap = np.full(self.capacity, -1, np.int32)
+        remap[order] = np.arange(len(order), dtype=np.int32)
+        for name in self._ARRAYS:
+            array = getattr(self, name)
+            array[: len(order)] = array[order]
+        for name in STATE_FIELDS:
+            self.states[name][: len(order)] = self.states[name][order]
+        n = len(order)
+        ci = self.children_index[:n]
+        self.children_index[:n] = np.where(ci >= 0, remap[np.maximum(ci, 0)], UNVISITED)
+        self.parents[:n] = np.where(self.parents[:n] >= 0, remap[np.maximum(self.parents[:n], 0)], -1)
+        self.parents[0] = -1
+        self.action_from_parent[0] = -1
+        self.size = n
+        self.root = 0
+        # Forget the rest.
+        self.children_index[n:] = UNVISITED
+        for name in ("children_visits", "children_values", "children_rave_visits", "children_rave_values",
+                     "children_prior"):
+            getattr(self, name)[n:] = 0
+        self.children_legal[n:] = False
+        self.expanded[n:] = False
