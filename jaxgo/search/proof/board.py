@@ -1,0 +1,96 @@
+"""Small host-side Go board for tree search (Python lists; copying a board is cheap for shallow reading)."""
+
+from __future__ import annotations
+
+import functools
+
+EMPTY, BLACK, WHITE = 0, 1, -1
+
+
+@functools.lru_cache(maxsize=None)
+def _nbrs(size: int):
+    out = []
+    for r in range(size):
+        for c in range(size):
+            out.append(tuple(rr * size + cc for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
+                             if 0 <= rr < size and 0 <= cc < size))
+    return tuple(out)
+
+
+class Board:
+    __slots__ = ("size", "stones", "to_play", "ko")
+
+    def __init__(self, size: int, stones=None, to_play: int = BLACK, ko: int = -1):
+        self.size = size
+        self.stones = list(stones) if stones is not None else [EMPTY] * (size * size)
+        self.to_play = int(to_play)
+        self.ko = ko
+
+    @classmethod
+    def from_ascii(cls, text: str, to_play: int = BLACK) -> "Board":
+        rows = [r.replace(" ", "") for r in text.strip().splitlines()]
+        stones = [BLACK if ch in "Xx#@" else WHITE if ch in "Oo" else EMPTY for r in rows for ch in r]
+        return cls(len(rows), stones, to_play)
+
+    def copy(self) -> "Board":
+        return Board(self.size, self.stones, self.to_play, self.ko)
+
+    def key(self):
+        return hash((tuple(self.stones), self.to_play, self.ko))
+
+    def chain(self, p: int):
+        """(stones, liberties) as sets for the chain at occupied point ``p``."""
+        colour = self.stones[p]
+        nb = _nbrs(self.size)
+        seen = {p}
+        libs = set()
+        stack = [p]
+        st = self.stones
+        while stack:
+            q = stack.pop()
+            for n in nb[q]:
+                v = st[n]
+                if v == colour:
+                    if n not in seen:
+                        seen.add(n)
+                        stack.append(n)
+                elif v == EMPTY:
+                    libs.add(n)
+        return seen, libs
+
+    def neighbour_chains(self, chain_points, colour):
+        """Representative points of distinct chains of ``colour`` adjacent to ``chain_points``."""
+        nb = _nbrs(self.size)
+        reps, covered = [], set()
+        for q in chain_points:
+            for n in nb[q]:
+                if self.stones[n] == colour and n not in covered:
+                    pts, _ = self.chain(n)
+                    covered |= pts
+                    reps.append(n)
+        return reps
+
+    def play(self, move: int):
+        """New board after ``move`` by the side to move, or None if illegal (occupied, ko, suicide)."""
+        st = self.stones
+        if move == self.size * self.size:
+            return Board(self.size, st, -self.to_play, -1)
+        if st[move] != EMPTY or move == self.ko:
+            return None
+        colour = self.to_play
+        b = Board(self.size, st, -colour, -1)
+        b.stones[move] = colour
+        captured = []
+        for n in _nbrs(self.size)[move]:
+            if b.stones[n] == -colour:
+                pts, libs = b.chain(n)
+                if not libs:
+                    for q in pts:
+                        b.stones[q] = EMPTY
+                    captured.extend(pts)
+        own, libs = b.chain(move)
+        if not libs:
+            return None
+        if len(captured) == 1 and len(own) == 1 and libs == {captured[0]}:
+            b.ko = captured[0]
+        return b
