@@ -158,6 +158,10 @@ def bench_openspiel(size: int, seconds: float, komi: float) -> dict:
     return _record("openspiel", "cpu", 1, size, len(moves), 0.0, elapsed, np.array(moves), np.array(black_wins))
 
 
+def _significant(value: float, digits: int = 4) -> float:
+    return float(f"{value:.{digits}g}")
+
+
 def _record(system, device, devices, size, batch, compile_s, seconds, moves, black_wins) -> dict:
     return {
         "system": system,
@@ -196,11 +200,11 @@ def run_playouts(args) -> list[dict]:
             peer = bench_pgx(size, min(best["batch"], args.pgx_batch), args.repeats, args.komi)
             emit(peer)
             ratio["pgx_batch"] = peer["batch"]
-            ratio["ratio_vs_pgx"] = round(best["playouts_per_s"] / peer["playouts_per_s"], 2)
+            ratio["ratio_vs_pgx"] = _significant(best["playouts_per_s"] / peer["playouts_per_s"])
         if "openspiel" in peers:
             peer = bench_openspiel(size, args.openspiel_seconds, args.komi)
             emit(peer)
-            ratio["ratio_vs_openspiel"] = round(best["playouts_per_s"] / peer["playouts_per_s"], 2)
+            ratio["ratio_vs_openspiel"] = _significant(best["playouts_per_s"] / peer["playouts_per_s"])
         if peers:
             emit(ratio)
     return records
