@@ -1,0 +1,128 @@
+"""Stream SGF game records straight out of tar.gz archives (no unpacking), skipping and counting bad ones.
+
+The split (``../shared/data/README.md``): train on KGS 2001, 2002, 2003, 2006, 2015; test on KGS 2017-01..06
+and on Fox pro-vs-pro even games.  ``train_archives`` / ``heldout_archives`` (the test side; not named test_* so pytest does not collect it) name the archives of each side so no
+caller has to repeat the rule.  Originals: u-go.net KGS archives (via godmoves/Standard_Computer_Go_Dataset)
+and featurecat/go-dataset for Fox.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import os
+import re
+import tarfile
+from pathlib import Path
+from typing import Callable, Iterator
+
+from jaxgo.sgf import GameRecord, SGFError, load_sgf
+
+DEFAULT_ROOT = Path(__file__).resolve().parents[3] / "shared" / "data"
+TRAIN_KGS_YEARS = ("2001", "2002", "2003", "2006", "2015")
+TEST_KGS_PREFIX = "KGS-2017"
+
+
+@dataclasses.dataclass
+class SkipStats:
+    """Counts of records read and skipped, by reason (the reason is the first words of the error)."""
+
+    read: int = 0
+    kept: int = 0
+    skipped: collections.Counter = dataclasses.field(default_factory=collections.Counter)
+
+    @property
+    def num_skipped(self) -> int:
+        return sum(self.skipped.values())
+
+    def skip(self, reason: str) -> None:
+        self.skipped[reason] += 1
+
+
+def _reason(exc: Exception) -> str:
+    text = str(exc) or type(exc).__name__
+    return re.sub(r"\d+", "N", text.split(":")[0])[:60]
+
+
+def iter_archive(path, stats: SkipStats | None = None, *, size: int | None = 19,
+                 accept: Callable[[bytes], bool] | None = None,
+                 limit: int | None = None) -> Iterator[tuple[str, GameRecord]]:
+    """Yield ``(member name, GameRecord)`` for every ``.sgf`` member of a tar.gz archive, in archive order.
+
+    Records that fail to parse, have another board size than ``size`` (None: any), or are rejected by
+    ``accept(raw_bytes)`` are skipped and counted in ``stats``; nothing raises except a missing archive.
+    ``limit`` stops after that many kept records.
+    """
+    stats = stats if stats is not None else SkipStats()
+    with tarfile.open(os.fspath(path), "r:gz") as archive:
+        for member in archive:
+            if not member.isfile() or not member.name.lower().endswith(".sgf"):
+                continue
+            if limit is not None and stats.kept >= limit:
+                return
+            stats.read += 1
+            try:
+                data = archive.extractfile(member).read()
+            except (OSError, tarfile.TarError) as exc:  # a damaged member
+                stats.skip(f"unreadable member: {type(exc).__name__}")
+                continue
+            if accept is not None and not accept(data):
+                stats.skip("not accepted by filter")
+                continue
+            try:
+                record = load_sgf(data)
+            except SGFError as exc:
+                stats.skip(_reason(exc))
+                continue
+            except Exception as exc:  # sgfmill can raise odd things on garbage; never fatal
+                stats.skip(f"parser crash: {type(exc).__name__}")
+                continue
+            if size is not None and record.size != size:
+                stats.skip(f"board size {record.size}")
+                continue
+            if not record.moves:
+                stats.skip("no moves")
+                continue
+            stats.kept += 1
+            yield member.name, record
+
+
+def iter_records(paths, stats: SkipStats | None = None, **kwargs) -> Iterator[tuple[str, GameRecord]]:
+    """``iter_archive`` over several archives in turn (``limit`` counts over all of them)."""
+    stats = stats if stats is not None else SkipStats()
+    for path in paths:
+        yield from iter_archive(path, stats, **kwargs)
+        if kwargs.get("limit") is not None and stats.kept >= kwargs["limit"]:
+            return
+
+
+def _kgs(root) -> list[Path]:
+    return sorted((Path(root) / "games" / "kgs-highdan").glob("KGS-*.tar.gz"))
+
+
+def train_archives(root=DEFAULT_ROOT) -> list[Path]:
+    """The training archives: KGS 2001, 2002, 2003, 2006, 2015 (32,047 games)."""
+    return [p for p in _kgs(root) if p.name.split("-")[1] in TRAIN_KGS_YEARS]
+
+
+def heldout_archives(root=DEFAULT_ROOT, which: str = "kgs2017") -> list[Path]:
+    """The test archives: ``which='kgs2017'`` (KGS 2017-01..06) or ``'fox'`` (fox-pro-games.tar.gz; filter
+    its records with ``accept=is_pro_vs_pro`` to get the pro-vs-pro even games)."""
+    if which == "kgs2017":
+        return [p for p in _kgs(root) if p.name.startswith(TEST_KGS_PREFIX)]
+    if which == "fox":
+        path = Path(root) / "games" / "fox-pro-games.tar.gz"
+        return [path] if path.exists() else []
+    raise ValueError(f"unknown test set {which!r} (kgs2017 or fox)")
+
+
+_RANK = re.compile(rb"\b([BW])R\[\s*(?:[pP]\d|\d+\s*[pP])")
+_HANDICAP = re.compile(rb"\bHA\[\s*([2-9])")
+_SETUP = re.compile(rb"\bA[BW]\[")
+
+
+def is_pro_vs_pro(data: bytes) -> bool:
+    """True for a record where both BR and WR are professional ranks (Fox writes ``P9`` + dan sign; ``9p`` also counts) and there is no handicap
+    (no HA >= 2, no AB/AW setup stones)."""
+    colours = {m.group(1) for m in _RANK.finditer(data)}
+    return colours == {b"B", b"W"} and not _HANDICAP.search(data) and not _SETUP.search(data)

@@ -1,0 +1,19 @@
+"""Move features for Bradley-Terry move models: 3x3 patterns and Coulom's (2007) tactical features."""
+
+from jaxgo.features.moves import (
+    GROUPS,
+    GROUP_SIZES,
+    canonical_pattern_table,
+    distance,
+    group_offsets,
+    move_features,
+    num_features,
+    pattern_codes,
+)
+
+__all__ = ["GROUPS", "GROUP_SIZES", "canonical_pattern_table", "distance", "group_offsets",
+           "move_features", "num_features", "pattern_codes"]
+
+from jaxgo.features.games import game_features  # noqa: E402
+
+__all__.append("game_features")

@@ -1,0 +1,1 @@
+"""Learners for move models (Bradley-Terry gammas)."""
