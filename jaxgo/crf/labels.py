@@ -4,7 +4,6 @@ through GTP, as in the paper); dead stones are removed and every point is assign
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import tempfile
 
@@ -14,20 +13,9 @@ from .. import rules
 from ..config import Rules
 from ..sgf import load_sgf, replay
 
-GTP_LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
-
-
-def gnugo_path() -> str | None:
-    p = shutil.which("gnugo")
-    if p:
-        return p
-    return "/usr/games/gnugo" if os.path.exists("/usr/games/gnugo") else None
-
-
-def gtp_to_point(v: str, n: int) -> int:
-    col = GTP_LETTERS.index(v[0].upper())
-    row = n - int(v[1:])
-    return row * n + col
+# One place each for GNU Go's location and GTP vertices (re-exported under the names used here).
+from ..coords import gtp_to_point  # noqa: E402,F401
+from ..gtp_client import find_gnugo as gnugo_path  # noqa: E402,F401
 
 
 def gnugo_dead(sgf_bytes: bytes, gnugo: str | None = None) -> list[str]:
