@@ -31,7 +31,8 @@ def _configure_host_devices(requested: int | None) -> None:
 def parse_args(argv):
     parser = argparse.ArgumentParser(prog="jaxgo bench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", choices=["playouts"], help="what to benchmark")
+    parser.add_argument("what", choices=["playouts"],
+                        help="what to benchmark (also: search, serve, gammas, heavy; `jaxgo bench NAME --help`)")
     parser.add_argument("--size", type=int, nargs="+", default=[9], help="board sizes (default 9)")
     parser.add_argument("--batch", type=int, nargs="+", default=None,
                         help="playouts per device call; several values sweep (default 4096 for 9x9, 1024 for 19x19)")
@@ -210,7 +211,20 @@ def run_playouts(args) -> list[dict]:
     return records
 
 
+# Benchmarks that live with the code they measure: ``jaxgo bench NAME ...`` calls ``MODULE.main(rest)``.
+OTHER_BENCHMARKS = {
+    "search": "jaxgo.search.bench",
+    "serve": "jaxgo.server.bench",
+    "gammas": "jaxgo.learn.bench",
+    "heavy": "jaxgo.heavy_playout_bench",
+}
+
+
 def main(argv: list[str]) -> int:
+    if argv and argv[0] in OTHER_BENCHMARKS:
+        import importlib
+
+        return int(importlib.import_module(OTHER_BENCHMARKS[argv[0]]).main(argv[1:]) or 0)
     args = parse_args(argv)
     _configure_host_devices(args.devices)
     if args.what == "playouts":

@@ -17,12 +17,16 @@ SUBCOMMANDS = {
     "solve": ("jaxgo.search.proof.cli", "proof search on GNU Go capture regressions: `jaxgo solve FILE.tst`"),
     "cgt": ("jaxgo.cgt.cli", "combinatorial game theory: thermographs, CG-TD, HOTSTRAT experiments"),
     "bpip": ("jaxgo.search.bpip.cli", "decision-theoretic search control (BPIP/QSS/TRQSS/ATRQSS)"),
+    "gammas": ("jaxgo.learn.cli", "Bradley-Terry move-pattern gammas: extract, train (mm/lmp/sgd), eval"),
+    "territory": ("jaxgo.crf.cli", "territory CRF: train and evaluate Boltzmann5 / BoltzmannLiberties"),
+    "serve": ("jaxgo.server.cli", "batched analysis server (KataGo JSON lines; stdin, TCP, Unix socket, HTTP)"),
+    "analyze": ("jaxgo.server.analyze", "win-rate / score-lead graph of an SGF game: `jaxgo analyze GAME.sgf --plot OUT.png`"),
 }
 
 
 def usage() -> str:
     lines = ["usage: jaxgo COMMAND [ARGS...]", "", "commands:"]
-    lines += [f"  {name:<6} {text}" for name, (_, text) in SUBCOMMANDS.items()]
+    lines += [f"  {name:<9} {text}" for name, (_, text) in SUBCOMMANDS.items()]
     lines.append("\n`jaxgo COMMAND --help` describes each command.")
     return "\n".join(lines)
 

@@ -73,7 +73,7 @@ class GtpError(Exception):
 
 # Modules that add GTP commands without touching this file: each defines
 # ``COMMANDS: dict[str, Callable[[GtpEngine, list[str]], str | None]]`` (raise GtpError for a failure reply).
-EXTENSION_MODULES = ("jaxgo.search.proof.gtp_commands",)
+EXTENSION_MODULES = ("jaxgo.search.proof.gtp_commands", "jaxgo.crf.gtp_commands", "jaxgo.server.gtp_commands")
 
 
 def load_extensions() -> dict:
@@ -714,10 +714,18 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--leaves", type=int, default=None, help="leaves per device batch (K, default 128)")
     parser.add_argument("--playouts-per-leaf", type=int, default=None, help="playouts per leaf (L, default 4)")
     parser.add_argument("--quiet", action="store_true", help="no debug output on stderr")
+    parser.add_argument("--server", default=None, metavar="ADDR",
+                        help="thin front end: run searches in a `jaxgo serve` process (tcp:HOST:PORT or unix:PATH)")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if any(a == "--server" or a.startswith("--server=") for a in argv):
+        # Thin front end: searches run in a `jaxgo serve` process shared with other sessions.
+        from jaxgo.server.gtp_frontend import main as frontend_main
+
+        return int(frontend_main(argv) or 0)
     args = build_parser().parse_args(argv)
     try:
         rules = Rules(size=args.size, komi=args.komi, ko_rule=args.rules, suicide=args.suicide)
