@@ -89,6 +89,19 @@ class SearchResult:
     pv: list
 
 
+@dataclasses.dataclass
+class TreeJob:
+    """One tree search in progress (see ``Searcher.start_tree_search``)."""
+
+    tree: Tree
+    history: set
+    done: int = 0  # playouts backed up
+    iterations: int = 0
+    exhausted: bool = False  # the root has no move left to search
+    pending: tuple | None = None  # (paths, leaves) selected and waiting for their playouts
+    started: float = dataclasses.field(default_factory=time.perf_counter)
+
+
 class Searcher:
     """One engine's search state for a game; keeps the tree between moves (subtree reuse)."""
 
@@ -231,88 +244,119 @@ class Searcher:
         return tree.children_visits[tree.parents[node], tree.action_from_parent[node]]
 
     def _search_tree(self, game, playouts, seconds, start) -> SearchResult:
-        cfg = self.config
-        tree = self._prepare_tree(game)
-        info, children = _kernels(self.rules.suicide)
-        history = self._history(game)
-        k, lpl = cfg.leaves_per_batch, cfg.playouts_per_leaf
-        pass_action = self.num_actions - 1
-        done = 0
-        iterations = 0
-        while done == 0 or not self._out_of_budget(done, playouts, seconds, start):
-            paths, leaves, pending = [], [], {}
-            for _ in range(k):
-                node, path = tree.root, []
-                while True:
-                    if tree.terminal[node] or (node != tree.root and self._node_visits(tree, node) < cfg.n_expand):
-                        break
-                    scores = self._scores(tree, node)
-                    action = int(np.argmax(scores))
-                    if not np.isfinite(scores[action]):
-                        break
-                    path.append((node, action))
-                    tree.children_visits[node, action] += 1  # virtual loss (value 0)
-                    child = int(tree.children_index[node, action])
-                    if child < 0:
-                        node = pending.setdefault((node, action), -1 - len(pending))
-                        break
-                    node = child
-                paths.append(path)
-                leaves.append(node)
-            # Create the new nodes of this batch in one device call.
-            created = {}
-            if pending:
-                pairs = list(pending)
-                parents = np.array([p for p, _ in pairs], np.int32)
-                actions = np.array([a for _, a in pairs], np.int32)
-                pad = k - len(pairs)
-                states = tree.gather_states(np.concatenate([parents, np.full(pad, parents[0], np.int32)]))
-                child_states, child_legal = children(states, np.concatenate([actions, np.full(pad, pass_action, np.int32)]))
-                child_np = _to_numpy(child_states)
-                child_legal = np.asarray(child_legal)
-                keys = hash_key(child_np["hash"])
-                keep = np.ones(len(pairs), bool)
-                if self.rules.ko_rule != "simple":
-                    for i, (parent, action) in enumerate(pairs):
-                        if action == pass_action:
-                            continue
-                        key = int(keys[i])
-                        if key in history or key in tree.path_hashes(parent):
-                            keep[i] = False
-                            tree.children_legal[parent, action] = False
-                rows = np.flatnonzero(keep)
-                if len(rows):
-                    index = tree.add_nodes({n: v[rows] for n, v in child_np.items()}, parents[rows], actions[rows])
-                    tree.children_legal[index] = child_legal[rows]
-                    tree.children_prior[index] = _uniform(child_legal[rows])
-                    for row, node in zip(rows, index):
-                        created[pairs[row]] = int(node)
-            valid = []
-            for i, (path, leaf) in enumerate(zip(paths, leaves)):
-                if leaf < 0:
-                    leaf = created.get(path[-1])
-                    if leaf is None:  # superko: take the virtual loss back and drop this leaf
-                        for node, action in path:
-                            tree.children_visits[node, action] -= 1
-                        continue
-                    leaves[i] = leaf
-                valid.append(i)
-            if not valid:
-                if not tree.children_legal[tree.root].any():
+        job = self.start_tree_search(game)
+        while job.done == 0 or not self._out_of_budget(job.done, playouts, seconds, start):
+            leaf_states = self.select_leaves(job)
+            if leaf_states is None:
+                if job.exhausted:
                     break
                 continue
-            leaf_nodes = np.array([leaves[i] for i in valid] + [tree.root] * (k - len(valid)), np.int32)
-            winner, first = self._evaluate(tree.gather_states(leaf_nodes), lpl)
-            for row, i in enumerate(valid):
-                self._backup(tree, paths[i], leaves[i], winner[row], first[row])
-            done += len(valid) * lpl
-            iterations += 1
+            winner, first = self._evaluate(leaf_states, self.config.playouts_per_leaf)
+            self.backup_leaves(job, winner, first)
+        return self.finish_tree_search(game, job, start)
+
+    # The three steps of one tree-search iteration, public so that a server can run many searches at once and
+    # merge their leaf batches into shared device calls: start_tree_search, then repeatedly select_leaves ->
+    # (evaluate the states, L playouts each) -> backup_leaves, then finish_tree_search.
+    def start_tree_search(self, game) -> "TreeJob":
+        """A tree search of the game's position (the kept subtree when the game went on from the old root)."""
+        return TreeJob(tree=self._prepare_tree(game), history=self._history(game))
+
+    def select_leaves(self, job: "TreeJob"):
+        """Descend ``leaves_per_batch`` (K) times with virtual loss and create the new nodes (one device call).
+
+        Returns the leaf states as a batched ``rules.State`` of exactly K boards (padded with the root), or None
+        when no leaf survived this round (superko); then ``job.exhausted`` tells whether the root has no move.
+        """
+        tree, cfg = job.tree, self.config
+        _, children = _kernels(self.rules.suicide)
+        k = cfg.leaves_per_batch
+        pass_action = self.num_actions - 1
+        paths, leaves, pending = [], [], {}
+        for _ in range(k):
+            node, path = tree.root, []
+            while True:
+                if tree.terminal[node] or (node != tree.root and self._node_visits(tree, node) < cfg.n_expand):
+                    break
+                scores = self._scores(tree, node)
+                action = int(np.argmax(scores))
+                if not np.isfinite(scores[action]):
+                    break
+                path.append((node, action))
+                tree.children_visits[node, action] += 1  # virtual loss (value 0)
+                child = int(tree.children_index[node, action])
+                if child < 0:
+                    node = pending.setdefault((node, action), -1 - len(pending))
+                    break
+                node = child
+            paths.append(path)
+            leaves.append(node)
+        # Create the new nodes of this batch in one device call.
+        created = {}
+        if pending:
+            pairs = list(pending)
+            parents = np.array([p for p, _ in pairs], np.int32)
+            actions = np.array([a for _, a in pairs], np.int32)
+            pad = k - len(pairs)
+            states = tree.gather_states(np.concatenate([parents, np.full(pad, parents[0], np.int32)]))
+            child_states, child_legal = children(states, np.concatenate([actions, np.full(pad, pass_action, np.int32)]))
+            child_np = _to_numpy(child_states)
+            child_legal = np.asarray(child_legal)
+            keys = hash_key(child_np["hash"])
+            keep = np.ones(len(pairs), bool)
+            if self.rules.ko_rule != "simple":
+                for i, (parent, action) in enumerate(pairs):
+                    if action == pass_action:
+                        continue
+                    key = int(keys[i])
+                    if key in job.history or key in tree.path_hashes(parent):
+                        keep[i] = False
+                        tree.children_legal[parent, action] = False
+            rows = np.flatnonzero(keep)
+            if len(rows):
+                index = tree.add_nodes({n: v[rows] for n, v in child_np.items()}, parents[rows], actions[rows])
+                tree.children_legal[index] = child_legal[rows]
+                tree.children_prior[index] = _uniform(child_legal[rows])
+                for row, node in zip(rows, index):
+                    created[pairs[row]] = int(node)
+        valid = []
+        for i, (path, leaf) in enumerate(zip(paths, leaves)):
+            if leaf < 0:
+                leaf = created.get(path[-1])
+                if leaf is None:  # superko: take the virtual loss back and drop this leaf
+                    for node, action in path:
+                        tree.children_visits[node, action] -= 1
+                    continue
+                leaves[i] = leaf
+            valid.append(i)
+        job.exhausted = not valid and not tree.children_legal[tree.root].any()
+        if not valid:
+            job.pending = None
+            return None
+        job.pending = ([paths[i] for i in valid], [leaves[i] for i in valid])
+        leaf_nodes = np.array(job.pending[1] + [tree.root] * (k - len(valid)), np.int32)
+        return tree.gather_states(leaf_nodes)
+
+    def backup_leaves(self, job: "TreeJob", winner: np.ndarray, first: np.ndarray) -> None:
+        """Back up the playouts of the last ``select_leaves``: winner int [K, L], first colour int [K, L, P]
+        (rows beyond the valid leaves are padding and ignored)."""
+        paths, leaves = job.pending
+        for row, (path, leaf) in enumerate(zip(paths, leaves)):
+            self._backup(job.tree, path, leaf, winner[row], first[row])
+        job.done += len(leaves) * int(np.shape(winner)[1])
+        job.iterations += 1
+        job.pending = None
+
+    def finish_tree_search(self, game, job: "TreeJob", start: float | None = None) -> SearchResult:
+        """The root's visits and win rates, the chosen move and the principal variation."""
+        tree = job.tree
         visits = tree.children_visits[tree.root].copy()
         visits[~tree.children_legal[tree.root]] = 0
         rates = tree.root_win_rates()
-        self.debug(f"{cfg.strategy}: {done} playouts in {iterations} batches, tree {tree.size} nodes, "
-                   f"{time.perf_counter() - start:.2f} s")
-        return self._finish(game, visits, rates, done, tree.principal_variation())
+        elapsed = time.perf_counter() - (job.started if start is None else start)
+        self.debug(f"{self.config.strategy}: {job.done} playouts in {job.iterations} batches, "
+                   f"tree {tree.size} nodes, {elapsed:.2f} s")
+        return self._finish(game, visits, rates, job.done, tree.principal_variation())
 
     def _backup(self, tree: Tree, path, leaf: int, winner: np.ndarray, first: np.ndarray) -> None:
         """Add L playout results along ``path`` (virtual loss already counted one visit per edge)."""
