@@ -1,10 +1,23 @@
-"""Talking GTP to another engine (GNU Go, a second jaxgo) over a subprocess's stdin/stdout."""
+"""Talking GTP to another engine (GNU Go, a second jaxgo, anything) over a subprocess's stdin/stdout.
+
+``GtpProcess`` is the one client used everywhere (match runner, GNU Go labels, tests): a reader thread feeds a
+queue of lines so every command has a timeout; ``? message`` raises ``GtpFailure``; a crash, a timeout or a
+reply that is not GTP raises ``GtpError``.
+"""
 
 from __future__ import annotations
 
 import os
+import queue
+import shlex
 import shutil
 import subprocess
+import threading
+import time
+
+
+class GtpError(RuntimeError):
+    """The engine crashed, timed out or answered something that is not GTP."""
 
 
 class GtpFailure(RuntimeError):
@@ -20,45 +33,72 @@ def find_gnugo() -> str | None:
 
 
 class GtpProcess:
-    """One engine process; ``send`` writes a command and returns the reply text without ``=``."""
+    """A GTP engine subprocess; ``send`` returns a reply's body (without ``=``) within a per-command timeout.
 
-    def __init__(self, argv: list[str]):
-        self.argv = argv
-        self.process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        stderr=subprocess.DEVNULL, text=True, bufsize=1)
+    ``command`` is a shell-style string or an argv list; the engine's stderr goes to ``stderr`` (default: discarded).
+    """
 
-    def send(self, command: str) -> str:
-        """Send one command; return the reply body, raise GtpFailure on ``?``."""
-        assert self.process.stdin is not None and self.process.stdout is not None
-        self.process.stdin.write(command.strip() + "\n")
-        self.process.stdin.flush()
+    def __init__(self, command: str | list[str], timeout: float = 120.0, stderr=None):
+        self.argv = shlex.split(command) if isinstance(command, str) else list(command)
+        self.command = command if isinstance(command, str) else shlex.join(self.argv)
+        self.timeout = timeout
+        self.process = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=stderr if stderr is not None else subprocess.DEVNULL, text=True,
+                                        bufsize=1, errors="replace")
+        self.lines: queue.Queue = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for line in self.process.stdout:
+            self.lines.put(line.rstrip("\r\n"))
+        self.lines.put(None)
+
+    def send(self, command: str, timeout: float | None = None) -> str:
+        """The reply body of one command; GtpFailure on ``?``, GtpError on crash, timeout or garbage."""
+        try:
+            self.process.stdin.write(command.strip() + "\n")
+            self.process.stdin.flush()
+        except (BrokenPipeError, OSError, ValueError) as exc:
+            raise GtpError(f"cannot write to engine: {exc}") from None
+        deadline = time.monotonic() + (timeout or self.timeout)
         lines = []
         while True:
-            line = self.process.stdout.readline()
+            try:
+                line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                raise GtpError(f"timeout answering {command!r}") from None
+            if line is None:
+                self.lines.put(None)  # stay at end of stream for later calls
+                raise GtpError(f"engine exited while answering {command!r}")
+            if not lines and line == "":
+                continue
             if line == "":
-                raise GtpFailure(f"{self.argv[0]} exited while answering {command!r}")
-            line = line.rstrip("\r\n")
-            if line == "" and lines:
                 break
-            if line or lines:
-                lines.append(line)
-        status, body = lines[0][:1], "\n".join([lines[0][1:].lstrip()] + lines[1:])
-        if status == "?":
+            lines.append(line)
+        first = lines[0]
+        if first[:1] not in ("=", "?"):
+            raise GtpError(f"garbled reply {first[:80]!r} to {command!r}")
+        body = "\n".join([first[1:].lstrip()] + lines[1:]).strip()
+        if first[0] == "?":
             raise GtpFailure(body)
-        if status != "=":
-            raise GtpFailure(f"malformed reply {lines!r}")
-        return body.strip()
+        return body
+
+    def try_send(self, command: str, timeout: float | None = None) -> str | None:
+        """``send``, with None instead of an exception."""
+        try:
+            return self.send(command, timeout)
+        except (GtpError, GtpFailure):
+            return None
 
     def close(self) -> None:
         if self.process.poll() is None:
             try:
-                self.send("quit")
-            except (GtpFailure, BrokenPipeError, OSError):
-                pass
-            try:
+                self.process.stdin.write("quit\n")
+                self.process.stdin.flush()
                 self.process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
+            except (OSError, ValueError, subprocess.TimeoutExpired):
                 self.process.kill()
+                self.process.wait()
 
     def __enter__(self):
         return self

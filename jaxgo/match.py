@@ -20,88 +20,17 @@ import argparse
 import json
 import math
 import os
-import queue
 import shlex
-import subprocess
 import sys
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from jaxgo.coords import BLACK, WHITE, gtp_to_point, point_to_gtp
+from jaxgo.gtp_client import GtpError as EngineError  # noqa: F401  (names kept for callers)
+from jaxgo.gtp_client import GtpFailure as EngineFailure  # noqa: F401
+from jaxgo.gtp_client import GtpProcess as Engine
 from jaxgo.gtp_client import find_gnugo
-
-
-class EngineError(RuntimeError):
-    """The engine crashed, timed out or answered something that is not GTP."""
-
-
-class EngineFailure(RuntimeError):
-    """The engine answered ``? message``."""
-
-
-class Engine:
-    """A GTP engine subprocess with a per-command timeout (a reader thread feeds a queue of lines)."""
-
-    def __init__(self, command: str, timeout: float = 120.0, stderr=None):
-        self.command = command
-        self.timeout = timeout
-        self.process = subprocess.Popen(shlex.split(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        stderr=stderr if stderr is not None else subprocess.DEVNULL, text=True,
-                                        bufsize=1, errors="replace")
-        self.lines: queue.Queue = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        for line in self.process.stdout:
-            self.lines.put(line.rstrip("\r\n"))
-        self.lines.put(None)
-
-    def send(self, command: str, timeout: float | None = None) -> str:
-        """The reply body of one command; EngineFailure on ``?``, EngineError on crash/timeout/garbage."""
-        try:
-            self.process.stdin.write(command + "\n")
-            self.process.stdin.flush()
-        except (BrokenPipeError, OSError, ValueError) as exc:
-            raise EngineError(f"cannot write to engine: {exc}") from None
-        deadline = time.monotonic() + (timeout or self.timeout)
-        lines = []
-        while True:
-            try:
-                line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
-            except queue.Empty:
-                raise EngineError(f"timeout answering {command!r}") from None
-            if line is None:
-                raise EngineError(f"engine exited while answering {command!r}")
-            if not lines and line == "":
-                continue
-            if line == "":
-                break
-            lines.append(line)
-        first = lines[0]
-        if first[:1] not in ("=", "?"):
-            raise EngineError(f"garbled reply {first[:80]!r} to {command!r}")
-        body = "\n".join([first[1:].lstrip()] + lines[1:]).strip()
-        if first[0] == "?":
-            raise EngineFailure(body)
-        return body
-
-    def try_send(self, command: str, timeout: float | None = None) -> str | None:
-        try:
-            return self.send(command, timeout)
-        except (EngineError, EngineFailure):
-            return None
-
-    def close(self) -> None:
-        if self.process.poll() is None:
-            try:
-                self.process.stdin.write("quit\n")
-                self.process.stdin.flush()
-                self.process.wait(timeout=5)
-            except (OSError, ValueError, subprocess.TimeoutExpired):
-                self.process.kill()
-                self.process.wait()
 
 
 def wilson_interval(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:

@@ -1,7 +1,7 @@
-"""Build GNU Go territory labels from the TRAINING split (KGS 2001/2002/2003/2006/2015) of
-../shared/data/games/kgs-highdan.  Keeps games with a counted score (RE[B+x]/RE[W+x], x numeric)
+"""Build GNU Go territory labels from the training split (KGS 2001/2002/2003/2006/2015; default) or the
+test split (KGS 2017-01..06, `--split test`) of ../shared/data/games/kgs-highdan.  Keeps games with a counted score (RE[B+x]/RE[W+x], x numeric)
 and >= 160 moves; stores positions at moves 20, 80, 150 and the labels.
-Usage: python scripts/crf_labels.py --games 40 --out /tmp/crf_labels.npz"""
+Usage: python scripts/crf_labels.py [--split train|test] --games 40 --out /tmp/crf_labels.npz"""
 import argparse
 import os
 import tarfile
@@ -15,6 +15,7 @@ from jaxgo.crf.labels import territory_labels
 from jaxgo.sgf import load_sgf, replay
 
 TRAIN_YEARS = ("2001", "2002", "2003", "2006", "2015")
+TEST_YEARS = ("2017",)
 MOVES = (20, 80, 150)
 
 
@@ -35,10 +36,12 @@ def main():
     ap.add_argument("--data", default="../shared/data/games/kgs-highdan")
     ap.add_argument("--games", type=int, default=40)
     ap.add_argument("--out", default="/tmp/crf_labels.npz")
+    ap.add_argument("--split", choices=("train", "test"), default="train")
     a = ap.parse_args()
-    files = sorted(f for f in os.listdir(a.data) if f.split("-")[1] in TRAIN_YEARS)
+    years = TRAIN_YEARS if a.split == "train" else TEST_YEARS
+    files = sorted(f for f in os.listdir(a.data) if f.endswith(".tar.gz") and f.split("-")[1][:4] in years)
     pos = {m: [] for m in MOVES}
-    labels, broken = [], 0
+    labels, komis, names, broken = [], [], [], 0
     bar = tqdm(total=a.games)
     for f in files:
         with tarfile.open(os.path.join(a.data, f)) as tf:
@@ -63,10 +66,13 @@ def main():
                 for mv, bd in zip(MOVES, boards):
                     pos[mv].append(bd)
                 labels.append(lab)
+                komis.append(rec.komi)
+                names.append(m.name)
                 bar.update(1)
         if len(labels) >= a.games:
             break
-    np.savez(a.out, labels=np.array(labels, np.int8), **{f"moves{m}": np.array(pos[m], np.int8) for m in MOVES})
+    np.savez(a.out, labels=np.array(labels, np.int8), komi=np.array(komis, np.float32),
+             names=np.array(names), **{f"moves{m}": np.array(pos[m], np.int8) for m in MOVES})
     print(f"{len(labels)} games labelled, {broken} skipped as broken -> {a.out}")
 
 

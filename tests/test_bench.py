@@ -70,3 +70,17 @@ def test_cli_help_lists_the_commands():
     out = run_jaxgo("--help").stdout
     for command in ("demo", "bench", "gtp"):
         assert command in out
+
+
+def test_bench_search_reports_search_and_raw_throughput_at_the_same_batch():
+    out = run_jaxgo("bench", "search", "--size", "5", "--playouts", "64", "--leaves", "8",
+                    "--playouts-per-leaf", "2", "--strategies", "rave", "--repeats", "1").stdout
+    records = json_lines(out)
+    raw = [r for r in records if r["bench"] == "raw_playouts"]
+    searches = [r for r in records if r["bench"] == "search"]
+    assert len(raw) == 1 and raw[0]["batch"] == 16 and raw[0]["playouts_per_s"] > 0
+    assert [r["position"] for r in searches] == ["empty", "move20"]
+    for record in searches:
+        assert record["batch"] == 16 and record["playouts_per_s"] > 0
+        assert record["ratio"] == pytest.approx(record["playouts_per_s"] / raw[0]["playouts_per_s"], rel=0.01)
+        assert record["tree_nodes"] > 1

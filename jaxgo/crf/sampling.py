@@ -121,3 +121,26 @@ def sample_marginals(key, logpsi, n: int, sweeps: int = 100, method: str = "sw",
     (s, acc, t), tr = jax.lax.scan(body, (s, jnp.zeros_like(f), 0.0), jax.random.split(key, sweeps))
     mean = acc / sweeps
     return (mean, s, tr) if trace else (mean, s)
+
+
+@partial(jax.jit, static_argnames=("n", "sweeps", "method"))
+def edge_expectations(key, logpsi, n: int, s0, sweeps: int = 5, method: str = "sw"):
+    """Model expectations of the edge indicator statistics from a (persistent) chain.
+
+    logpsi [B, E, 2, 2]; s0 [B, P] spins (+1/-1) to start from.  Runs `sweeps` sweeps and averages
+    one_hot(index(s_i), index(s_j)) over them -> ([B, E, 2, 2], final spins [B, P])."""
+    g = board_graph(n)
+    J, f = _fields(logpsi, n)
+    step = sw_sweep if method == "sw" else gibbs_sweep
+    ei, ej = jnp.asarray(g.edges[:, 0]), jnp.asarray(g.edges[:, 1])
+
+    def body(carry, k):
+        s, acc = carry
+        s = step(k, s, J, f, n)
+        ii = (s[:, ei] < 0).astype(jnp.int32)
+        jj = (s[:, ej] < 0).astype(jnp.int32)
+        return (s, acc + jax.nn.one_hot(ii * 2 + jj, 4, dtype=logpsi.dtype)), None
+
+    acc0 = jnp.zeros(logpsi.shape[:2] + (4,), logpsi.dtype)
+    (s, acc), _ = jax.lax.scan(body, (s0, acc0), jax.random.split(key, sweeps))
+    return (acc / sweeps).reshape(logpsi.shape), s

@@ -2,16 +2,16 @@
 
 from jaxgo.features.moves import (
     GROUPS,
-    GROUP_SIZES,
     canonical_pattern_table,
     distance,
     group_offsets,
+    group_sizes,
     move_features,
     num_features,
     pattern_codes,
 )
 
-__all__ = ["GROUPS", "GROUP_SIZES", "canonical_pattern_table", "distance", "group_offsets",
+__all__ = ["GROUPS", "canonical_pattern_table", "distance", "group_offsets", "group_sizes",
            "move_features", "num_features", "pattern_codes"]
 
 from jaxgo.features.games import game_features  # noqa: E402

@@ -10,8 +10,9 @@ Every candidate (the P points and pass, index P) gets one *level* per feature gr
 - ``atari``     1: puts an adjacent opponent chain in atari (and does not capture); 2: the same with a ko
                 on the board (``state.ko >= 0``).
 - ``dist_prev`` / ``dist_prev2``: Coulom's distance d(dx, dy) = |dx| + |dy| + max(|dx|, |dy|) to the previous
-                move / the move before it, levels 2..16 with 17 for >= 17 (value = level - 1), 0 if that move
-                is a pass or there is none.
+                move / the move before it: level d - 1 for d = 2..16, 16 for d >= 17, 0 if that move is a pass
+                or there is none, and ``SAME_POINT_LEVEL`` (17) for d = 0, the point of that move itself (legal
+                again only when its stone was captured, e.g. retaking a ko: only ``dist_prev2`` sees it).
 - ``line``      1..4: distance to the nearest edge + 1 (first line = 1); 5: fifth line or more.
 - ``pass``      1: pass; 2: pass right after a pass.
 
@@ -33,6 +34,7 @@ from jaxgo.coords import EMPTY
 
 GROUPS = ("pattern", "capture", "extension", "self_atari", "atari", "dist_prev", "dist_prev2", "line", "pass")
 MAX_DISTANCE = 17
+SAME_POINT_LEVEL = MAX_DISTANCE  # d = 0: replying on the point of a captured stone
 
 # 3x3 layout: the 4 orthogonal cells in rules.neighbour_table order, then the 4 diagonals in diagonal_table order.
 _CELLS = ((-1, 0), (1, 0), (0, -1), (0, 1), (-1, -1), (-1, 1), (1, -1), (1, 1))
@@ -72,13 +74,15 @@ def canonical_pattern_table() -> tuple[np.ndarray, int]:
     return dense.astype(np.int32), int(dense.max()) + 1
 
 
-GROUP_SIZES = None  # filled below (needs the pattern table size)
-
-
 def _group_sizes() -> dict[str, int]:
     """Number of levels (including level 0 = absent) per group."""
     return {"pattern": canonical_pattern_table()[1] + 1, "capture": 3, "extension": 2, "self_atari": 2,
-            "atari": 3, "dist_prev": MAX_DISTANCE, "dist_prev2": MAX_DISTANCE, "line": 6, "pass": 3}
+            "atari": 3, "dist_prev": MAX_DISTANCE + 1, "dist_prev2": MAX_DISTANCE + 1, "line": 6, "pass": 3}
+
+
+def group_sizes() -> np.ndarray:
+    """int32 [G]: number of levels of each group in ``GROUPS`` order (level 0 = absent included)."""
+    return np.array([_group_sizes()[g] for g in GROUPS], np.int32)
 
 
 def group_offsets() -> np.ndarray:
@@ -171,7 +175,8 @@ def move_features(state: rules.State, prev_move, prev_move2, pattern_table):
 
     def dist_level(prev):
         d = jnp.minimum(distance(idx, jnp.clip(prev, 0, points - 1), size), MAX_DISTANCE)
-        return jnp.where((prev >= 0) & (prev < points), d - 1, 0)
+        level = jnp.where(d == 0, SAME_POINT_LEVEL, d - 1)  # d is never 1
+        return jnp.where((prev >= 0) & (prev < points), level, 0)
 
     row, col = idx // size, idx % size
     line = jnp.minimum(jnp.minimum(jnp.minimum(row, col), jnp.minimum(size - 1 - row, size - 1 - col)) + 1, 5)

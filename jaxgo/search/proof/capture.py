@@ -1,57 +1,100 @@
 """Capture goal for proof search: can the attacker capture the goal string?
 
-g(n): TRUE if the goal point is empty (string captured) or the goal string has one liberty with the attacker
-to move, or a ladder works (``ladder_captures``); FALSE if the string has more than L liberties; else UNKNOWN.
+g(n): TRUE if the goal point is empty (string captured), or the goal string has one liberty with the attacker
+to move, or a ladder works (``ladder_move``); FALSE if the string has more than L liberties; else UNKNOWN.
 ``solve_capture`` runs the search with L = 2, 3, ... repeating with L + 1 while the result is a disproof
 (the paper's scheme) up to ``max_l``.
 
-Candidate moves (both sides): liberties of the goal string, liberties of attacker strings adjacent to it
-with at most two liberties (captures/escapes), and for the attacker the second-order liberties of the goal.
+Candidate moves (``CaptureProblem.candidates``):
+
+- both sides: liberties of the goal string and the empty points next to them (second-order liberties), the
+  liberties of attacker strings adjacent to the goal with at most ``weak_libs`` liberties (the defender
+  captures them, the attacker saves them);
+- the defender also: a pass (last), so that it is never forced to fill its own liberties.
+
+Ko (GNU Go result codes): ``ko_rule`` per side: "ban" (this side may not capture in a ko shape: it loses every
+ko), "simple" (simple ko rule: locally, with no ko threats, the side that takes a ko first wins it) or
+"free" (this side may retake a ko at once: it wins every ko).  ``solve_capture_ko`` runs "ban" (success ->
+code 1), then "simple" (code 2: success if this side takes the ko first), then "free" (code 3: success only
+if this side also wins a ko the opponent took first), the opponent always playing under the simple rule.
 """
 
 from __future__ import annotations
 
-from .board import Board
+from .board import Board, _nbrs
 from .tree import Result, Tree
 
+def _defender_options(b: Board, goal: int) -> list[int]:
+    """Defender's replies to an atari on the goal: extend at the liberty, or capture an adjacent attacker
+    string in atari."""
+    pts, libs = b.chain(goal)
+    opts = set(libs)
+    for rep in b.neighbour_chains(pts, -b.stones[goal]):
+        _, l = b.chain(rep)
+        if len(l) == 1:
+            opts |= l
+    return sorted(opts)
 
-def ladder_captures(board: Board, goal: int, depth: int = 60) -> bool:
-    """Simple ladder reader: attacker to move, goal string with 1 or 2 liberties; defender only extends."""
+
+def ladder_move(board: Board, goal: int, depth: int = 80):
+    """Attacker to move: a move that captures the goal string by ladder, else None.
+
+    Ladder = the attacker keeps the goal in atari; the defender may extend or capture any adjacent attacker
+    string in atari; the ladder works if every defender reply leads to a working ladder again.  A goal
+    with one liberty returns that liberty; a goal with more than two liberties returns None.
+    """
     if board.stones[goal] == 0:
-        return True
+        return None
     _, libs = board.chain(goal)
     if len(libs) == 1:
-        return True
+        return next(iter(libs))
     if len(libs) != 2 or depth <= 0:
-        return False
-    defender = board.stones[goal]
-    pts, _ = board.chain(goal)
-    # defender can capture an adjacent attacker string in atari: not a simple ladder
-    for rep in board.neighbour_chains(pts, -defender):
-        if len(board.chain(rep)[1]) == 1:
-            return False
+        return None
     for atari in sorted(libs):
         b1 = board.play(atari)
         if b1 is None:
             continue
-        _, l1 = b1.chain(goal)
-        if len(l1) != 1:
-            continue
-        (escape,) = tuple(l1)
-        b2 = b1.play(escape)
+        if b1.stones[goal] == 0 or _ladder_defended_fails(b1, goal, depth - 1):
+            return atari
+    return None
+
+
+def _ladder_defended_fails(b: Board, goal: int, depth: int) -> bool:
+    """Defender to move with the goal in atari: do all defender replies fail?"""
+    _, libs = b.chain(goal)
+    if len(libs) != 1:
+        return False
+    for mv in _defender_options(b, goal):
+        b2 = b.play(mv)
         if b2 is None:
-            return True
-        if ladder_captures(b2, goal, depth - 1):
-            return True
-    return False
+            continue
+        if b2.stones[goal] == 0:
+            continue
+        _, l2 = b2.chain(goal)
+        if len(l2) >= 3:
+            return False
+        if ladder_move(b2, goal, depth) is None:
+            return False
+    return True
+
+
+def ladder_captures(board: Board, goal: int, depth: int = 80) -> bool:
+    """Attacker to move: does a ladder (or an immediate capture) work?"""
+    return ladder_move(board, goal, depth) is not None
 
 
 class CaptureProblem:
-    def __init__(self, goal: int, attacker: int, max_libs: int = 3, use_ladder: bool = True):
+    """The capture goal as a search problem for ``Tree`` (attacker = OR, defender = AND)."""
+
+    def __init__(self, goal: int, attacker: int, max_libs: int = 3, use_ladder: bool = True,
+                 weak_libs: int = 2, ko_rule=None, defender_pass: bool = True):
         self.goal = goal
         self.attacker = attacker
         self.max_libs = max_libs
         self.use_ladder = use_ladder
+        self.weak_libs = weak_libs
+        self.ko_rule = dict(ko_rule or {})   # colour -> "ban" | "simple" | "free"
+        self.defender_pass = defender_pass
 
     def key(self, b: Board):
         return b.key()
@@ -67,56 +110,78 @@ class CaptureProblem:
             return False
         if b.to_play == self.attacker:
             if len(libs) == 1:
+                if self.ko_rule.get(self.attacker) == "ban":
+                    c = b.play(next(iter(libs)))
+                    if c is None or c.ko != -1:
+                        return None
                 return True
-            if self.use_ladder and len(libs) == 2 and ladder_captures(b, self.goal):
+            if self.use_ladder and len(libs) == 2 and self.ko_rule.get(self.attacker) != "ban" \
+                    and ladder_captures(b, self.goal):
                 return True
         return None
 
     def candidates(self, b: Board) -> list[int]:
+        """Candidate move points (sorted; the defender's pass is added by ``children``)."""
         pts, libs = b.chain(self.goal)
+        nb = _nbrs(b.size)
         moves = set(libs)
-        defender = -self.attacker
+        for lib in libs:
+            for n in nb[lib]:
+                if b.stones[n] == 0:
+                    moves.add(n)
         for rep in b.neighbour_chains(pts, self.attacker):
             _, l = b.chain(rep)
-            if len(l) <= 2:
+            if len(l) <= self.weak_libs:
                 moves |= l
-        if b.to_play == self.attacker:
-            from .board import _nbrs
-            nb = _nbrs(b.size)
-            for lib in list(libs):
-                for n in nb[lib]:
-                    if b.stones[n] == 0:
-                        moves.add(n)
-        del defender
         return sorted(moves)
+
+    def _play(self, b: Board, m: int):
+        rule = self.ko_rule.get(b.to_play, "simple")
+        if rule == "free" and m == b.ko:
+            b = Board(b.size, b.stones, b.to_play, -1)
+        c = b.play(m)
+        if c is not None and rule == "ban" and c.ko != -1:
+            return None
+        return c
 
     def children(self, b: Board):
         out = []
         for m in self.candidates(b):
-            c = b.play(m)
+            c = self._play(b, m)
             if c is not None:
                 out.append((m, c))
+        if self.defender_pass and b.to_play != self.attacker:
+            out.append((b.size * b.size, b.play(b.size * b.size)))
         return out
+
+
+def _root_move(b: Board, goal: int):
+    """Attacker's capturing move when the root position is already TRUE (atari or ladder)."""
+    return ladder_move(b, goal)
 
 
 def solve_capture(board: Board, goal: int, attacker_to_move: bool = True, solver: str = "pns",
                   max_nodes: int = 20000, max_seconds: float = 10.0, l_start: int = 2, max_l: int = 4,
-                  prior=None) -> tuple[Result, int]:
+                  prior=None, ko_rule=None, problem_kw=None) -> tuple[Result, int]:
     """Attack (attacker to move) or defend (defender to move) the string at ``goal``.
 
     Returns (result of the last search, L used).  With the attacker to move, ``result.value`` True means the
     string can be captured; with the defender to move, False means the defender saves it (``result.move`` is
-    then the saving move).  On a disproof at L the search is repeated with L + 1 up to ``max_l``.
+    then the saving move, ``board.size ** 2`` for a pass).  On a disproof at L the search is repeated with
+    L + 1 up to ``max_l``.  ``prior(state, move, child) -> P(TRUE)`` is used by PP; ``ko_rule`` maps a colour to
+    "ban" / "simple" / "free" (see the module docstring).
     """
     if board.stones[goal] == 0:
         raise ValueError("goal point is empty")
     attacker = -board.stones[goal]
     b = board.copy()
-    b.to_play = attacker if attacker_to_move else -attacker
+    want = attacker if attacker_to_move else -attacker
+    if b.to_play != want:
+        b.to_play, b.ko = want, -1
     total_nodes, total_time = 0, 0.0
     res, L = None, l_start
     for L in range(l_start, max_l + 1):
-        prob = CaptureProblem(goal, attacker, L)
+        prob = CaptureProblem(goal, attacker, L, ko_rule=ko_rule, **(problem_kw or {}))
         if prior is not None:
             prob.prior = prior
         res = Tree(prob, solver).search(b, max_nodes=max(1, max_nodes - total_nodes),
@@ -125,5 +190,33 @@ def solve_capture(board: Board, goal: int, attacker_to_move: bool = True, solver
         total_time += res.seconds
         if res.value is not False or total_nodes >= max_nodes or total_time >= max_seconds:
             break
+    if res.value is True and res.move is None and attacker_to_move:
+        res.move = _root_move(b, goal)
     res.nodes, res.seconds = total_nodes, total_time
     return res, L
+
+
+def solve_capture_ko(board: Board, goal: int, attack: bool = True, solver: str = "pns",
+                     max_nodes: int = 20000, max_seconds: float = 10.0, codes=(1, 2, 3), **kw):
+    """GNU Go-style answer for ``attack``/``defend``: (code, move, total nodes, total seconds, L).
+
+    code 1: success even if the side to succeed loses every ko; 2: success if it may take a ko first
+    (simple ko rule, no ko threats); 3: success only if it also wins kos the opponent took first; 0: failure
+    (or budget exhausted).  ``codes`` limits which levels are tried (``(1,)`` skips ko detection).
+    """
+    attacker = -board.stones[goal] if board.stones[goal] else 0
+    side = attacker if attack else -attacker
+    rules = {1: "ban", 2: "simple", 3: "free"}
+    nodes, secs, last_l = 0, 0.0, None
+    for code in codes:
+        res, L = solve_capture(board, goal, attack, solver, max_nodes=max(1, max_nodes - nodes),
+                               max_seconds=max(0.0, max_seconds - secs), ko_rule={side: rules[code]}, **kw)
+        nodes += res.nodes
+        secs += res.seconds
+        last_l = L
+        ok = (res.value is True) if attack else (res.value is False)
+        if ok:
+            return code, res.move, nodes, secs, L
+        if nodes >= max_nodes or secs >= max_seconds:
+            break
+    return 0, None, nodes, secs, last_l

@@ -1,6 +1,8 @@
 """GTP ``attack VERTEX [pns|pp] [max_nodes]`` and ``defend VERTEX [pns|pp] [max_nodes]``.
 
-Answers as GNU Go: ``1 MOVE`` (success with that move) or ``0``.  Ko results (codes 2/3) are not detected.
+Answers as GNU Go: ``1 MOVE`` (success with that move), ``2 MOVE`` / ``3 MOVE`` (success through a ko that
+the side takes first / only if it also wins a ko the opponent takes first, see ``capture.solve_capture_ko``)
+or ``0``.  A defence that needs no move answers ``1 PASS``.
 Defaults: solver ``engine.proof_solver`` or "pns", node budget ``engine.proof_max_nodes`` or 20000,
 time budget ``engine.proof_max_seconds`` or 10 s.
 """
@@ -12,12 +14,14 @@ import numpy as np
 from jaxgo.coords import gtp_to_point, point_to_gtp
 
 from .board import Board
-from .capture import solve_capture
+from .capture import solve_capture_ko
 
 
 def game_board(game) -> Board:
+    """Host ``Board`` of a ``jaxgo.game.Game`` (stones, side to move, simple-ko point)."""
     stones = np.asarray(game.board()).reshape(-1).tolist()
-    return Board(game.size, stones, game.to_play)
+    ko = int(getattr(game.state, "ko", -1))
+    return Board(game.size, stones, game.to_play, ko if 0 <= ko < game.size * game.size else -1)
 
 
 def _run(engine, args, attack: bool) -> str:
@@ -36,14 +40,13 @@ def _run(engine, args, attack: bool) -> str:
     board = game_board(engine.game)
     if point >= engine.size * engine.size or board.stones[point] == 0:
         raise GtpError("vertex must not be empty")
-    res, _ = solve_capture(board, point, attack, solver, max_nodes=max_nodes,
-                           max_seconds=getattr(engine, "proof_max_seconds", 10.0))
-    success = (res.value is True) if attack else (res.value is False)
-    if not success:
+    code, move, _, _, _ = solve_capture_ko(board, point, attack, solver, max_nodes=max_nodes,
+                                           max_seconds=getattr(engine, "proof_max_seconds", 10.0))
+    if code == 0:
         return "0"
-    if res.move is None:
-        return "1 PASS" if not attack else "1"
-    return f"1 {point_to_gtp(res.move, engine.size)}"
+    if move is None:
+        return f"{code} PASS"
+    return f"{code} {point_to_gtp(move, engine.size).upper()}"
 
 
 def attack(engine, args):

@@ -1,6 +1,7 @@
-"""Playouts per second inside a full search vs raw batched playouts at the same batch shape (JSON lines).
+"""``jaxgo bench search``: playouts per second inside a full search vs raw batched playouts at the same batch
+shape (JSON lines).
 
-    JAX_PLATFORMS=cpu python scripts/mc_bench_search.py --size 9 --playouts 8192 --strategies rave uct
+    jaxgo bench search --size 9 --playouts 8192 --strategies rave uct
 
 Raw: ``playout.run`` on K positions x L playouts (the search's batch shape), timed after a compile call.
 Search: the strategy's ``Searcher.search`` from the empty board and from a position 20 random moves in,
@@ -22,7 +23,7 @@ from jaxgo.search.mcts import SearchConfig, Searcher, _stack
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog="jaxgo bench search", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size", type=int, default=9)
     parser.add_argument("--playouts", type=int, default=8192)
     parser.add_argument("--leaves", type=int, default=128)
@@ -63,6 +64,9 @@ def main(argv=None):
                               "playouts_per_s": round(rate, 1), "raw_playouts_per_s": round(raw, 1),
                               "ratio": round(rate / raw, 3), "tree_nodes": int(searcher.tree.size)
                               if searcher.tree is not None else None}), flush=True)
+
+
+    return 0
 
 
 if __name__ == "__main__":

@@ -1,0 +1,241 @@
+"""`jaxgo territory` — train, evaluate and draw the territory CRFs (Stern, Graepel, MacKay 2004).
+
+  jaxgo territory train --labels NPZ [NPZ ...] --model b5|blib --inference bp|sw --out MODEL.json
+  jaxgo territory eval --model MODEL.json|b5|blib --positions NPZ [--inference bp|sw|exact] [--json]
+  jaxgo territory show GAME.sgf [--move N] --out PNG
+
+Labelled sets (NPZ) come from scripts/crf_labels.py: `labels` [G, P] GNU Go area outcomes (+1/-1/0 neutral),
+`moves20`/`moves80`/`moves150` [G, P] positions, `komi` [G].  Training resumes from its checkpoint
+(`--checkpoint`, default MODEL.json.ckpt.npz) when one exists.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+
+def load_labelled(paths, moves):
+    """-> dict stones [M, P], labels [M, P], move [M], komi [M], game [M] (positions at the given moves)."""
+    stones, labels, mv, komi, game = [], [], [], [], []
+    offset = 0
+    for path in paths:
+        d = np.load(path)
+        lab = d["labels"]
+        k = d["komi"] if "komi" in d.files else np.full(len(lab), 7.5, np.float32)
+        for m in moves:
+            key = f"moves{m}"
+            if key not in d.files:
+                raise ValueError(f"{path} has no positions at move {m}")
+            stones.append(d[key]), labels.append(lab), mv.append(np.full(len(lab), m))
+            komi.append(k), game.append(offset + np.arange(len(lab)))
+        offset += len(lab)
+    if not stones:
+        raise ValueError("no positions")
+    cat = np.concatenate
+    return dict(stones=cat(stones).astype(np.int32), labels=cat(labels).astype(np.int8), move=cat(mv),
+                komi=cat(komi).astype(np.float32), game=cat(game))
+
+
+def _moves(text):
+    return tuple(int(x) for x in text.split(","))
+
+
+def _initial(model, init):
+    from .evaluator import load_model
+    from .models import B5_PAPER, MODELS, blib_from_b5
+    if init == "zeros":
+        return np.zeros(MODELS[model].num_params, np.float32)
+    if init == "paper":
+        name, p = "b5", B5_PAPER
+    else:
+        name, p = load_model(init)
+    if name == model:
+        return np.asarray(p, np.float32)
+    if name == "b5" and model == "blib":
+        return blib_from_b5(p)
+    raise ValueError(f"cannot initialise {model} from a {name} model")
+
+
+def train(argv) -> int:
+    ap = argparse.ArgumentParser(prog="jaxgo territory train", description="ML training of a territory CRF")
+    ap.add_argument("--labels", nargs="+", required=True, help="labelled sets from scripts/crf_labels.py")
+    ap.add_argument("--model", choices=("b5", "blib"), default="b5")
+    ap.add_argument("--inference", choices=("bp", "sw"), default="bp",
+                    help="model expectations by loopy BP or persistent Swendsen-Wang chains")
+    ap.add_argument("--moves", type=_moves, default=(20, 80, 150))
+    ap.add_argument("--steps", type=int, default=300)
+    ap.add_argument("--batch", type=int, default=32)
+    ap.add_argument("--lr", type=float, default=0.05)
+    ap.add_argument("--sweeps", type=int, default=5, help="SW sweeps per step and chain")
+    ap.add_argument("--init", default="paper", help="zeros | paper (B5 values) | MODEL.json (b5 -> blib allowed)")
+    ap.add_argument("--limit", type=int, default=0, help="use only the first N positions")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--checkpoint", default=None)
+    ap.add_argument("--checkpoint-every", type=int, default=25)
+    a = ap.parse_args(argv)
+    import jax
+    import jax.numpy as jnp
+    import optax
+
+    from .evaluator import save_model
+    from .train import bp_surrogate, sampled_surrogate
+
+    d = load_labelled(a.labels, a.moves)
+    if a.limit:
+        d = {k: v[:a.limit] for k, v in d.items()}
+    M, P = d["stones"].shape
+    n = int(round(P ** 0.5))
+    rng = np.random.default_rng(a.seed)
+    # neutral points get a random owner (fixed by the seed); they are left out of evaluation
+    spins = np.where(d["labels"] > 0, 0, np.where(d["labels"] < 0, 1, rng.integers(0, 2, d["labels"].shape)))
+    spins = spins.astype(np.int32)
+    opt = optax.adam(optax.cosine_decay_schedule(a.lr, max(a.steps, 1), alpha=0.1))
+    params = jnp.asarray(_initial(a.model, a.init))
+    state = opt.init(params)
+    chains = 1.0 - 2.0 * spins.astype(np.float32)              # persistent chains start at the data
+    step0 = 0
+    ckpt = a.checkpoint or a.out + ".ckpt.npz"
+    if os.path.exists(ckpt):
+        z = np.load(ckpt)
+        leaves, tree = jax.tree_util.tree_flatten(state)
+        state = jax.tree_util.tree_unflatten(tree, [jnp.asarray(z[f"opt{i}"]) for i in range(len(leaves))])
+        params, step0, chains = jnp.asarray(z["params"]), int(z["step"]), z["chains"]
+        rng = np.random.default_rng([a.seed, step0])
+        print(f"resumed from {ckpt} at step {step0}")
+    if a.inference == "bp":
+        grad = jax.jit(lambda p, c, s: jax.grad(lambda q: -bp_surrogate(q, c, s, n, model=a.model))(p))
+    else:
+        grad = jax.jit(lambda p, c, s, k, ch: jax.grad(
+            lambda q: sampled_surrogate(q, c, s, n, k, ch, a.sweeps, a.model), has_aux=True)(p))
+    t0 = time.time()
+    print(f"training {a.model} with {a.inference} on {M} positions (moves {a.moves}), {a.steps} steps, "
+          f"batch {a.batch}")
+    for step in range(step0, a.steps):
+        idx = rng.choice(M, size=min(a.batch, M), replace=False)
+        c, s = jnp.asarray(d["stones"][idx]), jnp.asarray(spins[idx])
+        if a.inference == "bp":
+            g = grad(params, c, s)
+        else:
+            g, new = grad(params, c, s, jax.random.PRNGKey(a.seed * 1000003 + step), jnp.asarray(chains[idx]))
+            g = -g
+            chains[idx] = np.asarray(new)
+        upd, state = opt.update(g, state)
+        params = optax.apply_updates(params, upd)
+        if (step + 1) % a.checkpoint_every == 0 or step + 1 == a.steps:
+            leaves = jax.tree_util.tree_leaves(state)
+            tmp = ckpt + ".tmp.npz"
+            np.savez(tmp, params=np.asarray(params), step=step + 1, chains=chains,
+                     **{f"opt{i}": np.asarray(x) for i, x in enumerate(leaves)})
+            os.replace(tmp, ckpt)
+            head = " ".join(f"{x:.3f}" for x in np.asarray(params)[:5])
+            print(f"step {step + 1}/{a.steps} |grad| {float(jnp.linalg.norm(g)):.4f} params[:5] {head} "
+                  f"({time.time() - t0:.0f}s)", flush=True)
+    save_model(a.out, a.model, params, inference=a.inference, positions=int(M), moves=list(a.moves),
+               steps=a.steps, labels=[os.path.basename(p) for p in a.labels])
+    print(f"wrote {a.out}")
+    return 0
+
+
+def evaluate(model_path, positions, moves, inference, sweeps=200, burn_in=20, seed=0, limit=0):
+    """-> list of per-move result dicts (Figure 4 metric and sign accuracy; with sw also score/win stats)."""
+    from .evaluator import load_model
+    from .predict import (cross_entropy, expected_score, marginals, score_samples, sign_accuracy,
+                          win_probability)
+    name, params = load_model(model_path)
+    d = load_labelled([positions], moves)
+    rows = []
+    for m in moves:
+        sel = np.nonzero(d["move"] == m)[0]
+        if limit:
+            sel = sel[:limit]
+        st, lab = d["stones"][sel], d["labels"][sel]
+        n = int(round(st.shape[1] ** 0.5))
+        t = time.time()
+        p = marginals(params, name, st, n, inference, sweeps=sweeps, burn_in=burn_in, seed=seed)
+        dt = time.time() - t
+        x = cross_entropy(p, lab)
+        acc = sign_accuracy(p, lab)
+        row = {"model": name, "inference": inference, "move": int(m), "positions": int(len(sel)),
+               "cross_entropy_nats": float(x.mean()), "cross_entropy_bits": float(x.mean() / np.log(2)),
+               "cross_entropy_std": float(x.std()), "sign_accuracy": float(acc.mean()), "seconds": round(dt, 2)}
+        if inference == "sw":
+            smp = score_samples(params, name, st, n, sweeps=sweeps, burn_in=burn_in, seed=seed + 7)
+            komi = d["komi"][sel]
+            final = lab.astype(np.float64).sum(-1)               # GNU Go area score, Black minus White
+            black_won = final > komi
+            pw = np.clip(win_probability(smp, komi), 1e-3, 1 - 1e-3)
+            row.update(score_mae=float(np.abs(expected_score(smp) - final).mean()),
+                       winner_accuracy=float(((pw > 0.5) == black_won).mean()),
+                       winner_log_loss=float(-np.where(black_won, np.log(pw), np.log(1 - pw)).mean()))
+        rows.append(row)
+    return rows
+
+
+def eval_main(argv) -> int:
+    ap = argparse.ArgumentParser(prog="jaxgo territory eval",
+                                 description="per-point cross-entropy (Figure 4) and sign accuracy on a labelled set")
+    ap.add_argument("--model", default="b5", help="MODEL.json or a shipped default (b5, blib)")
+    ap.add_argument("--positions", required=True, help="labelled set from scripts/crf_labels.py")
+    ap.add_argument("--inference", choices=("bp", "sw", "gibbs", "exact"), default="bp")
+    ap.add_argument("--moves", type=_moves, default=(20, 80, 150))
+    ap.add_argument("--sweeps", type=int, default=200)
+    ap.add_argument("--burn-in", type=int, default=20)
+    ap.add_argument("--limit", type=int, default=0, help="at most N positions per move number")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--json", action="store_true")
+    a = ap.parse_args(argv)
+    try:
+        rows = evaluate(a.model, a.positions, a.moves, a.inference, a.sweeps, a.burn_in, a.seed, a.limit)
+    except (OSError, ValueError, KeyError) as e:
+        if a.json:
+            print(json.dumps({"error": str(e)}))
+        else:
+            print(f"jaxgo territory eval: {e}", file=sys.stderr)
+        return 1
+    if a.json:
+        print(json.dumps(rows))
+        return 0
+    print(f"{'model':5s} {'inf':5s} {'move':>4s} {'pos':>5s} {'xent(nats)':>10s} {'xent(bits)':>10s} "
+          f"{'sign acc':>8s}")
+    for r in rows:
+        extra = (f"  score MAE {r['score_mae']:.1f}, winner acc {r['winner_accuracy']:.3f}"
+                 if "score_mae" in r else "")
+        print(f"{r['model']:5s} {r['inference']:5s} {r['move']:4d} {r['positions']:5d} "
+              f"{r['cross_entropy_nats']:10.3f} {r['cross_entropy_bits']:10.3f} {r['sign_accuracy']:8.3f}{extra}")
+    return 0
+
+
+def show(argv) -> int:
+    ap = argparse.ArgumentParser(prog="jaxgo territory show", description="territory heatmaps of an SGF position")
+    ap.add_argument("sgf")
+    ap.add_argument("--move", type=int, default=None, help="position after N moves (default: the whole game)")
+    ap.add_argument("--models", default="b5,blib")
+    ap.add_argument("--sweeps", type=int, default=400)
+    ap.add_argument("--playouts", type=int, default=0, help="add a playout-ownership panel with N playouts")
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args(argv)
+    from .plot import show_sgf
+    try:
+        with open(a.sgf, "rb") as f:
+            data = f.read()
+        show_sgf(data, a.move, a.models.split(","), a.sweeps, a.playouts, a.out)
+    except (OSError, ValueError) as e:
+        print(f"jaxgo territory show: {e}", file=sys.stderr)
+        return 1
+    print(f"wrote {a.out}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    cmds = {"train": train, "eval": eval_main, "show": show}
+    if not argv or argv[0] not in cmds:
+        print(__doc__.strip())
+        return 0 if argv and argv[0] in ("-h", "--help") else 2
+    return cmds[argv[0]](argv[1:])
