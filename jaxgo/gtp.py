@@ -459,36 +459,10 @@ class GtpEngine:
         return ownership_estimate(self.game, playouts=playouts, seed=self.seed)
 
     def stone_status(self, playouts: int = 256) -> np.ndarray:
-        """str [P] per point: 'alive', 'dead', 'seki' for stones, '' for empty points.
+        """str [P] per point: 'alive', 'dead', 'seki' for stones, '' for empty points (``jaxgo.status``)."""
+        from jaxgo.status import stone_status
 
-        A stone is dead when the playouts give its point to the opponent more often than not; an alive
-        stone is in seki when it touches an empty point that the playouts leave neutral on average (|mean
-        ownership| < 0.3) -- a shared liberty.
-        """
-        from jaxgo import rules as rules_module
-
-        board = self.game.board().reshape(-1)
-        owner = self.ownership(playouts).reshape(-1)
-        status = np.full(board.shape, "", dtype=object)
-        stones = board != 0
-        dead = stones & (owner * board < 0)
-        status[stones & ~dead] = "alive"
-        status[dead] = "dead"
-        neighbours = rules_module.neighbour_table(self.size)
-        padded_board = np.concatenate([board, [2]])
-        padded_owner = np.concatenate([owner, [1.0]])
-        for point in np.flatnonzero(stones & ~dead):
-            nbs = neighbours[point]
-            shared = (padded_board[nbs] == 0) & (np.abs(padded_owner[nbs]) < 0.3)
-            if shared.any():
-                status[point] = "seki"
-        # A chain has one status: dead if any of its stones is, else seki if any is.
-        chain = np.asarray(self.game.state.chain)
-        for rep in np.unique(chain[stones]):
-            members = stones & (chain == rep)
-            values = set(status[members])
-            status[members] = "dead" if "dead" in values else ("seki" if "seki" in values else "alive")
-        return status
+        return stone_status(self.game.board().reshape(-1), self.ownership(playouts).reshape(-1))
 
     # -- handicap, time, scoring ----------------------------------------------------------------------------
     def _place_handicap(self, points) -> str:

@@ -1,7 +1,7 @@
 """Build GNU Go territory labels from the training split (KGS 2001/2002/2003/2006/2015; default) or the
 test split (KGS 2017-01..06, `--split test`) of ../shared/data/games/kgs-highdan.  Keeps games with a counted score (RE[B+x]/RE[W+x], x numeric)
 and >= 160 moves; stores positions at moves 20, 80, 150 and the labels.
-Usage: python scripts/crf_labels.py [--split train|test] --games 40 --out /tmp/crf_labels.npz"""
+Usage: python scripts/crf_labels.py [--split train|test] [--offset K] --games 40 --out /tmp/crf_labels.npz"""
 import argparse
 import os
 import tarfile
@@ -31,17 +31,25 @@ def counted(b: bytes) -> bool:
         return False
 
 
+def save(out, labels, komis, names, pos):
+    tmp = out + ".tmp.npz"
+    np.savez(tmp, labels=np.array(labels, np.int8), komi=np.array(komis, np.float32),
+             names=np.array(names), **{f"moves{m}": np.array(pos[m], np.int8) for m in MOVES})
+    os.replace(tmp, out)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--data", default="../shared/data/games/kgs-highdan")
     ap.add_argument("--games", type=int, default=40)
     ap.add_argument("--out", default="/tmp/crf_labels.npz")
     ap.add_argument("--split", choices=("train", "test"), default="train")
+    ap.add_argument("--offset", type=int, default=0, help="skip the first N eligible games (parallel runs)")
     a = ap.parse_args()
     years = TRAIN_YEARS if a.split == "train" else TEST_YEARS
     files = sorted(f for f in os.listdir(a.data) if f.endswith(".tar.gz") and f.split("-")[1][:4] in years)
     pos = {m: [] for m in MOVES}
-    labels, komis, names, broken = [], [], [], 0
+    labels, komis, names, broken, skipped = [], [], [], 0, 0
     bar = tqdm(total=a.games)
     for f in files:
         with tarfile.open(os.path.join(a.data, f)) as tf:
@@ -52,6 +60,9 @@ def main():
                     continue
                 b = tf.extractfile(m).read()
                 if not counted(b):
+                    continue
+                if skipped < a.offset:
+                    skipped += 1
                     continue
                 try:
                     rec = load_sgf(b)
@@ -69,10 +80,11 @@ def main():
                 komis.append(rec.komi)
                 names.append(m.name)
                 bar.update(1)
+                if len(labels) % 25 == 0:                  # partial results survive a kill
+                    save(a.out, labels, komis, names, pos)
         if len(labels) >= a.games:
             break
-    np.savez(a.out, labels=np.array(labels, np.int8), komi=np.array(komis, np.float32),
-             names=np.array(names), **{f"moves{m}": np.array(pos[m], np.int8) for m in MOVES})
+    save(a.out, labels, komis, names, pos)
     print(f"{len(labels)} games labelled, {broken} skipped as broken -> {a.out}")
 
 

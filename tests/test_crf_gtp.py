@@ -34,7 +34,7 @@ def test_jaxgo_territory_options_and_errors():
     eng.handle("play b C3")
     bp = parse(eng.handle("jaxgo-territory b5 bp"), 5)
     ex = parse(eng.handle("jaxgo-territory b5 exact"), 5)
-    assert ex[2, 2] > 0.9 and np.abs(bp - ex).max() < 0.2   # BP close to exact on an open 5x5 board
+    assert ex[2, 2] > 0.5 and np.abs(bp - ex).max() < 0.2   # BP close to exact on an open 5x5 board
     assert eng.handle("jaxgo-territory nonsense").startswith("? syntax error")
     eng19 = GtpEngine(Rules(size=19, komi=7.5), seed=1)
     assert eng19.handle("jaxgo-territory exact").startswith("?")

@@ -6,7 +6,7 @@ empty point counts once per distinct neighbouring chain (a chain touching it fro
 """
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import lru_cache, partial
 
 import jax
 import jax.numpy as jnp
@@ -35,6 +35,7 @@ def chain_labels(stones, n: int):
     return cluster_labels((ci != 0) & (ci == cj), n)
 
 
+@partial(jax.jit, static_argnames=("n",))
 def liberty_counts(stones, n: int):
     """stones [B, P] -> int32 [B, P]: liberties of the chain through each stone; 0 on empty points."""
     P = n * n

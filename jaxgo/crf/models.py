@@ -5,6 +5,9 @@ Parameters (in this order): w_chains, w_inter_chain, w_chain_empty, w_empty, h_s
 """
 from __future__ import annotations
 
+from functools import partial
+
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -103,17 +106,21 @@ def point_types(stones, n: int):
     return jnp.where(stones == 0, 0, jnp.where(stones > 0, cls, cls + 4)).astype(jnp.int32)
 
 
+def blib_pair_tables(params):
+    """params [47] -> log factor tables [9, 9, 2, 2] indexed [t_i, t_j, s_i index, s_j index]."""
+    p = jnp.concatenate([jnp.asarray(params), jnp.zeros(1, jnp.asarray(params).dtype)])   # index -1 -> 0
+    J = p[jnp.asarray(BLIB_J)]
+    b = jnp.asarray(BLIB_SIGN) * p[jnp.asarray(BLIB_B)]
+    si, sj = SPIN[:, None], SPIN[None, :]
+    return J[..., None, None] * si * sj + b[..., None, None] * si + b.T[..., None, None] * sj
+
+
+@partial(jax.jit, static_argnames=("n",))
 def blib_log_potentials(params, stones, n: int):
     """Log factor tables [B, E, 2, 2] (index 0 = Black) of BoltzmannLiberties."""
     g = board_graph(n)
     t = point_types(stones, n)
-    ti, tj = t[:, g.edges[:, 0]], t[:, g.edges[:, 1]]
-    p = jnp.concatenate([params, jnp.zeros(1, params.dtype)])          # index -1 -> 0
-    J = p[jnp.asarray(BLIB_J)[ti, tj]]
-    bi = jnp.asarray(BLIB_SIGN)[ti, tj] * p[jnp.asarray(BLIB_B)[ti, tj]]
-    bj = jnp.asarray(BLIB_SIGN)[tj, ti] * p[jnp.asarray(BLIB_B)[tj, ti]]
-    si, sj = SPIN[:, None], SPIN[None, :]
-    return J[..., None, None] * si * sj + bi[..., None, None] * si + bj[..., None, None] * sj
+    return blib_pair_tables(params)[t[:, g.edges[:, 0]], t[:, g.edges[:, 1]]]
 
 
 def blib_from_b5(b5):

@@ -17,7 +17,8 @@ import numpy as np
 
 from jaxgo import rules
 from jaxgo.coords import BLACK, WHITE
-from jaxgo.features.moves import canonical_pattern_table, group_offsets, move_features
+from jaxgo.features.codes import pack
+from jaxgo.features.moves import canonical_pattern_table, group_offsets, group_sizes, move_features
 from jaxgo.sgf import GameRecord
 
 BUCKET = 64  # moves are padded to a multiple of this, so few shapes are compiled
@@ -39,6 +40,90 @@ def _scan_game(state: rules.State, colours, moves, table, offsets):
 
     init = (state, jnp.int32(-1), jnp.int32(-1))
     _, out = jax.lax.scan(step, init, (colours, moves))
+    return out
+
+
+def _initial(record: GameRecord):
+    """(rules.State after the setup stones, colours int8 [T], moves int32 [T]) of a record."""
+    points = record.size * record.size
+    board = np.zeros(points, np.int8)
+    board[record.setup_black] = BLACK
+    board[record.setup_white] = WHITE
+    state = rules.from_board(board, to_play=record.first_to_play())
+    colours = np.array([c for c, _ in record.moves], np.int8)
+    moves = np.array([m for _, m in record.moves], np.int32)
+    return state, colours, moves
+
+
+def check_levels(levels) -> None:
+    """Raise ValueError unless every level lies in its group's range (a level outside would index another
+    group's gammas)."""
+    sizes = group_sizes()
+    bad = (levels < 0) | (levels >= sizes)
+    if np.any(bad):
+        where = np.argwhere(bad)[0]
+        raise ValueError(f"feature level out of range at {tuple(where)}: group {where[-1]}")
+
+
+@jax.jit
+def _scan_codes(state: rules.State, colours, moves, table):
+    """Batched: state (leading axis B), colours int8 [B, T], moves int32 [B, T] -> (codes uint32
+    [B, T, P+1], ok bool [B, T])."""
+
+    def one(state, colours, moves):
+        def step(carry, xs):
+            state, prev, prev2 = carry
+            colour, move = xs
+            state = state.replace(to_play=colour)
+            levels, legal = move_features(state, prev, prev2, table)
+            ok = legal[move]
+            nxt = rules.play(state, jnp.where(ok, move, state.stones.shape[0]))
+            return (nxt, move, prev), (pack(levels, legal), ok)
+
+        _, out = jax.lax.scan(step, (state, jnp.int32(-1), jnp.int32(-1)), (colours, moves))
+        return out
+
+    return jax.vmap(one)(state, colours, moves)
+
+
+def previous_moves(moves):
+    """(prev, prev2) int16 [T]: the move before each move and the one before that (-1: none)."""
+    moves = np.asarray(moves, np.int32)
+    prev = np.concatenate([[-1], moves[:-1]])[: len(moves)]
+    prev2 = np.concatenate([[-1, -1], moves[:-2]])[: len(moves)]
+    return prev.astype(np.int16), prev2.astype(np.int16)
+
+
+def games_codes(records, batch: int = 8):
+    """Packed candidate codes for several games at once (one vmapped scan per ``batch`` games).
+
+    records: list of 19x19 (or same-size) GameRecords.  Returns a list, one per record, of
+    (codes uint32 [T, P+1], moves int16 [T]) for the usable moves (up to the first illegal one).
+    Games are padded with passes to a common bucketed length and the batch with empty games.
+    """
+    out = []
+    table = jnp.asarray(canonical_pattern_table()[0])
+    for start in range(0, len(records), batch):
+        chunk = records[start:start + batch]
+        inits = [_initial(r) for r in chunk]
+        points = chunk[0].size ** 2
+        length = max(1, max(len(m) for _, _, m in inits))
+        padded = -(-length // BUCKET) * BUCKET
+        while len(inits) < batch:
+            inits.append((inits[0][0], np.zeros(0, np.int8), np.zeros(0, np.int32)))
+        colours = np.full((batch, padded), BLACK, np.int8)
+        moves = np.full((batch, padded), points, np.int32)
+        for i, (_, c, m) in enumerate(inits):
+            colours[i, :len(c)] = c
+            moves[i, :len(m)] = m
+        states = jax.tree.map(lambda *xs: jnp.stack(xs), *[s for s, _, _ in inits])
+        codes, ok = _scan_codes(states, jnp.asarray(colours), jnp.asarray(moves), table)
+        codes, ok = np.asarray(codes), np.asarray(ok)
+        for i, record in enumerate(chunk):
+            num = len(record.moves)
+            good = ok[i, :num]
+            usable = num if good.all() else int(np.argmin(good))
+            out.append((codes[i, :usable], moves[i, :usable].astype(np.int16)))
     return out
 
 
@@ -64,4 +149,6 @@ def game_features(record: GameRecord):
                                   jnp.asarray(group_offsets()))
     ok = np.asarray(ok)[:num]
     usable = num if ok.all() else int(np.argmin(ok))
-    return np.asarray(feats[:usable]), np.asarray(legal[:usable]), moves[:usable]
+    feats = np.asarray(feats[:usable])
+    check_levels(feats - group_offsets())
+    return feats, np.asarray(legal[:usable]), moves[:usable]

@@ -12,11 +12,12 @@ Candidate moves (``CaptureProblem.candidates``):
   captures them, the attacker saves them);
 - the defender also: a pass (last), so that it is never forced to fill its own liberties.
 
-Ko (GNU Go result codes): ``ko_rule`` per side: "ban" (this side may not capture in a ko shape: it loses every
-ko), "simple" (simple ko rule: locally, with no ko threats, the side that takes a ko first wins it) or
-"free" (this side may retake a ko at once: it wins every ko).  ``solve_capture_ko`` runs "ban" (success ->
-code 1), then "simple" (code 2: success if this side takes the ko first), then "free" (code 3: success only
-if this side also wins a ko the opponent took first), the opponent always playing under the simple rule.
+Ko (GNU Go result codes): ``ko_rule`` maps a colour to "simple" (simple ko rule; locally, with no ko threats,
+the side that takes a ko first wins it) or "free" (this side may retake a ko at once: it wins every ko; a goal
+captured by a ko while the defender is "free" is not yet captured).  ``solve_capture_ko`` tries code 1 (the
+side to succeed "simple", the opponent "free": success although the opponent wins every ko), then code 2
+(both "simple": success if the side takes the ko first), then code 3 (the side "free", the opponent "simple":
+success only if the side also wins kos the opponent takes first).  Cycles count as failures for the attacker.
 """
 
 from __future__ import annotations
@@ -87,13 +88,16 @@ class CaptureProblem:
     """The capture goal as a search problem for ``Tree`` (attacker = OR, defender = AND)."""
 
     def __init__(self, goal: int, attacker: int, max_libs: int = 3, use_ladder: bool = True,
-                 weak_libs: int = 2, ko_rule=None, defender_pass: bool = True):
+                 weak_libs: int = 2, weak_libs_defender: int = 3, ko_rule=None, defender_pass: bool = True,
+                 root_key=None):
         self.goal = goal
         self.attacker = attacker
         self.max_libs = max_libs
         self.use_ladder = use_ladder
         self.weak_libs = weak_libs
-        self.ko_rule = dict(ko_rule or {})   # colour -> "ban" | "simple" | "free"
+        self.weak_libs_defender = weak_libs_defender
+        self.root_key = root_key   # no defender pass at this position (a defence must name a move)
+        self.ko_rule = dict(ko_rule or {})   # colour -> "simple" | "free"
         self.defender_pass = defender_pass
 
     def key(self, b: Board):
@@ -102,26 +106,32 @@ class CaptureProblem:
     def is_or(self, b: Board) -> bool:
         return b.to_play == self.attacker
 
+    def _defender_free(self) -> bool:
+        return self.ko_rule.get(-self.attacker) == "free"
+
     def evaluate(self, b: Board):
         if b.stones[self.goal] == 0:
+            if b.ko == self.goal and self._defender_free() and b.to_play != self.attacker:
+                return None   # captured by a ko: the defender retakes at once
             return True
         _, libs = b.chain(self.goal)
         if len(libs) > self.max_libs:
             return False
         if b.to_play == self.attacker:
             if len(libs) == 1:
-                if self.ko_rule.get(self.attacker) == "ban":
+                if self._defender_free():
                     c = b.play(next(iter(libs)))
-                    if c is None or c.ko != -1:
+                    if c is None or c.ko == self.goal:
                         return None
                 return True
-            if self.use_ladder and len(libs) == 2 and self.ko_rule.get(self.attacker) != "ban" \
-                    and ladder_captures(b, self.goal):
+            if self.use_ladder and len(libs) == 2 and ladder_captures(b, self.goal):
                 return True
         return None
 
     def candidates(self, b: Board) -> list[int]:
         """Candidate move points (sorted; the defender's pass is added by ``children``)."""
+        if b.stones[self.goal] == 0:
+            return [self.goal]   # retake a ko on the goal point
         pts, libs = b.chain(self.goal)
         nb = _nbrs(b.size)
         moves = set(libs)
@@ -129,9 +139,10 @@ class CaptureProblem:
             for n in nb[lib]:
                 if b.stones[n] == 0:
                     moves.add(n)
+        weak = self.weak_libs if b.to_play == self.attacker else self.weak_libs_defender
         for rep in b.neighbour_chains(pts, self.attacker):
             _, l = b.chain(rep)
-            if len(l) <= self.weak_libs:
+            if len(l) <= weak:
                 moves |= l
         return sorted(moves)
 
@@ -140,8 +151,6 @@ class CaptureProblem:
         if rule == "free" and m == b.ko:
             b = Board(b.size, b.stones, b.to_play, -1)
         c = b.play(m)
-        if c is not None and rule == "ban" and c.ko != -1:
-            return None
         return c
 
     def children(self, b: Board):
@@ -150,7 +159,7 @@ class CaptureProblem:
             c = self._play(b, m)
             if c is not None:
                 out.append((m, c))
-        if self.defender_pass and b.to_play != self.attacker:
+        if self.defender_pass and b.to_play != self.attacker and b.key() != self.root_key:
             out.append((b.size * b.size, b.play(b.size * b.size)))
         return out
 
@@ -169,7 +178,7 @@ def solve_capture(board: Board, goal: int, attacker_to_move: bool = True, solver
     string can be captured; with the defender to move, False means the defender saves it (``result.move`` is
     then the saving move, ``board.size ** 2`` for a pass).  On a disproof at L the search is repeated with
     L + 1 up to ``max_l``.  ``prior(state, move, child) -> P(TRUE)`` is used by PP; ``ko_rule`` maps a colour to
-    "ban" / "simple" / "free" (see the module docstring).
+    "simple" / "free" (see the module docstring).
     """
     if board.stones[goal] == 0:
         raise ValueError("goal point is empty")
@@ -181,7 +190,7 @@ def solve_capture(board: Board, goal: int, attacker_to_move: bool = True, solver
     total_nodes, total_time = 0, 0.0
     res, L = None, l_start
     for L in range(l_start, max_l + 1):
-        prob = CaptureProblem(goal, attacker, L, ko_rule=ko_rule, **(problem_kw or {}))
+        prob = CaptureProblem(goal, attacker, L, ko_rule=ko_rule, root_key=b.key(), **(problem_kw or {}))
         if prior is not None:
             prob.prior = prior
         res = Tree(prob, solver).search(b, max_nodes=max(1, max_nodes - total_nodes),
@@ -206,11 +215,12 @@ def solve_capture_ko(board: Board, goal: int, attack: bool = True, solver: str =
     """
     attacker = -board.stones[goal] if board.stones[goal] else 0
     side = attacker if attack else -attacker
-    rules = {1: "ban", 2: "simple", 3: "free"}
+    rules = {1: {side: "simple", -side: "free"}, 2: {side: "simple", -side: "simple"},
+             3: {side: "free", -side: "simple"}}
     nodes, secs, last_l = 0, 0.0, None
     for code in codes:
         res, L = solve_capture(board, goal, attack, solver, max_nodes=max(1, max_nodes - nodes),
-                               max_seconds=max(0.0, max_seconds - secs), ko_rule={side: rules[code]}, **kw)
+                               max_seconds=max(0.0, max_seconds - secs), ko_rule=rules[code], **kw)
         nodes += res.nodes
         secs += res.seconds
         last_l = L

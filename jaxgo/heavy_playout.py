@@ -1,0 +1,631 @@
+"""Heavy playouts: every move sampled with probability proportional to its Bradley-Terry gamma.
+
+Policy (Coulom 2007; Lew's thesis, section 3.4.1): a candidate move ``a`` (an empty point that is legal and
+does not fill the mover's own eye by the playout eye rule) has strength
+
+    gamma_a = gamma_pattern[3x3 pattern of a] * gamma_capture * gamma_extension * gamma_self_atari
+              * gamma_atari * gamma_dist_prev * gamma_dist_prev2 * gamma_line
+
+with the groups and levels of ``jaxgo.features.moves`` (the same definitions the gammas are trained on), and
+the playout picks ``a`` with probability gamma_a / sum_b gamma_b.  Everything else is as in the light playouts
+(``jaxgo.playout``): pass only when no candidate is left, simple ko, no suicide, at most ``3 * N * N`` moves,
+Tromp-Taylor area scoring with komi, the same ``PlayoutResult``.
+
+Implementation.  The boards are row bitboards with the batch axis innermost (``jaxgo.bitboard``) plus, kept
+up to date move by move, the *liberty class* of every chain: ``lib1`` / ``lib2`` hold the stones of chains
+with exactly one / exactly two liberties, and ``libsum`` (dense [N, N, B]) the sum of the two liberty indices
+of a two-liberty chain.  Every tactical feature of every point follows from the 4 neighbours' classes without
+playing the move:
+
+- capture: an opponent neighbour in ``lib1`` (its only liberty is the point); level 2 when that chain is the
+  chain of the previous move (``last_chain``);
+- atari: an opponent neighbour in ``lib2`` (and no capture), level 2 while a ko point exists;
+- the liberties the new stone's chain keeps (captures aside) are the empty neighbours, plus the *other*
+  liberty ``libsum - point`` of each own two-liberty neighbour, plus at least two from any own neighbour with
+  three or more: counted exactly as 0, 1 or >= 2.  That gives legality (0 and no capture = suicide),
+  self-atari (exactly 1, no capture) and escape from atari (an own neighbour in ``lib1``, and >= 2 or a
+  capture);
+- the 3x3 pattern code is the 8 neighbours' colours plus the ``lib1`` bit of the 4 orthogonal ones, looked up
+  in a gamma table over all 2**20 raw codes (canonicalisation folded in).
+
+All of this is a few dozen fused elementwise operations on [N, N, B] arrays per move.  Sampling: row sums,
+a cumulative sum over the N rows, then over the N points of the chosen row.  Playing the move floods the (at
+most 4) neighbouring chains at once as 4 stacked planes: opponent chains left without liberties are captured,
+the others and the merged own chain get their new class from their liberty count; own chains touching
+captured stones are re-counted one chain at a time (rare).  Lanes that finish take the next pending playout, as
+in ``jaxgo.playout``; randomness is one xorshift32 stream per playout, so results depend only on the key.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import chex
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxgo import bitboard as bb
+from jaxgo import playout, rules
+from jaxgo.coords import BLACK, WHITE
+from jaxgo.features import moves as mf
+
+U32 = jnp.uint32
+PlayoutResult = playout.PlayoutResult
+
+# The 8 cells of the 3x3 pattern in ``jaxgo.features.moves`` order: 4 orthogonal (up, down, left, right), then
+# the 4 diagonals.
+_CELLS = ((-1, 0), (1, 0), (0, -1), (0, 1), (-1, -1), (-1, 1), (1, -1), (1, 1))
+_TACTICAL = ("capture", "extension", "self_atari", "atari")
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Gamma tables
+
+
+@chex.dataclass(frozen=True)
+class PolicyTables:
+    """The gammas rearranged for the playout loop (all float32; pass them as arrays, they are not static)."""
+
+    pattern: chex.Array  # [2**20]: gamma of the pattern group per raw 3x3 code (``moves.pattern_codes``)
+    tactical: chex.Array  # [Lc * Le * Ls * La]: product of the capture/extension/self-atari/atari gammas
+    distance: chex.Array  # [Ld * Ld]: gamma_dist_prev[l1] * gamma_dist_prev2[l2] at l1 * Ld + l2
+    line: chex.Array  # [6]: gamma_line per level, times the pass group's level-0 gamma (a constant)
+
+
+def _group_levels() -> dict[str, int]:
+    return dict(zip(mf.GROUPS, (int(s) for s in mf.group_sizes())))
+
+
+def policy_tables(log_gamma) -> PolicyTables:
+    """Tables for ``run`` from log-gammas float [K] indexed like ``jaxgo.features.moves`` (group offset + level;
+    K = ``moves.num_features()``)."""
+    log_gamma = np.asarray(log_gamma, np.float64)
+    if log_gamma.shape != (mf.num_features(),):
+        raise ValueError(f"log-gammas must have shape ({mf.num_features()},), got {log_gamma.shape}")
+    gamma = np.exp(log_gamma)
+    sizes = _group_levels()
+    offsets = dict(zip(mf.GROUPS, (int(o) for o in mf.group_offsets())))
+
+    def group(name):
+        return gamma[offsets[name]: offsets[name] + sizes[name]]
+
+    pattern_ids = mf.canonical_pattern_table()[0]
+    tactical = np.ones(1)
+    for name in _TACTICAL:
+        tactical = (tactical[:, None] * group(name)[None, :]).reshape(-1)
+    distance = (group("dist_prev")[:, None] * group("dist_prev2")[None, :]).reshape(-1)
+    return PolicyTables(
+        pattern=jnp.asarray(group("pattern")[1 + pattern_ids], jnp.float32),
+        tactical=jnp.asarray(tactical, jnp.float32),
+        distance=jnp.asarray(distance, jnp.float32),
+        line=jnp.asarray(group("line") * group("pass")[0], jnp.float32),
+    )
+
+
+def synthetic_log_gammas(seed: int = 0, sigma: float = 1.0) -> np.ndarray:
+    """float32 [K]: made-up log-gammas for development and tests: log-normal pattern gammas, strong captures
+    and escapes, weak self-ataris, a preference for moves near the previous one.  Absent levels stay at 0."""
+    rng = np.random.default_rng(seed)
+    sizes = _group_levels()
+    offsets = dict(zip(mf.GROUPS, (int(o) for o in mf.group_offsets())))
+    log_gamma = np.zeros(mf.num_features(), np.float64)
+    log_gamma[offsets["pattern"] + 1: offsets["pattern"] + sizes["pattern"]] = rng.normal(
+        0.0, sigma, sizes["pattern"] - 1)
+    fixed = {"capture": [0, 2.5, 3.0], "extension": [0, 2.0], "self_atari": [0, -2.0], "atari": [0, 0.7, 1.0],
+             "line": [0, -0.8, 0.2, 0.4, 0.1, 0.0], "pass": [0, -3.0, -1.0]}
+    for name, values in fixed.items():
+        log_gamma[offsets[name]: offsets[name] + len(values)] = values
+    for name, scale in (("dist_prev", 1.5), ("dist_prev2", 0.7)):
+        levels = np.arange(sizes[name])
+        ramp = scale * np.maximum(0.0, 1.0 - (levels - 1) / 6.0)
+        ramp[0] = 0.0
+        log_gamma[offsets[name]: offsets[name] + sizes[name]] = ramp
+    return log_gamma.astype(np.float32)
+
+
+def load_default_tables() -> PolicyTables:
+    """The tables of the gammas shipped with the package (``jaxgo.learn.gammas.load_default``)."""
+    from jaxgo.learn import gammas as shipped
+
+    return policy_tables(_as_log_gamma(shipped.load_default()))
+
+
+def _as_log_gamma(gammas) -> np.ndarray:
+    """Accept the shipped gammas object in the shapes it may come in: an array of log-gammas, or an object or
+    mapping with a ``log_gamma`` entry."""
+    if isinstance(gammas, dict):
+        gammas = gammas["log_gamma"]
+    elif hasattr(gammas, "log_gamma"):
+        gammas = gammas.log_gamma
+    return np.asarray(gammas, np.float32)
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Loop state
+
+
+@chex.dataclass(frozen=True)
+class _Boards:
+    """Loop state for B lanes, batch axis LAST (see ``jaxgo.bitboard``)."""
+
+    black: chex.Array  # uint32 [N, B]
+    white: chex.Array  # uint32 [N, B]
+    ko: chex.Array  # uint32 [N, B]: the simple-ko point (empty set if none)
+    lib1: chex.Array  # uint32 [N, B]: stones of chains with exactly one liberty
+    lib2: chex.Array  # uint32 [N, B]: stones of chains with exactly two liberties
+    libsum: chex.Array  # int32 [N, N, B]: sum of the two liberty indices (meaningful on lib2 stones only)
+    last_chain: chex.Array  # uint32 [N, B]: chain of the previous move (empty after a pass / at the start)
+    prev: chex.Array  # int32 [B]: previous move (P = pass, -1 = none)
+    prev2: chex.Array  # int32 [B]: the move before it
+    to_play: chex.Array  # int32 [B]
+    passes: chex.Array  # int32 [B]
+    ply: chex.Array  # int32 [B]
+    rng: chex.Array  # uint32 [B]
+    first_colour: chex.Array  # int8 [P, B]
+    first_ply: chex.Array  # int16 [P, B]
+    moves: chex.Array  # int16 [max_moves, B] or [0, B]
+
+
+def _dense(x, size: int):
+    """uint32 [N, B] -> bool [N, N, B] (row, column, batch)."""
+    cols = jnp.arange(size, dtype=U32).reshape(1, size, 1)
+    return ((x[:, None, :] >> cols) & U32(1)).astype(bool)
+
+
+def _index_sum(x, size: int):
+    """int32 [*batch]: sum of the point indices (row * N + col) of the set x uint32 [N, *batch]."""
+    rows = jnp.arange(size, dtype=jnp.int32).reshape((size,) + (1,) * (x.ndim - 1))
+    count = jax.lax.population_count(x).astype(jnp.int32)
+    bit_sum = jnp.zeros_like(count)
+    for b, mask in enumerate((0xAAAAAAAA, 0xCCCCCCCC, 0xF0F0F0F0, 0xFF00FF00, 0xFFFF0000)):
+        bit_sum = bit_sum + (jax.lax.population_count(x & U32(mask)).astype(jnp.int32) << b)
+    return jnp.sum(count * rows * size + bit_sum, axis=0)
+
+
+def _set_class(boards: _Boards, chain, libs, apply, size: int) -> _Boards:
+    """Record the liberty class of ``chain`` [N, B] (one chain per board, or empty) with liberties ``libs``
+    [N, B], on the boards where ``apply`` [B]."""
+    count = bb.popcount(libs)
+    keep = apply[None]
+    lib1 = jnp.where(keep, (boards.lib1 & ~chain) | jnp.where((count == 1)[None], chain, U32(0)), boards.lib1)
+    lib2 = jnp.where(keep, (boards.lib2 & ~chain) | jnp.where((count == 2)[None], chain, U32(0)), boards.lib2)
+    write = _dense(chain, size) & (apply & (count == 2))[None, None]
+    libsum = jnp.where(write, _index_sum(libs, size)[None, None], boards.libsum)
+    return boards.replace(lib1=lib1, lib2=lib2, libsum=libsum)
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Features and move choice
+
+
+def _point_levels(boards: _Boards, size: int):
+    """Per-point feature levels for the side to move, all int32 [N, N, B] (batch last).
+
+    Returns (code, tactical, dist_prev, dist_prev2, legal, eye):
+    code: raw 3x3 pattern code (``moves.pattern_codes``); tactical: dict of the capture / extension /
+    self_atari / atari levels; dist_prev / dist_prev2: distance levels; legal: bool, empty, not ko and not
+    suicide; eye: bool, the mover's own eye by the playout eye rule.
+    """
+    points = size * size
+    is_black = (boards.to_play == BLACK)
+    own = jnp.where(is_black, boards.black, boards.white)
+    opp = jnp.where(is_black, boards.white, boards.black)
+    empty_bits = bb.row_mask(size) & ~(own | opp)
+    pad = ((1, 1), (1, 1), (0, 0))
+    value = jnp.pad(_dense(own, size).astype(jnp.int32) + 2 * _dense(opp, size).astype(jnp.int32), pad,
+                    constant_values=3)
+    atari = jnp.pad(_dense(boards.lib1, size), pad)
+    two = jnp.pad(_dense(boards.lib2, size), pad)
+    libsum = jnp.pad(boards.libsum, pad)
+    last = jnp.pad(_dense(boards.last_chain, size), pad)
+
+    def cell(array, dr, dc):
+        return array[1 + dr: 1 + dr + size, 1 + dc: 1 + dc + size]
+
+    row = jnp.arange(size, dtype=jnp.int32).reshape(size, 1, 1)
+    col = jnp.arange(size, dtype=jnp.int32).reshape(1, size, 1)
+    point = row * size + col
+    code = jnp.zeros((size, size, value.shape[-1]), jnp.int32)
+    for i, (dr, dc) in enumerate(_CELLS):
+        code = code + (cell(value, dr, dc) << (2 * i))
+
+    capture = capture_prev = atari_any = own_atari = own_big = False
+    empty_count = two_count = 0
+    first_other = jnp.full(code.shape, -1, jnp.int32)
+    others = []
+    for k, (dr, dc) in enumerate(_CELLS[:4]):
+        v, a1, a2 = cell(value, dr, dc), cell(atari, dr, dc), cell(two, dr, dc)
+        code = code + (a1.astype(jnp.int32) << (16 + k))
+        is_own, is_opp, is_empty = v == 1, v == 2, v == 0
+        capture = capture | (is_opp & a1)
+        capture_prev = capture_prev | (is_opp & a1 & cell(last, dr, dc))
+        atari_any = atari_any | (is_opp & a2)
+        own_atari = own_atari | (is_own & a1)
+        own_big = own_big | (is_own & ~a1 & ~a2)
+        empty_count = empty_count + is_empty.astype(jnp.int32)
+        own_two = is_own & a2
+        two_count = two_count + own_two.astype(jnp.int32)
+        other = cell(libsum, dr, dc) - point  # the two-liberty chain's liberty besides this point
+        others.append((own_two, other, is_empty, point + dr * size + dc))
+    # The liberties the new chain keeps (captures aside): exactly 0, exactly 1 or more.
+    empty_point = sum(jnp.where(e, n, 0) for _, _, e, n in others)
+    for own_two, other, _, _ in reversed(others):
+        first_other = jnp.where(own_two, other, first_other)
+    ref = jnp.where(empty_count == 1, empty_point, first_other)
+    same = jnp.ones(code.shape, bool)
+    for own_two, other, _, _ in others:
+        same = same & (~own_two | (other == ref))
+    none_left = ~own_big & (empty_count == 0) & (two_count == 0)
+    one_left = ~own_big & (empty_count <= 1) & (empty_count + two_count >= 1) & same
+    more_left = ~none_left & ~one_left
+
+    dense_empty = _dense(empty_bits, size)
+    ko = _dense(boards.ko, size)
+    legal = dense_empty & ~ko & (~none_left | capture)
+    eye = _dense(bb.eyes(own, opp, size), size)
+    has_ko = ~bb.is_empty_set(boards.ko)
+    tactical = {
+        "capture": jnp.where(capture, jnp.where(capture_prev, 2, 1), 0),
+        "extension": (own_atari & (more_left | capture)).astype(jnp.int32),
+        "self_atari": (one_left & ~capture).astype(jnp.int32),
+        "atari": jnp.where(atari_any & ~capture, jnp.where(has_ko[None, None], 2, 1), 0),
+    }
+
+    def dist_level(prev):
+        valid = (prev >= 0) & (prev < points)
+        pr, pc = jnp.clip(prev, 0, points - 1) // size, jnp.clip(prev, 0, points - 1) % size
+        dr, dc = jnp.abs(row - pr[None, None]), jnp.abs(col - pc[None, None])
+        d = jnp.minimum(dr + dc + jnp.maximum(dr, dc), mf.MAX_DISTANCE)
+        level = jnp.where(d == 0, mf.SAME_POINT_LEVEL, d - 1)
+        return jnp.where(valid[None, None], level, 0)
+
+    return code, tactical, dist_level(boards.prev), dist_level(boards.prev2), legal, eye
+
+
+@functools.lru_cache(maxsize=None)
+def _line_levels(size: int) -> np.ndarray:
+    """int32 [N, N, 1]: ``moves`` line level of every point (1 = first line, 5 = fifth or more)."""
+    idx = np.arange(size)
+    edge = np.minimum(np.minimum(idx[:, None], idx[None, :]),
+                      np.minimum(size - 1 - idx[:, None], size - 1 - idx[None, :]))
+    return np.minimum(edge + 1, 5).astype(np.int32)[..., None]
+
+
+def _weights(boards: _Boards, tables: PolicyTables, size: int):
+    """float32 [N, N, B]: gamma of every candidate (0 elsewhere)."""
+    code, tactical, dist1, dist2, legal, eye = _point_levels(boards, size)
+    sizes = _group_levels()
+    index = jnp.zeros_like(code)
+    for name in _TACTICAL:
+        index = index * sizes[name] + tactical[name]
+    gamma = (tables.pattern[code] * tables.tactical[index]
+             * tables.distance[dist1 * sizes["dist_prev2"] + dist2]
+             * tables.line[jnp.asarray(_line_levels(size))])
+    return jnp.where(legal & ~eye, gamma, 0.0)
+
+
+def _pick(weights, u):
+    """Sample one point per board with probability proportional to ``weights`` [N, N, B] (not all zero),
+    given uniforms u [B] in [0, 1).  Returns (row, col) int32 [B]."""
+    size = weights.shape[0]
+    idx = jnp.arange(size, dtype=jnp.int32)[:, None]
+
+    def first(cum, w, target):
+        """First index with a positive weight whose cumulative sum exceeds target (else the last positive)."""
+        hit = (cum > target[None]) & (w > 0)
+        last = jnp.max(jnp.where(w > 0, idx, 0), axis=0)
+        return jnp.where(jnp.any(hit, axis=0), jnp.argmax(hit, axis=0).astype(jnp.int32), last)
+
+    row_sum = jnp.sum(weights, axis=1)  # [N, B]
+    row_cum = jnp.cumsum(row_sum, axis=0)
+    target = u * row_cum[-1]
+    row = first(row_cum, row_sum, target)
+    at_row = idx == row[None]
+    before = jnp.sum(jnp.where(at_row, row_cum - row_sum, 0.0), axis=0)
+    in_row = jnp.sum(jnp.where(at_row[:, None, :], weights, 0.0), axis=0)  # [N, B]
+    col = first(jnp.cumsum(in_row, axis=0), in_row, target - before)
+    return row, col
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Playing a move
+
+
+def _play(boards: _Boards, stone, running, size: int) -> tuple[_Boards, chex.Array, chex.Array]:
+    """Place ``stone`` [N, B] (one point, or empty for a pass) for the side to move on the boards where
+    ``running`` [B]; the move must be legal.  Returns (boards with stones, classes and ko updated, captured
+    [N, B], the merged chain of the new stone [N, B])."""
+    full = bb.row_mask(size)
+    is_black = boards.to_play == BLACK
+    own = jnp.where(is_black, boards.black, boards.white)
+    opp = jnp.where(is_black, boards.white, boards.black)
+    occupied = own | opp
+    placed = running & ~bb.is_empty_set(stone)
+    nbrs = jnp.stack([bb.shift_up(stone), bb.shift_down(stone), bb.shift_left(stone, size),
+                      bb.shift_right(stone)], axis=1) & occupied[:, None]  # [N, 4, B]
+    nb_opp = ~bb.is_empty_set(nbrs & opp[:, None])  # [4, B]
+    within = jnp.where(nb_opp[None], opp[:, None], own[:, None])
+    chains = bb.flood(nbrs, within, size)
+    empty_after = full & ~(occupied | stone)
+    libs = bb.neighbours(chains, size) & empty_after[:, None]
+    dead = nb_opp & bb.is_empty_set(libs) & ~bb.is_empty_set(chains)  # [4, B]
+    captured = jnp.where(placed[None], functools.reduce(
+        jnp.bitwise_or, [jnp.where(dead[k][None], chains[:, k], U32(0)) for k in range(4)]), U32(0))
+    merged = stone | functools.reduce(
+        jnp.bitwise_or, [jnp.where(nb_opp[k][None], U32(0), chains[:, k]) for k in range(4)])
+    merged_libs = bb.neighbours(merged, size) & (empty_after | captured)
+    new_own = jnp.where(placed[None], own | stone, own)
+    new_opp = opp & ~captured
+    boards = boards.replace(
+        black=jnp.where(is_black[None], new_own, new_opp),
+        white=jnp.where(is_black[None], new_opp, new_own),
+        lib1=boards.lib1 & ~captured,
+        lib2=boards.lib2 & ~captured,
+    )
+    for k in range(4):
+        boards = _set_class(boards, chains[:, k], libs[:, k], placed & nb_opp[k] & ~dead[k], size)
+    boards = _set_class(boards, merged, merged_libs, placed, size)
+
+    # Own chains next to captured stones gained liberties: re-count those that had one or two.
+    empty_now = full & ~(new_own | new_opp)
+
+    def pending(b, todo):
+        return jnp.any(todo != 0)
+
+    def recount(carry):
+        b, todo = carry
+        has = ~bb.is_empty_set(todo)
+        row, col = bb.select_point(jnp.where(has[None], todo, U32(1)), jnp.zeros_like(has, jnp.int32))
+        seed = jnp.where(has[None], bb.point_mask(row, col, size), U32(0))
+        chain = bb.flood(seed, new_own, size)
+        b = _set_class(b, chain, bb.neighbours(chain, size) & empty_now, has, size)
+        return b, todo & ~chain
+
+    todo = new_own & bb.neighbours(captured, size) & ~merged & (boards.lib1 | boards.lib2)
+    boards, _ = jax.lax.while_loop(lambda c: pending(*c), recount, (boards, todo))
+    ko_shape = (bb.is_empty_set(merged & ~stone) & (bb.popcount(merged_libs) == 1)
+                & (bb.popcount(captured) == 1))
+    boards = boards.replace(ko=jnp.where(running[None], jnp.where((ko_shape & placed)[None], captured, U32(0)),
+                                         boards.ko))
+    return boards, captured, jnp.where(placed[None], merged, U32(0))
+
+
+def _step(boards: _Boards, running, tables: PolicyTables, size: int, record: bool) -> _Boards:
+    """One move (or a forced pass) on every running board."""
+    points = size * size
+    weights = _weights(boards, tables, size)
+    rng, bits = playout._next_random(boards.rng)
+    u = (bits >> U32(8)).astype(jnp.float32) * jnp.float32(1.0 / (1 << 24))
+    row, col = _pick(weights, u)
+    must_pass = ~jnp.any(weights > 0, axis=(0, 1))
+    stone = jnp.where((must_pass | ~running)[None], U32(0), bb.point_mask(row, col, size))
+    boards, _, merged = _play(boards, stone, running, size)
+    point = jnp.where(must_pass, points, row * size + col)
+    placed = running & ~must_pass
+
+    lanes = jnp.arange(point.shape[0])
+    at = jnp.minimum(point, points - 1)
+    fresh = placed & (boards.first_colour[at, lanes] == 0)
+    first_colour = boards.first_colour.at[at, lanes].set(
+        jnp.where(fresh, boards.to_play.astype(jnp.int8), boards.first_colour[at, lanes]))
+    first_ply = boards.first_ply.at[at, lanes].set(
+        jnp.where(fresh, boards.ply.astype(jnp.int16), boards.first_ply[at, lanes]))
+    moves = boards.moves
+    if record:
+        slot = jnp.minimum(boards.ply, moves.shape[0] - 1)
+        moves = moves.at[slot, lanes].set(jnp.where(running, point.astype(jnp.int16), moves[slot, lanes]))
+    return boards.replace(
+        last_chain=jnp.where(running[None], merged, boards.last_chain),
+        prev=jnp.where(running, point, boards.prev),
+        prev2=jnp.where(running, boards.prev, boards.prev2),
+        to_play=jnp.where(running, -boards.to_play, boards.to_play),
+        passes=jnp.where(running, jnp.where(must_pass, boards.passes + 1, 0), boards.passes),
+        ply=boards.ply + running.astype(jnp.int32),
+        rng=jnp.where(running, rng, boards.rng),
+        first_colour=first_colour,
+        first_ply=first_ply,
+        moves=moves,
+    )
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Start positions
+
+
+def _liberty_classes(state: rules.State, prev):
+    """One position: (lib1 bool [P], lib2 bool [P], libsum int32 [P], last_chain bool [P]) from the chain ids.
+
+    Exact liberty counts: each (chain, empty point) adjacency is counted once per empty point."""
+    points = state.stones.shape[0]
+    size = rules.board_size(points)
+    stones, chain = rules._padded(state)
+    nbrs = jnp.asarray(rules.neighbour_table(size))
+    nb_chain = jnp.where(jnp.abs(stones[nbrs]) == 1, chain[nbrs], points)
+    earlier = (nb_chain[:, :, None] == nb_chain[:, None, :]) & jnp.tril(jnp.ones((4, 4), bool), -1)
+    counted = (state.stones == 0)[:, None] & (nb_chain < points) & ~jnp.any(earlier, axis=2)
+    target = jnp.where(counted, nb_chain, points).reshape(-1)
+    count = jax.ops.segment_sum(counted.reshape(-1).astype(jnp.int32), target, num_segments=points + 1)
+    total = jax.ops.segment_sum(jnp.where(counted, jnp.arange(points)[:, None], 0).reshape(-1), target,
+                                num_segments=points + 1)
+    own_count = count[state.chain]
+    is_stone = state.stones != 0
+    prev_chain = chain[jnp.clip(prev, 0, points)]
+    last = is_stone & (prev >= 0) & (prev < points) & (state.chain == prev_chain)
+    return is_stone & (own_count == 1), is_stone & (own_count == 2), total[state.chain], last
+
+
+def _from_states(states: rules.State, rng, prev, prev2, max_moves: int, record: bool) -> _Boards:
+    """Batched rules.State [B, ...] and previous moves [B] -> loop state."""
+    batch, points = states.stones.shape
+    size = rules.board_size(points)
+    grid = states.stones.reshape(batch, size, size)
+    ko_point = jnp.arange(points)[None, :] == states.ko[:, None]
+    lib1, lib2, libsum, last = jax.vmap(_liberty_classes)(states, prev)
+
+    def bits(mask):
+        return bb.from_dense(mask.reshape(batch, size, size))
+
+    return _Boards(
+        black=bb.from_dense(grid == BLACK),
+        white=bb.from_dense(grid == WHITE),
+        ko=bits(ko_point),
+        lib1=bits(lib1),
+        lib2=bits(lib2),
+        libsum=jnp.moveaxis(libsum.reshape(batch, size, size), 0, -1).astype(jnp.int32),
+        last_chain=bits(last),
+        prev=prev.astype(jnp.int32),
+        prev2=prev2.astype(jnp.int32),
+        to_play=states.to_play.astype(jnp.int32),
+        passes=states.passes.astype(jnp.int32),
+        ply=jnp.zeros(batch, jnp.int32),
+        rng=rng,
+        first_colour=jnp.zeros((points, batch), jnp.int8),
+        first_ply=jnp.full((points, batch), -1, jnp.int16),
+        moves=jnp.full((max_moves if record else 0, batch), -1, jnp.int16),
+    )
+
+
+# ----------------------------------------------------------------------------------------------------------
+# The playout loop
+
+
+def _playouts(states, rng, prev, prev2, komi, tables, max_moves: int, record: bool, lanes: int) -> PlayoutResult:
+    """T playouts (one per entry of ``states`` [T, ...]) on ``lanes`` persistent boards; as
+    ``jaxgo.playout._playouts`` (a finished lane hands in its result and takes the next pending playout)."""
+    total, points = states.stones.shape
+    size = rules.board_size(points)
+    lanes = min(lanes, total)
+    collect = max(8, lanes // 16)
+    jobs = _from_states(states, rng, prev, prev2, max_moves, record=False)
+
+    def running(b):
+        return (b.passes < 2) & (b.ply < max_moves)
+
+    def load(boards, lane, job):
+        src = jnp.maximum(job, 0)
+        target = jnp.where(job >= 0, lane, lanes)
+
+        def put(table, fresh):
+            return table.at[..., target].set(fresh, mode="drop")
+
+        fresh = jax.tree_util.tree_map(lambda x: x[..., src], jobs)
+        count = src.shape[0]
+        return boards.replace(
+            **{name: put(getattr(boards, name), getattr(fresh, name))
+               for name in ("black", "white", "ko", "lib1", "lib2", "libsum", "last_chain", "prev", "prev2",
+                            "to_play", "passes", "rng")},
+            ply=put(boards.ply, jnp.zeros_like(src)),
+            first_colour=put(boards.first_colour, jnp.zeros((points, count), jnp.int8)),
+            first_ply=put(boards.first_ply, jnp.full((points, count), -1, jnp.int16)),
+            moves=put(boards.moves, jnp.full((boards.moves.shape[0], count), -1, jnp.int16)),
+        )
+
+    def body(carry):
+        boards, job, next_job, out = carry
+        boards = _step(boards, running(boards) & (job >= 0), tables, size, record)
+        finished = (job >= 0) & ~running(boards)
+        lane = jnp.nonzero(finished, size=collect, fill_value=lanes)[0]
+        valid = lane < lanes
+        lane = jnp.minimum(lane, lanes - 1)
+        score, owner = playout._score_and_owner(boards.black[:, lane], boards.white[:, lane], komi, size)
+        dest = jnp.where(valid, job[lane], total)
+        out = out.replace(
+            score=out.score.at[dest].set(score, mode="drop"),
+            num_moves=out.num_moves.at[dest].set(boards.ply[lane], mode="drop"),
+            ownership=out.ownership.at[dest].set(owner, mode="drop"),
+            first_colour=out.first_colour.at[dest].set(boards.first_colour[:, lane].T, mode="drop"),
+            first_ply=out.first_ply.at[dest].set(boards.first_ply[:, lane].T, mode="drop"),
+            moves=out.moves.at[dest].set(boards.moves[:, lane].T, mode="drop"),
+        )
+        rank = jnp.cumsum(valid) - 1
+        new_job = jnp.where(valid & (next_job + rank < total), next_job + rank, -1)
+        boards = load(boards, lane, new_job)
+        job = job.at[jnp.where(valid, lane, lanes)].set(new_job, mode="drop")
+        return boards, job, next_job + jnp.sum(valid, dtype=jnp.int32), out
+
+    first = jnp.arange(lanes, dtype=jnp.int32)
+    boards = _from_states(jax.tree_util.tree_map(lambda x: x[:lanes], states), rng[:lanes], prev[:lanes],
+                          prev2[:lanes], max_moves, record)
+    out = PlayoutResult(
+        score=jnp.zeros(total, jnp.float32),
+        winner=jnp.zeros(total, jnp.int8),
+        num_moves=jnp.zeros(total, jnp.int32),
+        ownership=jnp.zeros((total, points), jnp.int8),
+        first_colour=jnp.zeros((total, points), jnp.int8),
+        first_ply=jnp.full((total, points), -1, jnp.int16),
+        moves=jnp.full((total, max_moves if record else 0), -1, jnp.int16),
+    )
+    out = jax.lax.while_loop(lambda c: jnp.any(c[1] >= 0), body, (boards, first, jnp.int32(lanes), out))[3]
+    return out.replace(winner=jnp.sign(out.score).astype(jnp.int8))
+
+
+def default_lanes(num_points: int) -> int:
+    """Boards advanced together by default (as ``playout.default_lanes``)."""
+    return playout.default_lanes(num_points)
+
+
+def _batched(states: rules.State, num_per_state: int, last_moves):
+    if states.stones.ndim == 1:
+        states = jax.tree_util.tree_map(lambda x: x[None], states)
+    count = states.stones.shape[0]
+    if last_moves is None:
+        last_moves = jnp.full((count, 2), -1, jnp.int32)
+    last_moves = jnp.asarray(last_moves, jnp.int32).reshape(count, 2)
+    if num_per_state > 1:
+        states = jax.tree_util.tree_map(lambda x: jnp.repeat(x, num_per_state, axis=0), states)
+        last_moves = jnp.repeat(last_moves, num_per_state, axis=0)
+    return states, last_moves
+
+
+@functools.partial(jax.jit, static_argnames=("num_per_state", "max_moves", "record_moves", "lanes"))
+def run(states: rules.State, key, komi=7.5, *, gammas: PolicyTables, num_per_state: int = 1,
+        max_moves: int | None = None, record_moves: bool = False, lanes: int | None = None,
+        last_moves=None) -> PlayoutResult:
+    """Run heavy playouts from a batch of positions in one device call.
+
+    states: ``rules.State`` batched [S, ...] (or one unbatched state); key: a ``jax.random`` key; komi: float.
+    gammas: ``PolicyTables`` (``policy_tables(log_gamma)``, ``load_default_tables()``).
+    last_moves: optional int [S, 2], the previous move and the one before it of each position (P = pass, -1 =
+    none) for the distance features of the first playout move; default none.
+    Returns a ``PlayoutResult`` over S * num_per_state playouts, position-major, as ``playout.run``.
+    """
+    states, last = _batched(states, num_per_state, last_moves)
+    points = states.stones.shape[-1]
+    limit = 3 * points if max_moves is None else max_moves
+    batch = states.stones.shape[0]
+    seeds = jax.random.bits(key, (batch,), jnp.uint32) | U32(1)
+    return _playouts(states, seeds, last[:, 0], last[:, 1], jnp.float32(komi), gammas, limit, record_moves,
+                     lanes or default_lanes(points))
+
+
+def run_from_empty(size: int, batch: int, key, komi=7.5, *, gammas: PolicyTables, **kwargs) -> PlayoutResult:
+    """``batch`` heavy playouts from the empty N x N board (Black first)."""
+    return run(rules.new_state(size), key, komi, gammas=gammas, num_per_state=batch, **kwargs)
+
+
+@jax.jit
+def point_features(states: rules.State, last_moves=None):
+    """The playout's own view of every point, for tests and diagnostics: states batched [S, ...], last_moves
+    int [S, 2] or None.  Returns a dict of int32 [S, P]: ``code`` (raw 3x3 code), the four tactical levels,
+    ``dist_prev``, ``dist_prev2``, and bool [S, P] ``legal`` and ``eye``."""
+    states, last = _batched(states, 1, last_moves)
+    count, points = states.stones.shape
+    boards = _from_states(states, jnp.ones(count, U32), last[:, 0], last[:, 1], 1, False)
+    size = rules.board_size(points)
+    code, tactical, dist1, dist2, legal, eye = _point_levels(boards, size)
+    out = {"code": code, **tactical, "dist_prev": dist1, "dist_prev2": dist2, "legal": legal, "eye": eye}
+    return {name: jnp.moveaxis(value, -1, 0).reshape(count, points) for name, value in out.items()}
+
+
+@jax.jit
+def move_probabilities(states: rules.State, gammas: PolicyTables, last_moves=None):
+    """float32 [S, P]: the playout policy's probability of each point as the next move (all zero when the
+    playout must pass)."""
+    states, last = _batched(states, 1, last_moves)
+    count, points = states.stones.shape
+    boards = _from_states(states, jnp.ones(count, U32), last[:, 0], last[:, 1], 1, False)
+    weights = _weights(boards, gammas, rules.board_size(points))
+    total = jnp.sum(weights, axis=(0, 1))
+    probs = weights / jnp.maximum(total, 1e-30)[None, None]
+    return jnp.moveaxis(probs, -1, 0).reshape(count, points)

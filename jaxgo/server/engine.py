@@ -1,0 +1,591 @@
+"""The analysis engine: one thread owns the device and runs every search, merging their leaf batches.
+
+Clients (one per connection: stdin/stdout, a socket, an HTTP stream, a GTP front end) hand request lines to
+``AnalysisEngine.submit``; bad lines are answered at once with an error object, actions and queries go to the
+device thread through one inbox queue, so every search step and device call happens on that thread.
+
+Each analysed turn of a query is a ``Task``: a ``jaxgo.search.mcts.Searcher`` tree search driven through its
+public steps.  One scheduling round, per board size (largest priority first):
+
+    1. every active task selects its next K leaves (``select_leaves``, host work plus one small device call);
+    2. the valid leaves of all tasks are concatenated and padded to one of a few fixed batch sizes
+       (``EngineConfig.buckets``, so each size compiles a handful of shapes once), and one
+       ``playout.run(..., num_per_state=L)`` call plays them all out (komi 0: each row's own komi is applied
+       on the host, so queries with different komi share the call);
+    3. the results are split back and each task backs them up (``backup_leaves``), accumulating per-root-move
+       mean scores and the mean final ownership.
+
+Higher-priority tasks are served first when a round's batch is full (``max_boards``); the rest wait.  A task
+ends at ``maxVisits`` playouts, when its root has no move left, or when terminated (its partial result is sent;
+``noResults`` if it had not started).  Responses go through ``Client.send``, which never blocks the device
+thread: each client has its own writer thread, and a client whose connection broke is dropped with its tasks.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import itertools
+import math
+import queue
+import sys
+import threading
+import time
+
+import numpy as np
+
+from jaxgo.server import protocol
+from jaxgo.server.protocol import Action, Query, RequestError
+
+VERSION = "1.0"  # protocol version reported by query_version (jaxgo's own version is added)
+
+
+@dataclasses.dataclass
+class EngineConfig:
+    strategy: str = "rave"  # uct or rave (tree searches)
+    leaves_per_batch: int = 64  # K: most leaves one search selects per round
+    playouts_per_leaf: int = 4  # L: light playouts per leaf, the same for every search
+    max_boards: int = 4096  # most leaves per device call (x L playouts)
+    buckets: tuple = (16, 64, 256, 1024, 4096)  # padded leaf counts per device call
+    perspective: str = "BLACK"  # win rates / scores / ownership reported for BLACK, WHITE or SIDETOMOVE
+    seed: int = 0
+    max_pv_moves: int = 40  # moves given a principal variation in a response
+
+
+class Client:
+    """The sending side of one connection: ``send(obj)`` queues a response; a writer thread writes it.
+
+    ``write(line)`` is called with one JSON line (no newline) on the writer thread; an OSError or ValueError
+    from it marks the client closed and calls ``on_close``.  ``outstanding`` counts queries not yet finished.
+    """
+
+    _ids = itertools.count()
+
+    def __init__(self, write, name: str = "", on_close=None):
+        self.name = name or f"client-{next(self._ids)}"
+        self._write = write
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self.closed = threading.Event()
+        self.on_close = on_close
+        self.outstanding = 0
+        self._lock = threading.Lock()
+        self.idle = threading.Condition(self._lock)
+        self._thread = threading.Thread(target=self._run, name=f"writer-{self.name}", daemon=True)
+        self._thread.start()
+
+    def send(self, obj: dict) -> None:
+        if not self.closed.is_set():
+            self._queue.put(obj)
+
+    def _run(self) -> None:
+        while True:
+            obj = self._queue.get()
+            if obj is None:
+                return
+            if self.closed.is_set():
+                continue
+            try:
+                self._write(protocol.dumps(obj))
+            except (OSError, ValueError):
+                self.mark_closed()
+
+    def mark_closed(self) -> None:
+        if not self.closed.is_set():
+            self.closed.set()
+            if self.on_close is not None:
+                self.on_close(self)
+
+    def close(self, flush_timeout: float = 5.0) -> None:
+        """Stop the writer after the queued responses are written (at most ``flush_timeout`` seconds)."""
+        self._queue.put(None)
+        self._thread.join(flush_timeout)
+
+    def add_outstanding(self, delta: int) -> None:
+        with self._lock:
+            self.outstanding += delta
+            if self.outstanding <= 0:
+                self.idle.notify_all()
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Wait until every query of this client is answered (or the client closed)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._lock:
+            while self.outstanding > 0 and not self.closed.is_set():
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    return False
+                self.idle.wait(0.1 if left is None else min(left, 0.1))
+        return True
+
+
+@dataclasses.dataclass
+class Task:
+    """One analysed turn of one query."""
+
+    client: Client
+    query: Query
+    turn: int
+    seq: int
+    group: "QueryState"
+    game: object = None
+    searcher: object = None
+    job: object = None
+    started: bool = False
+    terminated: bool = False
+    cancelled: bool = False
+    last_report: float = 0.0
+    owner_sum: np.ndarray | None = None  # [P] summed final ownership
+    owner_n: int = 0
+    score_sum: np.ndarray | None = None  # [A] summed final scores per root move
+    score_n: np.ndarray | None = None  # [A]
+    root_score_sum: float = 0.0
+    komi: float = 0.0
+
+    @property
+    def priority(self) -> int:
+        return self.query.priority
+
+
+@dataclasses.dataclass
+class QueryState:
+    """Turns of one query still to be answered (the client's outstanding count drops when all are)."""
+
+    left: int
+
+
+def _next_pow2(n: int) -> int:
+    return 1 << max(0, math.ceil(math.log2(max(1, n))))
+
+
+def _pv_from(tree, node: int, length: int) -> list[int]:
+    """Most-visited line from ``node`` (a tree node index), at most ``length`` actions."""
+    pv = []
+    while len(pv) < length and node >= 0:
+        visits = tree.children_visits[node]
+        if visits.max() <= 0:
+            break
+        action = int(np.argmax(visits))
+        pv.append(action)
+        node = int(tree.children_index[node, action])
+    return pv
+
+
+class AnalysisEngine:
+    """Owns the device thread; ``submit`` request lines from any thread."""
+
+    def __init__(self, config: EngineConfig | None = None, log=None):
+        self.config = config or EngineConfig()
+        if self.config.perspective not in protocol.PERSPECTIVES:
+            raise ValueError(f"perspective must be one of {protocol.PERSPECTIVES}")
+        self.log = log
+        self._inbox: queue.Queue = queue.Queue()
+        self._active: list[Task] = []
+        self._seq = itertools.count()
+        self._thread = threading.Thread(target=self._loop, name="device", daemon=True)
+        self._stopping = False
+        self._stopped = threading.Event()
+        self._key = None
+        # statistics
+        self.playouts = 0
+        self.device_calls = 0
+        self.device_seconds = 0.0
+        self.queries_done = 0
+
+    # -- front side (any thread) ------------------------------------------------------------------------------
+    def start(self) -> "AnalysisEngine":
+        self._thread.start()
+        return self
+
+    def debug(self, text: str) -> None:
+        if self.log is not None:
+            print(text, file=self.log, flush=True)
+
+    def submit(self, client: Client, line) -> None:
+        """Handle one request line from ``client``: errors answered now, the rest queued for the device."""
+        if isinstance(line, (bytes, bytearray)):
+            line = bytes(line).strip()
+        else:
+            line = line.strip()
+        if not line:
+            return
+        ident = None
+        try:
+            obj = protocol.decode_line(line)
+            ident = obj.get("id")
+            request = protocol.parse_request(obj)
+        except RequestError as exc:
+            if exc.ident is None and isinstance(ident, (str, int)) and not isinstance(ident, bool):
+                exc.ident = ident
+            client.send(exc.to_json())
+            return
+        self.submit_request(client, request)
+
+    def submit_request(self, client: Client, request) -> None:
+        if isinstance(request, Action) and request.action == "query_version":
+            from jaxgo import __version__
+
+            client.send({"id": request.id, "action": "query_version", "version": VERSION,
+                         "git_hash": f"jaxgo-{__version__}"})
+            return
+        if self._stopping:
+            client.send(protocol.error_object("server is shutting down", None, getattr(request, "id", None)))
+            return
+        if isinstance(request, Query):
+            client.add_outstanding(1)
+            for field, text in request.warnings:
+                client.send({"warning": text, "field": field, "id": request.id})
+        self._inbox.put(("request", client, request))
+
+    def client_closed(self, client: Client) -> None:
+        """Drop every task of a client whose connection is gone (other clients are not affected)."""
+        self._inbox.put(("closed", client, None))
+
+    def stop(self, wait: bool = True, timeout: float | None = None) -> bool:
+        """Stop the device thread: after answering every queued query (``wait``) or at once (partial
+        results are not sent).  Returns whether the thread ended within ``timeout``."""
+        self._stopping = True
+        self._inbox.put(("stop", None, wait))
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    @property
+    def running(self) -> bool:
+        return self._thread.is_alive()
+
+    def idle(self) -> bool:
+        return not self._active and self._inbox.empty()
+
+    # -- device thread ----------------------------------------------------------------------------------------
+    def _loop(self) -> None:
+        import jax
+
+        self._key = jax.random.PRNGKey(self.config.seed)
+        finish_then_stop = None
+        while True:
+            try:
+                message = self._inbox.get_nowait() if self._active else self._inbox.get()
+            except queue.Empty:
+                message = None
+            while message is not None:
+                kind, client, payload = message
+                if kind == "stop":
+                    finish_then_stop = bool(payload)
+                    if not payload:
+                        for task in self._active:
+                            if not task.cancelled:
+                                task.cancelled = True
+                                self._turn_done(task)
+                        self._active = []
+                else:
+                    try:
+                        self._handle(kind, client, payload)
+                    except Exception as exc:  # never let one bad request end the device thread
+                        self.debug(f"device thread: {exc!r}")
+                        ident = getattr(payload, "id", None)
+                        if client is not None:
+                            client.send(protocol.error_object(f"internal error: {exc}", None, ident))
+                try:
+                    message = self._inbox.get_nowait()
+                except queue.Empty:
+                    message = None
+            if finish_then_stop is not None and not self._active:
+                break
+            if self._active:
+                self._round()
+        self._stopped.set()
+
+    def _handle(self, kind: str, client: Client, payload) -> None:
+        if kind == "closed":
+            for task in self._active:
+                if task.client is client:
+                    task.cancelled = True
+            self._active = [t for t in self._active if not t.cancelled]
+            return
+        if isinstance(payload, Query):
+            self._activate(client, payload)
+            return
+        action: Action = payload
+        if action.action in ("terminate", "terminate_all"):
+            for task in self._active:
+                if task.client is not client:
+                    continue
+                if action.action == "terminate" and task.query.id != action.terminate_id:
+                    continue
+                if action.turn_numbers is not None and task.turn not in action.turn_numbers:
+                    continue
+                task.terminated = True
+            reply = {"id": action.id, "action": action.action}
+            if action.action == "terminate":
+                reply["terminateId"] = action.terminate_id
+            if action.turn_numbers is not None:
+                reply["turnNumbers"] = action.turn_numbers
+            client.send(reply)
+            # Answer terminated tasks now (their partial results), not after the next round.
+            for task in [t for t in self._active if t.terminated]:
+                self._finish(task)
+        elif action.action == "clear_cache":
+            client.send({"id": action.id, "action": "clear_cache"})
+
+    def _activate(self, client: Client, query: Query) -> None:
+        """Replay the query's game once and start one task per analysed turn (errors -> error object)."""
+        from jaxgo.game import Game, IllegalMove
+        from jaxgo.search.mcts import SearchConfig, Searcher
+
+        if client.closed.is_set():
+            client.add_outstanding(-1)
+            return
+        if query.include_territory:
+            try:
+                from jaxgo.crf.evaluator import expected_territory  # noqa: F401
+            except ImportError as exc:
+                client.send(protocol.error_object(f"territory evaluator not available: {exc}", "includeTerritory",
+                                                  query.id))
+                client.add_outstanding(-1)
+                return
+        replay_rules = dataclasses.replace(query.rules, ko_rule="simple")
+        game = Game(replay_rules)
+        try:
+            if query.initial_player is not None and query.initial_player != game.to_play:
+                game.set_to_play(query.initial_player)
+            for colour in (1, -1):
+                points = [p for c, p in query.initial_stones if c == colour]
+                if points:
+                    game.setup_stones(colour, points)
+            if query.initial_player is None and query.moves and query.moves[0][0] != game.to_play:
+                game.set_to_play(query.moves[0][0])
+        except IllegalMove as exc:
+            client.send(protocol.error_object(f"bad initial stones: {exc.reason}", "initialStones", query.id))
+            client.add_outstanding(-1)
+            return
+        turns = set(query.analyze_turns)
+        snapshots = {}
+        for number in range(len(query.moves) + 1):
+            if number in turns:
+                snapshots[number] = self._copy_game(game, query)
+            if number == len(query.moves):
+                break
+            colour, move = query.moves[number]
+            try:
+                game.play(colour, move)
+            except IllegalMove as exc:
+                client.send(protocol.error_object(
+                    f"illegal move {number + 1} ({protocol.vertex(move, query.size)}): {exc.reason}", "moves",
+                    query.id))
+                client.add_outstanding(-1)
+                return
+        group = QueryState(left=len(snapshots))
+        cfg = self.config
+        lpl = cfg.playouts_per_leaf
+        leaves = min(cfg.leaves_per_batch, _next_pow2(math.ceil(query.max_visits / lpl)))
+        for turn, turn_game in sorted(snapshots.items()):
+            # A following move of the other colour decides who is to move at this turn (as in KataGo).
+            if turn < len(query.moves) and query.moves[turn][0] != turn_game.to_play:
+                turn_game.set_to_play(query.moves[turn][0])
+            searcher = Searcher(turn_game.rules, SearchConfig(strategy=cfg.strategy, leaves_per_batch=leaves,
+                                                              playouts_per_leaf=lpl),
+                                seed=(cfg.seed * 7919 + next(self._seq)) % (2 ** 31))
+            actions = query.size ** 2 + 1
+            task = Task(client=client, query=query, turn=turn, seq=next(self._seq), group=group, game=turn_game,
+                        searcher=searcher, last_report=time.perf_counter(), komi=float(query.rules.komi),
+                        owner_sum=np.zeros(actions - 1), score_sum=np.zeros(actions), score_n=np.zeros(actions))
+            self._active.append(task)
+
+    @staticmethod
+    def _copy_game(game, query: Query):
+        """An independent copy of the replayed game with the query's real rules (superko from here on)."""
+        snap = copy.copy(game)
+        snap.moves = list(game.moves)
+        snap._seen = list(game._seen)
+        snap._undo_stack = []
+        snap.rules = query.rules
+        return snap
+
+    # -- one scheduling round ---------------------------------------------------------------------------------
+    def _round(self) -> None:
+        groups: dict[int, list[Task]] = {}
+        for task in self._active:
+            groups.setdefault(task.query.size, []).append(task)
+        order = sorted(groups.values(), key=lambda ts: (-max(t.priority for t in ts), min(t.seq for t in ts)))
+        for tasks in order:
+            tasks.sort(key=lambda t: (-t.priority, t.seq))
+            self._step(tasks)
+        now = time.perf_counter()
+        for task in list(self._active):
+            if task.cancelled:
+                continue
+            if self._done(task):
+                self._finish(task)
+            elif task.query.report_every is not None and task.job is not None and task.job.done > 0 \
+                    and now - task.last_report >= task.query.report_every:
+                task.last_report = now
+                task.client.send(self._response(task, during_search=True))
+        self._active = [t for t in self._active if not t.cancelled and not t.client.closed.is_set()]
+
+    def _done(self, task: Task) -> bool:
+        job = task.job
+        return task.terminated or (job is not None and (job.done >= task.query.max_visits or job.exhausted))
+
+    def _step(self, tasks: list[Task]) -> None:
+        """Select leaves for the tasks (in priority order, up to ``max_boards``), play them out in one device
+        call, back the results up."""
+        selected, boards = [], 0
+        for task in tasks:
+            if task.cancelled or task.terminated or task.client.closed.is_set() or self._done(task):
+                continue
+            if boards >= self.config.max_boards:
+                break
+            try:
+                if task.job is None:
+                    task.job = task.searcher.start_tree_search(task.game)
+                states = task.searcher.select_leaves(task.job)
+            except Exception as exc:
+                self._fail(task, exc)
+                continue
+            if states is None:
+                continue
+            count = len(task.job.pending[1])
+            selected.append((task, states, count))
+            boards += count
+        if not selected:
+            return
+        try:
+            winner, final, owner, first = self._evaluate([s for _, s, _ in selected], [n for _, _, n in selected],
+                                                         [t.komi for t, _, _ in selected])
+        except Exception as exc:
+            for task, _, _ in selected:
+                task.job.pending = None
+                self._fail(task, exc)
+            return
+        offset = 0
+        for task, _, count in selected:
+            rows = slice(offset, offset + count)
+            offset += count
+            try:
+                self._accumulate(task, final[rows], owner[rows])
+                task.searcher.backup_leaves(task.job, winner[rows], first[rows])
+            except Exception as exc:
+                self._fail(task, exc)
+
+    def _accumulate(self, task: Task, final: np.ndarray, owner: np.ndarray) -> None:
+        """Per-root-move score sums and ownership from this round's playouts (final [n, L], owner [n, L, P])."""
+        paths = task.job.pending[0]
+        actions = np.array([path[0][1] if path else -1 for path in paths], np.int64)
+        sums = final.sum(axis=1)
+        ok = actions >= 0
+        np.add.at(task.score_sum, actions[ok], sums[ok])
+        np.add.at(task.score_n, actions[ok], final.shape[1])
+        task.root_score_sum += float(sums.sum())
+        task.owner_sum += owner.sum(axis=(0, 1))
+        task.owner_n += final.size
+
+    def _evaluate(self, states_list, counts, komis):
+        """One device call for all leaves: (winner int8 [T, L], final score [T, L], ownership int8 [T, L, P],
+        first colour int8 [T, L, P]) for T = sum(counts) leaves."""
+        import jax
+
+        from jaxgo import playout
+
+        total = sum(counts)
+        lpl = self.config.playouts_per_leaf
+        parts = [jax.tree_util.tree_map(lambda x, n=n: np.asarray(x)[:n], s) for s, n in zip(states_list, counts)]
+        merged = jax.tree_util.tree_map(lambda *xs: np.concatenate(xs), *parts)
+        outputs = []
+        for start in range(0, total, self.config.buckets[-1]):
+            chunk_n = min(self.config.buckets[-1], total - start)
+            bucket = next(b for b in self.config.buckets if b >= chunk_n)
+            chunk = jax.tree_util.tree_map(
+                lambda x: np.concatenate([x[start:start + chunk_n],
+                                          np.repeat(x[start:start + 1], bucket - chunk_n, axis=0)]), merged)
+            self._key, sub = jax.random.split(self._key)
+            began = time.perf_counter()
+            result = playout.run(chunk, sub, 0.0, num_per_state=lpl)
+            score = np.asarray(result.score).reshape(bucket, lpl)[:chunk_n]
+            owner = np.asarray(result.ownership).reshape(bucket, lpl, -1)[:chunk_n]
+            first = np.asarray(result.first_colour).reshape(bucket, lpl, -1)[:chunk_n]
+            self.device_seconds += time.perf_counter() - began
+            self.device_calls += 1
+            outputs.append((score, owner, first))
+        score = np.concatenate([o[0] for o in outputs])
+        owner = np.concatenate([o[1] for o in outputs])
+        first = np.concatenate([o[2] for o in outputs])
+        final = score - np.repeat(np.asarray(komis, np.float32), counts)[:, None]
+        self.playouts += total * lpl
+        return np.sign(final).astype(np.int8), final, owner, first
+
+    # -- results ----------------------------------------------------------------------------------------------
+    def snapshot(self, task: Task) -> protocol.Snapshot:
+        tree = task.job.tree
+        root = tree.root
+        legal = tree.children_legal[root].copy()
+        visits = tree.children_visits[root].copy()
+        visits[~legal] = 0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            values = np.where(visits > 0, tree.children_values[root] / np.maximum(visits, 1e-9), np.nan)
+            score = np.where(task.score_n > 0, task.score_sum / np.maximum(task.score_n, 1), np.nan)
+        top = np.argsort(-visits, kind="stable")[: self.config.max_pv_moves]
+        pvs = {}
+        for action in top:
+            if visits[action] <= 0:
+                break
+            child = int(tree.children_index[root, action])
+            pvs[int(action)] = [int(action)] + (_pv_from(tree, child, task.query.pv_len - 1) if child >= 0 else [])
+        total = float(visits.sum())
+        root_rate = float(np.nansum(tree.children_values[root][legal]) / total) if total > 0 else 0.5
+        owner = task.owner_sum / task.owner_n if task.owner_n else None
+        return protocol.Snapshot(
+            size=task.query.size, to_play=int(tree.to_play[root]), visits=visits, values=values, score=score,
+            prior=np.where(legal, tree.children_prior[root], 0.0), legal=legal, pvs=pvs,
+            root_visits=int(task.job.done), root_winrate=root_rate,
+            root_score=task.root_score_sum / task.owner_n if task.owner_n else 0.0, ownership=owner)
+
+    def _response(self, task: Task, during_search: bool) -> dict:
+        snap = self.snapshot(task)
+        if not during_search and task.query.include_territory:
+            snap.territory = self._territory(task)
+        policy = None
+        if task.query.include_policy:
+            prior = task.job.tree.children_prior[task.job.tree.root]
+            policy = np.where(snap.legal, prior, -1.0)
+        return protocol.build_response(task.query.id, task.turn, snap, during_search, task.query,
+                                       self.config.perspective, policy)
+
+    @staticmethod
+    def _territory(task: Task) -> np.ndarray:
+        from jaxgo.crf.evaluator import expected_territory
+
+        size = task.query.size
+        stones = np.asarray(task.game.board(), np.int8).reshape(1, size, size)
+        result = expected_territory(stones, np.array([task.game.to_play], np.int8))
+        return np.asarray(result, np.float64).reshape(-1)
+
+    def _finish(self, task: Task) -> None:
+        if task.cancelled:
+            return
+        task.cancelled = True  # leaves the active list at the end of the round
+        if task.job is None or task.job.done == 0:
+            response = {"id": task.query.id, "turnNumber": task.turn, "isDuringSearch": False, "noResults": True}
+        else:
+            try:
+                response = self._response(task, during_search=False)
+            except Exception as exc:
+                self.debug(f"response for {task.query.id!r} failed: {exc!r}")
+                response = protocol.error_object(f"internal error: {exc}", None, task.query.id)
+        task.client.send(response)
+        self._turn_done(task)
+
+    def _fail(self, task: Task, exc: Exception) -> None:
+        self.debug(f"task {task.query.id!r} turn {task.turn} failed: {exc!r}")
+        if not task.cancelled:
+            task.cancelled = True
+            task.client.send(protocol.error_object(f"internal error: {exc}", None, task.query.id))
+            self._turn_done(task)
+
+    def _turn_done(self, task: Task) -> None:
+        task.group.left -= 1
+        if task.group.left == 0:
+            self.queries_done += 1
+            task.client.add_outstanding(-1)
+
+
+def log_stream():
+    return sys.stderr

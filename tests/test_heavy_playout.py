@@ -1,0 +1,198 @@
+"""Heavy playouts: rules checked move by move against the numpy reference board, features against
+``jaxgo.features.moves``, and the move distribution against gamma-proportional probabilities."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from jaxgo import heavy_playout as hp
+from jaxgo import rules
+from jaxgo.coords import BLACK, WHITE
+from jaxgo.features import moves as mf
+from jaxgo.learn import bt
+from jaxgo.reference import ReferenceBoard
+
+KOMI = 7.5
+
+
+@pytest.fixture(scope="module")
+def tables():
+    return hp.policy_tables(hp.synthetic_log_gammas(0))
+
+
+def _random_positions(size: int, count: int, seed: int, max_moves: int | None = None):
+    """(reference boards, last moves int [count, 2]) reached by random legal play with captures and kos."""
+    rng = np.random.default_rng(seed)
+    boards, last = [], []
+    for _ in range(count):
+        board = ReferenceBoard(size, komi=KOMI)
+        history = [-1, -1]
+        for _ in range(int(rng.integers(0, max_moves or 2 * size * size))):
+            legal = np.flatnonzero(board.legal_mask()[:-1])
+            if not len(legal):
+                break
+            move = int(rng.choice(legal))
+            board.play(move)
+            history.append(move)
+        boards.append(board)
+        last.append(history[-1:-3:-1])
+    return boards, np.array(last, np.int32)
+
+
+def _to_states(boards):
+    states = [rules.from_board(b.stones, b.to_play).replace(ko=jnp.int32(b.ko_point)) for b in boards]
+    return jax.tree_util.tree_map(lambda *xs: jnp.stack(xs), *states)
+
+
+def _candidates(board: ReferenceBoard) -> np.ndarray:
+    return board.legal_mask()[:-1] & ~board.eye_mask(board.to_play)
+
+
+def _replay_and_check(start: ReferenceBoard, result, index: int, max_moves: int) -> None:
+    """Every move legal and not an own eye, pass exactly when forced, and the same final score / ownership /
+    first-play records as the replay."""
+    board = start.copy()
+    points = board.size ** 2
+    played = np.asarray(result.moves[index])
+    played = played[played >= 0]
+    first_colour = np.zeros(points, np.int8)
+    first_ply = np.full(points, -1, np.int16)
+    for ply, move in enumerate(played):
+        choices = _candidates(board)
+        where = f"playout {index}, ply {ply}, move {move}\n{board.to_ascii()}"
+        if move == points:
+            assert not choices.any(), f"passed with candidates left: {where}"
+        else:
+            assert choices[move], f"illegal or eye-filling move: {where}"
+            if first_colour[move] == 0:
+                first_colour[move], first_ply[move] = board.to_play, ply
+        board.play(int(move))
+    assert board.is_over() or len(played) == max_moves, f"playout {index} stopped early"
+    assert int(result.num_moves[index]) == len(played)
+    assert float(result.score[index]) == pytest.approx(board.area_score())
+    np.testing.assert_array_equal(np.asarray(result.ownership[index]), board.ownership())
+    np.testing.assert_array_equal(np.asarray(result.first_colour[index]), first_colour)
+    np.testing.assert_array_equal(np.asarray(result.first_ply[index]), first_ply)
+
+
+@pytest.mark.parametrize("size,batch", [(5, 48), (9, 64)])
+def test_playouts_from_empty_board_follow_the_rules(size, batch, tables):
+    result = hp.run_from_empty(size, batch, jax.random.PRNGKey(size), KOMI, gammas=tables, record_moves=True)
+    for index in range(batch):
+        _replay_and_check(ReferenceBoard(size, komi=KOMI), result, index, 3 * size * size)
+
+
+@pytest.mark.parametrize("size", [7, 9])
+def test_playouts_from_played_positions_follow_the_rules(size, tables):
+    """Positions with captures, kos and chains of every liberty class; 3 playouts each, lanes refilled."""
+    boards, last = _random_positions(size, 40, seed=size)
+    per_state = 3
+    result = hp.run(_to_states(boards), jax.random.PRNGKey(1), KOMI, gammas=tables, num_per_state=per_state,
+                    record_moves=True, last_moves=last, lanes=32)
+    for index in range(len(boards) * per_state):
+        _replay_and_check(boards[index // per_state], result, index, 3 * size * size)
+
+
+def test_point_features_equal_move_features(tables):
+    """The playout's incremental view (liberty classes) gives the levels of ``moves.move_features``."""
+    size = 9
+    boards, last = _random_positions(size, 60, seed=3)
+    states = _to_states(boards)
+    mine = jax.tree_util.tree_map(np.asarray, hp.point_features(states, jnp.asarray(last)))
+    pattern_ids = mf.canonical_pattern_table()[0]
+    reference = jax.jit(jax.vmap(mf.move_features, in_axes=(0, 0, 0, None)))(
+        states, jnp.asarray(last[:, 0]), jnp.asarray(last[:, 1]), jnp.asarray(pattern_ids))
+    levels, legal = (np.asarray(x)[:, :-1] for x in reference)
+    np.testing.assert_array_equal(mine["legal"], legal)
+    g = {name: i for i, name in enumerate(mf.GROUPS)}
+    checked = 0
+    for s in range(len(boards)):
+        on = legal[s]
+        np.testing.assert_array_equal(1 + pattern_ids[mine["code"][s][on]], levels[s][on, g["pattern"]])
+        for name in ("capture", "extension", "self_atari", "atari", "dist_prev", "dist_prev2"):
+            np.testing.assert_array_equal(mine[name][s][on], levels[s][on, g[name]],
+                                          err_msg=f"{name}, position {s}\n{boards[s].to_ascii()}")
+        checked += int(on.sum())
+    assert checked > 1000
+    for name in ("capture", "extension", "self_atari", "atari"):  # every feature actually occurs
+        assert (mine[name][legal] > 0).any(), name
+
+
+def test_eye_mask_matches_the_reference(tables):
+    boards, last = _random_positions(7, 30, seed=5)
+    mine = np.asarray(hp.point_features(_to_states(boards), jnp.asarray(last))["eye"])
+    for s, board in enumerate(boards):
+        np.testing.assert_array_equal(mine[s], board.eye_mask(board.to_play))
+
+
+POSITION = """
+    . . . . . . .
+    . X O . . . .
+    . X O O . . .
+    . O X X O . .
+    . . X O . . .
+    . . . . . . .
+    . . . . . . .
+"""
+
+
+def test_first_move_frequencies_are_gamma_proportional(tables):
+    """On a hand-made position the first playout move follows gamma_a / sum_b gamma_b, with gamma_a the team
+    strength of ``jaxgo.learn.bt`` over ``moves.move_features``; chi-square test over the candidates."""
+    board = ReferenceBoard.from_ascii(POSITION, to_play=BLACK)
+    last = np.array([[3 * 7 + 4, 2 * 7 + 3]], np.int32)  # white just played E4 after D5
+    states = _to_states([board])
+    log_gamma = hp.synthetic_log_gammas(0)
+    levels, legal = mf.move_features(jax.tree_util.tree_map(lambda x: x[0], states), jnp.int32(last[0, 0]),
+                                     jnp.int32(last[0, 1]), jnp.asarray(mf.canonical_pattern_table()[0]))
+    features = np.asarray(levels)[:-1] + mf.group_offsets()
+    strength = np.exp(np.asarray(bt.team_log_strength(jnp.asarray(log_gamma), jnp.asarray(features))))
+    allowed = np.asarray(legal)[:-1] & ~board.eye_mask(BLACK)
+    expected = np.where(allowed, strength, 0.0)
+    expected /= expected.sum()
+    np.testing.assert_allclose(np.asarray(hp.move_probabilities(states, tables, jnp.asarray(last)))[0], expected,
+                               rtol=2e-4, atol=1e-7)
+
+    draws = 20000
+    result = hp.run(states, jax.random.PRNGKey(7), KOMI, gammas=tables, num_per_state=draws, max_moves=1,
+                    record_moves=True, last_moves=last)
+    first = np.asarray(result.moves[:, 0])
+    assert allowed[first].all()
+    counts = np.bincount(first, minlength=49)
+    mean = draws * expected
+    cells = mean >= 5
+    chi2 = float(np.sum((counts[cells] - mean[cells]) ** 2 / mean[cells]))
+    dof = int(cells.sum()) - 1
+    assert chi2 < dof + 5 * np.sqrt(2 * dof), (chi2, dof)
+    assert counts[~allowed].sum() == 0
+
+
+def test_deterministic_given_the_key_and_independent_of_lanes(tables):
+    boards, last = _random_positions(7, 5, seed=11)
+    states = _to_states(boards)
+    key = jax.random.PRNGKey(5)
+    a = hp.run(states, key, KOMI, gammas=tables, num_per_state=12, lanes=60, record_moves=True, last_moves=last)
+    b = hp.run(states, key, KOMI, gammas=tables, num_per_state=12, lanes=9, record_moves=True, last_moves=last)
+    for field in ("score", "num_moves", "ownership", "first_colour", "first_ply", "moves"):
+        np.testing.assert_array_equal(np.asarray(getattr(a, field)), np.asarray(getattr(b, field)), err_msg=field)
+    c = hp.run(states, jax.random.PRNGKey(6), KOMI, gammas=tables, num_per_state=12, lanes=60, record_moves=True,
+               last_moves=last)
+    assert not np.array_equal(np.asarray(a.moves), np.asarray(c.moves))
+
+
+def test_policy_tables_reject_a_wrong_shape():
+    with pytest.raises(ValueError, match="shape"):
+        hp.policy_tables(np.zeros(5))
+
+
+def test_all_gammas_one_is_the_light_policy():
+    """Log-gammas all 0: every candidate equally likely, as in the light playouts."""
+    boards, last = _random_positions(9, 6, seed=4, max_moves=60)
+    probs = np.asarray(hp.move_probabilities(_to_states(boards), hp.policy_tables(np.zeros(mf.num_features())),
+                                             jnp.asarray(last)))
+    for board, p in zip(boards, probs):
+        allowed = _candidates(board)
+        np.testing.assert_allclose(p, np.where(allowed, 1.0 / allowed.sum(), 0.0), rtol=1e-5)
