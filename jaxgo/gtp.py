@@ -685,7 +685,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--playouts", type=int, default=None,
                         help=f"playouts per move (default {DEFAULT_PLAYOUTS} unless --seconds or a GTP clock is set)")
     parser.add_argument("--seconds", type=float, default=None, help="seconds per move (overrides the GTP clock)")
-    parser.add_argument("--leaves", type=int, default=None, help="leaves per device batch (K, default 128)")
+    parser.add_argument("--leaves", type=int, default=None, help="leaves per device batch (K; default: from the budget, 4..128, about 48 batches per search)")
     parser.add_argument("--playouts-per-leaf", type=int, default=None, help="playouts per leaf (L, default 4)")
     parser.add_argument("--quiet", action="store_true", help="no debug output on stderr")
     parser.add_argument("--server", default=None, metavar="ADDR",

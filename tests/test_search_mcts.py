@@ -152,3 +152,18 @@ def test_tree_reroot_compacts_subtree():
     tree.reroot(b)
     assert tree.size == 2 and tree.children_index[0, 2] == 1 and tree.parents[1] == 0
     assert tree.children_visits[0, 2] == 7 and c == 3
+
+
+def test_auto_leaves_gives_about_48_batches_in_powers_of_two():
+    from jaxgo.search.mcts import auto_leaves
+
+    assert auto_leaves(None, 4) == 128
+    assert auto_leaves(100, 4) == 4  # never below 4
+    assert auto_leaves(1000, 4) == 4
+    assert auto_leaves(3000, 4) == 8
+    assert auto_leaves(10000, 4) == 32
+    assert auto_leaves(30000, 4) == 128
+    assert auto_leaves(10 ** 7, 4) == 128  # never above 128
+    for budget in (800, 5000, 20000):
+        k = auto_leaves(budget, 4)
+        assert k & (k - 1) == 0 and budget / (4 * k) >= 48

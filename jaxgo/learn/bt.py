@@ -5,15 +5,22 @@ per group; its strength is E_ij = prod_g gamma[F[i, j, g]] and the played move w
 E_iw / sum_j E_ij.  MM updates one group g at a time, which is exact because two features of one group never
 sit in the same team:
 
-    gamma_k <- (W_k + a) / ( sum_i C_ik / E_i + b / (gamma_k + 1) )
+    gamma_k <- (W_k + a) / ( sum_i C_ik / E_i + prior denominator )
 
 with W_k the number of wins of teams holding k, E_i = sum_j E_ij, C_ik = sum over candidates j of i that hold
-k of E_ij / gamma_k (the strength of k's team-mates), and Coulom's prior: a = 1 virtual win and b = 2
-virtual games against a player of gamma 1 (``prior=False`` drops it).  Feature indices listed in ``fixed`` (the
-absent level of every group) stay at gamma 1.
+k of E_ij / gamma_k (the strength of k's team-mates).  Priors (``prior``):
+
+- ``"coulom"`` (or True): one virtual win and one virtual loss against a player of gamma 1, i.e. a = 1 and
+  denominator term 2 / (gamma_k + 1) (Coulom 2007);
+- ``"gamma"``: a Gamma(shape 1 + PRIOR_ALPHA, rate PRIOR_BETA) density, i.e. a = PRIOR_ALPHA and denominator term
+  PRIOR_BETA (the prior that ``jaxgo.learn.lmp`` uses, so both reach the same MAP point);
+- None (or False): maximum likelihood.
+
+Feature indices listed in ``fixed`` (the absent level of every group) stay at gamma 1.  Everything is computed
+in log space (log-sum-exp per position), so no strength overflows float32.
 
 Data layout: F int32 [N, C, G] global feature indices, mask bool [N, C] (real candidates), winner int32 [N].
-Everything is one jitted array program; a group update is a gather, a product and a ``segment_sum``.
+Rows whose mask is all False are padding and ignored.
 """
 
 from __future__ import annotations
@@ -24,6 +31,9 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 import numpy as np
+
+PRIOR_ALPHA = 1.0
+PRIOR_BETA = 1.0
 
 
 class MMState(NamedTuple):
@@ -36,49 +46,104 @@ def init(num_features: int) -> MMState:
     return MMState(jnp.zeros(num_features, jnp.float32), jnp.int32(0))
 
 
+def _prior_name(prior) -> str | None:
+    if prior is True:
+        return "coulom"
+    if prior is False or prior is None:
+        return None
+    if prior not in ("coulom", "gamma"):
+        raise ValueError(f"unknown prior {prior!r} (coulom, gamma or None)")
+    return prior
+
+
 def team_log_strength(log_gamma, features):
     """float32 [N, C]: log E_ij = sum_g log gamma[F[i, j, g]] for features int32 [N, C, G]."""
     return jnp.sum(log_gamma[features], axis=-1)
 
 
-def win_counts(features, winner, num_features: int):
-    """float32 [K]: W_k, how many winning teams hold feature k."""
+def masked_log_strength(log_gamma, features, mask):
+    """(log E int32 [N, C] with -inf off the mask, log total [N, 1], row bool [N]): log total is 0 on padding
+    rows (no candidate), so nothing downstream divides by zero."""
+    log_e = jnp.where(mask, team_log_strength(log_gamma, features), -jnp.inf)
+    row = jnp.any(mask, axis=1)
+    safe = jnp.where(row[:, None], log_e, 0.0)
+    log_total = jnp.where(row[:, None], jax.nn.logsumexp(safe, axis=1, keepdims=True,
+                                                          where=mask | ~row[:, None]), 0.0)
+    return log_e, log_total, row
+
+
+def win_counts(features, winner, num_features: int, row=None):
+    """float32 [K]: W_k, how many winning teams hold feature k (rows where ``row`` is False not counted)."""
     won = jnp.take_along_axis(features, winner[:, None, None], axis=1)[:, 0, :]  # [N, G]
-    return jax.ops.segment_sum(jnp.ones(won.size, jnp.float32), won.reshape(-1), num_segments=num_features)
+    weight = jnp.ones(won.shape, jnp.float32)
+    if row is not None:
+        weight = weight * row[:, None]
+    return jax.ops.segment_sum(weight.reshape(-1), won.reshape(-1), num_segments=num_features)
+
+
+def position_log_likelihood(log_gamma, features, mask, winner):
+    """float32 [N]: log P(winner) per position (0 on padding rows)."""
+    log_e, log_total, row = masked_log_strength(log_gamma, features, mask)
+    won = jnp.take_along_axis(log_e, winner[:, None], axis=1)[:, 0]
+    return jnp.where(row, won - log_total[:, 0], 0.0)
 
 
 def log_likelihood(log_gamma, features, mask, winner):
     """float32 []: mean over positions of log P(winner) (the model's log-likelihood per move)."""
-    log_e = jnp.where(mask, team_log_strength(log_gamma, features), -jnp.inf)
-    won = jnp.take_along_axis(log_e, winner[:, None], axis=1)[:, 0]
-    return jnp.mean(won - jax.nn.logsumexp(log_e, axis=1))
+    features, mask, winner = jnp.asarray(features), jnp.asarray(mask), jnp.asarray(winner)
+    row = jnp.any(mask, axis=1)
+    return jnp.sum(position_log_likelihood(log_gamma, features, mask, winner)) / jnp.maximum(jnp.sum(row), 1)
+
+
+def group_denominator(log_gamma, features, mask, group: int):
+    """float32 [K]: sum_i C_ik / E_i for the features k of group ``group`` (zero elsewhere)."""
+    log_e, log_total, _ = masked_log_strength(log_gamma, features, mask)
+    own = features[:, :, group]
+    weight = jnp.where(mask, jnp.exp(jnp.where(mask, log_e - log_gamma[own] - log_total, 0.0)), 0.0)
+    return jax.ops.segment_sum(weight.reshape(-1), own.reshape(-1), num_segments=log_gamma.shape[0])
+
+
+def mm_step(log_gamma, wins, denom, update, prior):
+    """The MM update of the features where ``update`` (bool [K]) holds; the others keep their value."""
+    prior = _prior_name(prior)
+    gamma = jnp.exp(log_gamma)
+    if prior == "coulom":
+        new = (wins + 1.0) / (denom + 2.0 / (gamma + 1.0))
+    elif prior == "gamma":
+        new = (wins + PRIOR_ALPHA) / (denom + PRIOR_BETA)
+    else:
+        new = wins / denom
+    ok = update & (new > 0) & jnp.isfinite(new)
+    return jnp.where(ok, jnp.log(jnp.where(ok, new, 1.0)), log_gamma)
 
 
 @functools.partial(jax.jit, static_argnames=("group", "prior"))
-def update_group(state: MMState, features, mask, wins, fixed, *, group: int, prior: bool = True) -> MMState:
+def update_group(state: MMState, features, mask, wins, fixed, *, group: int, prior="coulom") -> MMState:
     """One MM step for the features of group ``group`` (static int).
 
     features int32 [N, C, G]; mask bool [N, C]; wins float32 [K] (``win_counts``); fixed bool [K].
     """
-    log_gamma = state.log_gamma
-    num = log_gamma.shape[0]
-    log_e = jnp.where(mask, team_log_strength(log_gamma, features), -jnp.inf)  # [N, C]
-    log_total = jax.nn.logsumexp(log_e, axis=1, keepdims=True)  # [N, 1]
-    own = features[:, :, group]  # [N, C]
-    # C_ik / E_i summed over i: team-mates' strength E_ij / gamma_k over E_i.
-    weight = jnp.where(mask, jnp.exp(log_e - log_gamma[own] - log_total), 0.0)
-    denom = jax.ops.segment_sum(weight.reshape(-1), own.reshape(-1), num_segments=num)
-    gamma = jnp.exp(log_gamma)
-    a, b = (1.0, 2.0) if prior else (0.0, 0.0)
-    new = (wins + a) / (denom + b / (gamma + 1.0))
-    in_group = jax.ops.segment_sum(jnp.ones(own.size, jnp.float32), own.reshape(-1), num_segments=num) > 0
-    update = in_group & ~fixed & (new > 0) & jnp.isfinite(new)
-    return MMState(jnp.where(update, jnp.log(jnp.where(update, new, 1.0)), log_gamma), state.iteration)
+    num = state.log_gamma.shape[0]
+    denom = group_denominator(state.log_gamma, features, mask, group)
+    own = features[:, :, group]
+    in_group = jax.ops.segment_sum(mask.reshape(-1).astype(jnp.float32), own.reshape(-1), num_segments=num) > 0
+    return MMState(mm_step(state.log_gamma, wins, denom, in_group & ~fixed, prior), state.iteration)
 
 
-def fit(features, mask, winner, num_features: int, *, iterations: int = 20, fixed=None, prior: bool = True,
-        callback=None) -> MMState:
-    """Run ``iterations`` sweeps of MM (each sweep updates every group once).
+def fixed_mask(num_features: int, fixed) -> np.ndarray:
+    """bool [K] from an index list (or a bool mask, or None)."""
+    out = np.zeros(num_features, bool)
+    if fixed is not None:
+        fixed = np.asarray(fixed)
+        if fixed.dtype == bool:
+            return fixed.copy()
+        out[fixed] = True
+    return out
+
+
+def fit(features, mask, winner, num_features: int, *, iterations: int = 20, fixed=None, prior="coulom",
+        callback=None, state: MMState | None = None) -> MMState:
+    """Run ``iterations`` sweeps of MM (each sweep updates every group once), in memory.
 
     features int32 [N, C, G], mask bool [N, C], winner int32 [N]; fixed: bool [K] or index list (gamma 1).
     ``callback(sweep, state)`` is called after each sweep (e.g. to print the log-likelihood).
@@ -86,15 +151,13 @@ def fit(features, mask, winner, num_features: int, *, iterations: int = 20, fixe
     features = jnp.asarray(features)
     mask = jnp.asarray(mask)
     winner = jnp.asarray(winner)
-    fixed_mask = np.zeros(num_features, bool)
-    if fixed is not None:
-        fixed_mask[np.asarray(fixed)] = True
-    fixed_mask = jnp.asarray(fixed_mask)
-    wins = win_counts(features, winner, num_features)
-    state = init(num_features)
+    fixed = jnp.asarray(fixed_mask(num_features, fixed))
+    wins = win_counts(features, winner, num_features, jnp.any(mask, axis=1))
+    state = init(num_features) if state is None else state
+    prior = _prior_name(prior)
     for sweep in range(iterations):
         for group in range(features.shape[-1]):
-            state = update_group(state, features, mask, wins, fixed_mask, group=group, prior=prior)
+            state = update_group(state, features, mask, wins, fixed, group=group, prior=prior)
         state = MMState(state.log_gamma, state.iteration + 1)
         if callback is not None:
             callback(sweep, state)

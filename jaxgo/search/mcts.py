@@ -41,7 +41,7 @@ RESIGN = -1  # move code of a resignation
 @dataclasses.dataclass
 class SearchConfig:
     strategy: str = "rave"
-    leaves_per_batch: int = 128  # K
+    leaves_per_batch: int | None = None  # K; None: chosen from the budget (``auto_leaves``)
     playouts_per_leaf: int = 4  # L
     uct_c: float = 0.7  # c (plain UCT) ; c1 for RAVE is rave_c1
     rave_c1: float = 0.1
@@ -95,6 +95,7 @@ class TreeJob:
 
     tree: Tree
     history: set
+    leaves: int = 128  # K, boards per select_leaves batch
     done: int = 0  # playouts backed up
     iterations: int = 0
     exhausted: bool = False  # the root has no move left to search
@@ -244,7 +245,7 @@ class Searcher:
         return tree.children_visits[tree.parents[node], tree.action_from_parent[node]]
 
     def _search_tree(self, game, playouts, seconds, start) -> SearchResult:
-        job = self.start_tree_search(game)
+        job = self.start_tree_search(game, self._budget_estimate(playouts, seconds))
         while job.done == 0 or not self._out_of_budget(job.done, playouts, seconds, start):
             leaf_states = self.select_leaves(job)
             if leaf_states is None:
@@ -258,9 +259,22 @@ class Searcher:
     # The three steps of one tree-search iteration, public so that a server can run many searches at once and
     # merge their leaf batches into shared device calls: start_tree_search, then repeatedly select_leaves ->
     # (evaluate the states, L playouts each) -> backup_leaves, then finish_tree_search.
-    def start_tree_search(self, game) -> "TreeJob":
-        """A tree search of the game's position (the kept subtree when the game went on from the old root)."""
-        return TreeJob(tree=self._prepare_tree(game), history=self._history(game))
+    def start_tree_search(self, game, budget: int | None = None) -> "TreeJob":
+        """A tree search of the game's position (the kept subtree when the game went on from the old root).
+
+        ``budget`` (expected playouts) sets K when ``leaves_per_batch`` is None; without it K is 128.
+        """
+        leaves = self.config.leaves_per_batch or auto_leaves(budget, self.config.playouts_per_leaf)
+        return TreeJob(tree=self._prepare_tree(game), history=self._history(game), leaves=leaves)
+
+    def _budget_estimate(self, playouts, seconds) -> int | None:
+        """Playouts this search will run: the playout budget, or seconds times the rate measured so far."""
+        if playouts is not None:
+            return playouts
+        if seconds is None:
+            return None
+        rate = self.total_playouts / self.total_seconds if self.total_seconds > 1.0 else 2000.0
+        return int(seconds * rate)
 
     def select_leaves(self, job: "TreeJob"):
         """Descend ``leaves_per_batch`` (K) times with virtual loss and create the new nodes (one device call).
@@ -270,7 +284,7 @@ class Searcher:
         """
         tree, cfg = job.tree, self.config
         _, children = _kernels(self.rules.suicide)
-        k = cfg.leaves_per_batch
+        k = job.leaves
         pass_action = self.num_actions - 1
         paths, leaves, pending = [], [], {}
         for _ in range(k):
@@ -491,6 +505,19 @@ class Searcher:
                 values[move] = means[move].min()
         visits = np.where(np.isnan(values), 0.0, np.nan_to_num(values) + 1.0)
         return self._finish(game, visits, values, done)
+
+
+def auto_leaves(budget: int | None, playouts_per_leaf: int, iterations: int = 48) -> int:
+    """K for a search of ``budget`` playouts: the largest power of two giving at least ``iterations`` batches,
+    between 4 and 128 (128 without a budget).  Few big batches make a wide, shallow tree (with 1k playouts and
+    K = 128, L = 4 the tree is two batches deep); powers of two bound the number of compiled shapes."""
+    if budget is None:
+        return 128
+    target = budget / (playouts_per_leaf * iterations)
+    k = 4
+    while k * 2 <= min(target, 128):
+        k *= 2
+    return k
 
 
 def _uniform(legal: np.ndarray) -> np.ndarray:

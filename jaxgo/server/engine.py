@@ -547,7 +547,7 @@ class AnalysisEngine:
             prior = task.job.tree.children_prior[task.job.tree.root]
             policy = np.where(snap.legal, prior, -1.0)
         return protocol.build_response(task.query.id, task.turn, snap, during_search, task.query,
-                                       self.config.perspective, policy)
+                                       task.query.perspective or self.config.perspective, policy)
 
     @staticmethod
     def _territory(task: Task) -> np.ndarray:

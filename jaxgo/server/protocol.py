@@ -87,6 +87,7 @@ class Query:
     report_every: float | None = None  # seconds between isDuringSearch responses
     priority: int = 0
     pv_len: int = 10
+    perspective: str | None = None  # overrideSettings.reportAnalysisWinratesAs (None: the server's)
     warnings: list = dataclasses.field(default_factory=list)  # [(field, message)]
 
     @property
@@ -265,6 +266,18 @@ def _parse_query(obj: dict, ident) -> Query:
     if not isinstance(turns, list) or not turns or not all(_is_int(t) and 0 <= t <= len(moves) for t in turns):
         raise RequestError(f"'analyzeTurns' must be a non-empty list of integers in [0, {len(moves)}]",
                            "analyzeTurns", ident)
+    perspective = None
+    override = obj.get("overrideSettings", {})
+    if not isinstance(override, dict):
+        raise RequestError("'overrideSettings' must be an object", "overrideSettings", ident)
+    for key, value in override.items():
+        if key == "reportAnalysisWinratesAs":
+            if not isinstance(value, str) or value.upper() not in PERSPECTIVES:
+                raise RequestError(f"reportAnalysisWinratesAs must be one of {PERSPECTIVES}", "overrideSettings",
+                                   ident)
+            perspective = value.upper()
+        else:
+            warnings.append(("overrideSettings", f"setting {key!r} ignored"))
     report = obj.get("reportDuringSearchEvery")
     if report is not None:
         report = float(_number(obj, "reportDuringSearchEvery", ident, low=0.001, high=1e6))
@@ -277,7 +290,7 @@ def _parse_query(obj: dict, ident) -> Query:
         include_territory=_bool(obj, "includeTerritory", ident), report_every=report,
         priority=int(_number(obj, "priority", ident, default=0, low=-(2 ** 31), high=2 ** 31, integer=True)),
         pv_len=int(_number(obj, "analysisPVLen", ident, default=10, low=1, high=100, integer=True)),
-        warnings=warnings)
+        perspective=perspective, warnings=warnings)
 
 
 # -- responses ----------------------------------------------------------------------------------------------

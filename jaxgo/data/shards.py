@@ -1,0 +1,186 @@
+"""Training shards: packed candidate codes of many positions in memory-mappable ``.npy`` files + a manifest.
+
+A shard ``shard-NNNNN`` is three files in the shard folder:
+
+    shard-NNNNN.codes.npy  uint32 [N, P+1]  per-candidate codes (``jaxgo.features.codes``)
+    shard-NNNNN.meta.npy   int16  [N, 4]    played move, previous move, the move before, move number (0-based)
+    shard-NNNNN.games.npy  int32  [g+1]     first position of each game (and N at the end)
+
+``manifest.json`` lists finished shards; every file is written to a temporary name and ``os.replace``d, and the
+manifest is rewritten (atomically) after each shard, so an interrupted ``extract`` resumes where it stopped:
+shard k always holds kept games [k * shard_games, (k + 1) * shard_games) of the source stream.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+
+from jaxgo.data.archives import SkipStats, is_pro_vs_pro, iter_records
+
+MANIFEST = "manifest.json"
+VERSION = 1
+META_MOVE, META_PREV, META_PREV2, META_NUMBER = range(4)
+
+
+def _atomic_save(path: Path, array: np.ndarray) -> None:
+    tmp = path.with_name(path.name + ".tmp.npy")
+    np.save(tmp, array)
+    os.replace(tmp, path)
+
+
+def write_json_atomic(path: Path, obj) -> None:
+    tmp = Path(str(path) + ".tmp")
+    tmp.write_text(json.dumps(obj, indent=1))
+    os.replace(tmp, path)
+
+
+def read_manifest(folder) -> dict | None:
+    """The manifest of a shard folder, or None if there is none yet."""
+    path = Path(folder) / MANIFEST
+    if not path.exists():
+        return None
+    return json.loads(path.read_text())
+
+
+def write_shard(folder, name: str, games: list) -> dict:
+    """Write one shard from ``games`` = [(codes uint32 [T, P+1], moves int16 [T])]; returns its manifest entry."""
+    from jaxgo.features.games import previous_moves
+
+    folder = Path(folder)
+    codes = np.concatenate([c for c, _ in games]) if games else np.zeros((0, 362), np.uint32)
+    metas, starts = [], [0]
+    for c, m in games:
+        prev, prev2 = previous_moves(m)
+        metas.append(np.stack([m.astype(np.int16), prev, prev2, np.arange(len(m), dtype=np.int16)], 1))
+        starts.append(starts[-1] + len(m))
+    meta = np.concatenate(metas) if metas else np.zeros((0, 4), np.int16)
+    _atomic_save(folder / f"{name}.codes.npy", codes.astype(np.uint32))
+    _atomic_save(folder / f"{name}.meta.npy", meta.astype(np.int16))
+    _atomic_save(folder / f"{name}.games.npy", np.asarray(starts, np.int32))
+    return {"name": name, "games": len(games), "positions": int(len(meta))}
+
+
+def extract(folder, sources, *, games: int | None = None, shard_games: int = 250, pro_only: bool = False,
+            batch: int = 16, progress: bool = True, stop_after: int | None = None) -> dict:
+    """Extract shards from the archives ``sources`` into ``folder`` (created), resuming from its manifest.
+
+    games: how many kept games in all (None: every game); shard_games: games per shard; pro_only: keep only
+    pro-vs-pro even games (``is_pro_vs_pro``); stop_after: write at most this many new shards, then return (for
+    tests of resumption).  Returns the manifest.
+    """
+    from jaxgo.features.games import games_codes
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    settings = {"sources": [str(s) for s in sources], "shard_games": shard_games, "pro_only": pro_only}
+    manifest = read_manifest(folder)
+    if manifest is None or manifest.get("settings") != settings or manifest.get("version") != VERSION:
+        if manifest is not None and manifest.get("shards"):
+            raise ValueError(f"{folder} holds shards made with other settings ({manifest.get('settings')}); "
+                             "use another folder")
+        manifest = {"version": VERSION, "settings": settings, "shards": [], "complete": False, "skipped": {},
+                    "read": 0}
+    if manifest["complete"]:
+        return manifest
+    if manifest["shards"] and manifest["shards"][-1]["games"] < shard_games:
+        manifest["shards"].pop()  # a short last shard (an earlier, smaller limit): redo it
+    total = sum(s["games"] for s in manifest["shards"])
+    if games is not None and total >= games:
+        return manifest
+    done = len(manifest["shards"])
+    stats = SkipStats()
+    bar = None
+    if progress:
+        from tqdm import tqdm
+        bar = tqdm(total=games, initial=done * shard_games, unit="game", desc="extract")
+    skipped_games = 0
+    written = 0
+    stream = iter_records(sources, stats, limit=games, accept=is_pro_vs_pro if pro_only else None)
+    pending: list = []
+    t0 = time.time()
+
+    def flush():
+        nonlocal pending, written
+        index = len(manifest["shards"])
+        entry = write_shard(folder, f"shard-{index:05d}", games_codes(pending, batch=batch))
+        entry["seconds"] = round(time.time() - t0, 2)
+        manifest["shards"].append(entry)
+        manifest["skipped"] = dict(stats.skipped)
+        manifest["read"] = stats.read
+        write_json_atomic(folder / MANIFEST, manifest)
+        if bar is not None:
+            bar.update(len(pending))
+            bar.set_postfix(positions=sum(s["positions"] for s in manifest["shards"]))
+        pending = []
+        written += 1
+
+    for _, record in stream:
+        if skipped_games < done * shard_games:  # finished in an earlier run
+            skipped_games += 1
+            continue
+        pending.append(record)
+        if len(pending) == shard_games or (games is not None and total + len(pending) >= games):
+            total += len(pending)
+            flush()
+            if stop_after is not None and written >= stop_after:
+                if bar is not None:
+                    bar.close()
+                return manifest
+    if pending:
+        flush()
+    manifest["complete"] = games is None or stats.kept < games  # the sources ran out
+    manifest["skipped"] = dict(stats.skipped)
+    manifest["read"] = stats.read
+    write_json_atomic(folder / MANIFEST, manifest)
+    if bar is not None:
+        bar.close()
+    return manifest
+
+
+class Shard:
+    """One shard, memory-mapped: ``codes`` uint32 [N, P+1], ``meta`` int16 [N, 4], ``games`` int32 [g+1]."""
+
+    def __init__(self, folder, name: str, mmap: bool = True):
+        mode = "r" if mmap else None
+        folder = Path(folder)
+        self.name = name
+        self.codes = np.load(folder / f"{name}.codes.npy", mmap_mode=mode)
+        self.meta = np.load(folder / f"{name}.meta.npy", mmap_mode=mode)
+        self.games = np.load(folder / f"{name}.games.npy")
+
+    def __len__(self) -> int:
+        return len(self.meta)
+
+
+def shard_names(folder) -> list[str]:
+    manifest = read_manifest(folder)
+    if manifest is None:
+        raise FileNotFoundError(f"no {MANIFEST} in {folder} (run `jaxgo gammas extract` first)")
+    return [s["name"] for s in manifest["shards"]]
+
+
+def iter_shards(folder, mmap: bool = True) -> Iterator[Shard]:
+    for name in shard_names(folder):
+        yield Shard(folder, name, mmap=mmap)
+
+
+def batches(codes, meta, batch_size: int):
+    """Split one shard into fixed-size batches (last one padded): (codes uint32 [nb, B, P+1], meta int16
+    [nb, B, 4], valid bool [nb, B])."""
+    n = len(meta)
+    nb = max(1, -(-n // batch_size))
+    total = nb * batch_size
+    c = np.zeros((total,) + codes.shape[1:], np.uint32)
+    m = np.zeros((total, 4), np.int16)
+    c[:n] = codes
+    m[:n] = meta
+    m[n:, META_MOVE] = codes.shape[1] - 1 if codes.ndim == 2 else 0
+    m[n:, META_PREV:META_PREV2 + 1] = -1
+    valid = np.arange(total) < n
+    return (c.reshape(nb, batch_size, -1), m.reshape(nb, batch_size, 4), valid.reshape(nb, batch_size))

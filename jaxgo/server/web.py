@@ -1,0 +1,167 @@
+"""``jaxgo serve --http PORT``: a small local web board over the analysis engine (stdlib http.server).
+
+Routes:
+    GET  /                 the page (``static/index.html`` + ``static/board.js``)
+    GET  /static/NAME      static files
+    GET  /api/stream?q=Q   Q is a URL-encoded JSON analysis query; the responses come back as server-sent
+                           events (one ``data:`` line each), then ``event: done``.  Closing the stream (the
+                           page's EventSource) drops the query in the engine.
+    POST /api/query        a JSON query in the body; the final responses as a JSON list
+    POST /api/sgf          SGF text in the body -> {"size", "komi", "initialStones", "initialPlayer", "moves"}
+    GET  /api/version      the query_version answer
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import threading
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from jaxgo.server import protocol
+from jaxgo.server.engine import AnalysisEngine, Client
+
+STATIC_DIR = os.path.join(os.path.dirname(__file__), "static")
+CONTENT_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
+                 ".css": "text/css; charset=utf-8", ".png": "image/png"}
+MAX_BODY = 4 << 20
+
+
+def sgf_to_query_fields(text: bytes) -> dict:
+    """SGF bytes -> the position fields of an analysis query (GTP vertices)."""
+    from jaxgo.sgf import load_sgf
+
+    record = load_sgf(text)
+    size = record.size
+    return {
+        "size": size, "komi": record.komi,
+        "initialStones": [["B", protocol.vertex(p, size)] for p in record.setup_black]
+        + [["W", protocol.vertex(p, size)] for p in record.setup_white],
+        "initialPlayer": "B" if record.first_to_play() == 1 else "W",
+        "moves": [["B" if c == 1 else "W", protocol.vertex(m, size)] for c, m in record.moves],
+    }
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server_version = "jaxgo-serve"
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, fmt, *args) -> None:  # quiet: the engine logs what matters
+        pass
+
+    # -- helpers ----------------------------------------------------------------------------------------------
+    def _send(self, status: int, body: bytes, content_type: str = "application/json") -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _json(self, status: int, obj) -> None:
+        self._send(status, json.dumps(obj).encode("utf-8"))
+
+    def _body(self) -> bytes | None:
+        try:
+            length = int(self.headers.get("Content-Length", "0"))
+        except ValueError:
+            length = -1
+        if not 0 <= length <= MAX_BODY:
+            self._json(413, protocol.error_object("request body missing or too large"))
+            return None
+        return self.rfile.read(length)
+
+    # -- routes -----------------------------------------------------------------------------------------------
+    def do_GET(self) -> None:  # noqa: N802 (http.server naming)
+        url = urllib.parse.urlsplit(self.path)
+        if url.path in ("/", "/index.html"):
+            return self._static("index.html")
+        if url.path.startswith("/static/"):
+            return self._static(url.path[len("/static/"):])
+        if url.path == "/api/version":
+            from jaxgo import __version__
+
+            return self._json(200, {"version": __version__, "protocol": "katago-analysis-json"})
+        if url.path == "/api/stream":
+            params = urllib.parse.parse_qs(url.query)
+            return self._stream(params.get("q", [""])[0])
+        self._json(404, protocol.error_object("not found"))
+
+    def do_POST(self) -> None:  # noqa: N802
+        url = urllib.parse.urlsplit(self.path)
+        body = self._body()
+        if body is None:
+            return
+        if url.path == "/api/sgf":
+            from jaxgo.sgf import SGFError
+
+            try:
+                return self._json(200, sgf_to_query_fields(body))
+            except (SGFError, ValueError) as exc:
+                return self._json(400, protocol.error_object(f"cannot read SGF: {exc}", "sgf"))
+        if url.path == "/api/query":
+            return self._query(body)
+        self._json(404, protocol.error_object("not found"))
+
+    def _static(self, name: str) -> None:
+        path = os.path.normpath(os.path.join(STATIC_DIR, name))
+        if not path.startswith(STATIC_DIR + os.sep) or not os.path.isfile(path):
+            return self._json(404, protocol.error_object("not found"))
+        with open(path, "rb") as handle:
+            data = handle.read()
+        self._send(200, data, CONTENT_TYPES.get(os.path.splitext(path)[1], "application/octet-stream"))
+
+    def _collect(self, text, on_response) -> Client:
+        """Submit one query line for a fresh client whose responses go to ``on_response``."""
+        client = Client(on_response, "http", on_close=self.server.engine.client_closed)
+        self.server.engine.submit(client, text)
+        return client
+
+    def _query(self, body: bytes) -> None:
+        responses: queue.Queue = queue.Queue()
+        client = self._collect(body, lambda line: responses.put(json.loads(line)))
+        client.wait_idle(600)
+        client.close()
+        out = []
+        while not responses.empty():
+            out.append(responses.get())
+        self._json(200, out)
+
+    def _stream(self, text: str) -> None:
+        lines: queue.Queue = queue.Queue()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        client = self._collect(text, lines.put)
+
+        def finish():
+            client.wait_idle()
+            client.close()  # flushes the queued responses into ``lines`` first
+            lines.put(None)
+
+        threading.Thread(target=finish, daemon=True).start()
+        try:
+            while True:
+                line = lines.get()
+                if line is None:
+                    break
+                self.wfile.write(b"data: " + line.encode("utf-8") + b"\n\n")
+                self.wfile.flush()
+            self.wfile.write(b"event: done\ndata: {}\n\n")
+            self.wfile.flush()
+        except OSError:
+            client.mark_closed()  # the page went away: drop its query
+
+
+class WebServer(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, engine: AnalysisEngine, port: int, host: str = "127.0.0.1"):
+        self.engine = engine
+        super().__init__((host, port), _Handler)
