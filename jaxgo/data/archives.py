@@ -126,3 +126,42 @@ def is_pro_vs_pro(data: bytes) -> bool:
     (no HA >= 2, no AB/AW setup stones)."""
     colours = {m.group(1) for m in _RANK.finditer(data)}
     return colours == {b"B", b"W"} and not _HANDICAP.search(data) and not _SETUP.search(data)
+
+
+def iter_path(path, stats: SkipStats | None = None, *, size: int | None = 19,
+              accept: Callable[[bytes], bool] | None = None,
+              limit: int | None = None) -> Iterator[tuple[str, GameRecord]]:
+    """Records from an SGF file, a folder (its ``*.sgf`` files, recursively, sorted) or a tar.gz archive, with
+    the filters of ``iter_archive``.  A missing path raises FileNotFoundError."""
+    stats = stats if stats is not None else SkipStats()
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"no such file or folder: {path}")
+    if path.is_file() and (path.name.endswith((".tar.gz", ".tgz", ".tar"))):
+        yield from iter_archive(path, stats, size=size, accept=accept, limit=limit)
+        return
+    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.suffix.lower() == ".sgf")
+    for file in files:
+        if limit is not None and stats.kept >= limit:
+            return
+        stats.read += 1
+        data = file.read_bytes()
+        if accept is not None and not accept(data):
+            stats.skip("not accepted by filter")
+            continue
+        try:
+            record = load_sgf(data)
+        except SGFError as exc:
+            stats.skip(_reason(exc))
+            continue
+        except Exception as exc:  # never fatal
+            stats.skip(f"parser crash: {type(exc).__name__}")
+            continue
+        if size is not None and record.size != size:
+            stats.skip(f"board size {record.size}")
+            continue
+        if not record.moves:
+            stats.skip("no moves")
+            continue
+        stats.kept += 1
+        yield str(file), record

@@ -1,0 +1,114 @@
+"""``jaxgo bench heavy``: heavy-playout throughput next to light playouts, same batch, same process.
+
+Prints one JSON line per (size, batch, kind) with the keys of ``jaxgo bench playouts`` (system ``jaxgo-light``
+or ``jaxgo-heavy``) and one ``ratio`` line per (size, batch): heavy playouts/s over light playouts/s (the
+issue's target is >= 0.25).  Both run sharded over the same XLA devices (CPU: one per core) from the empty
+board; the heavy ones use the shipped gammas (``--gammas synthetic`` for made-up ones, or a ``.npy`` file of
+log-gammas).  Compilation is timed apart, and the best of ``--repeats`` calls is reported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from jaxgo import bench as light_bench
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(prog="jaxgo bench heavy", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--size", type=int, nargs="+", default=[9], help="board sizes (default 9)")
+    parser.add_argument("--batch", type=int, nargs="+", default=None,
+                        help="playouts per device call (default 4096 for 9x9, 1024 for larger boards)")
+    parser.add_argument("--lanes", type=int, default=None, help="boards advanced together per device")
+    parser.add_argument("--repeats", type=int, default=3, help="timed calls per configuration (best is reported)")
+    parser.add_argument("--devices", type=int, default=None, help="XLA devices to shard over (CPU: one per core)")
+    parser.add_argument("--komi", type=float, default=7.5)
+    parser.add_argument("--gammas", default="default",
+                        help="'default' (shipped), 'synthetic' (made-up, seed 0) or a .npy file of log-gammas")
+    parser.add_argument("--only", choices=["both", "heavy", "light"], default="both")
+    return parser.parse_args(argv)
+
+
+def load_tables(spec: str):
+    import numpy as np
+
+    from jaxgo import heavy_playout as hp
+
+    if spec == "default":
+        return hp.load_default_tables()
+    if spec == "synthetic":
+        return hp.policy_tables(hp.synthetic_log_gammas(0))
+    return hp.policy_tables(np.load(spec))
+
+
+def bench(size: int, batch: int, kind: str, tables, repeats: int, komi: float, devices: int | None,
+          lanes: int | None) -> dict:
+    import jax
+    import numpy as np
+    from jax.sharding import Mesh, PartitionSpec
+
+    from jaxgo import heavy_playout as hp
+    from jaxgo import playout
+
+    devs = jax.devices()[: devices or len(jax.devices())]
+    while batch % len(devs):
+        devs = devs[:-1]
+    mesh = Mesh(np.array(devs), ("batch",))
+    per_device = batch // len(devs)
+
+    def local(keys, tables):
+        if kind == "heavy":
+            result = hp.run_from_empty(size, per_device, keys[0], komi, gammas=tables, lanes=lanes)
+        else:
+            result = playout.run_from_empty(size, per_device, keys[0], komi, lanes=lanes)
+        return result.num_moves, result.winner
+
+    replicated = jax.tree_util.tree_map(lambda _: PartitionSpec(), tables)
+    run = jax.jit(jax.shard_map(local, mesh=mesh, in_specs=(PartitionSpec("batch"), replicated),
+                                out_specs=PartitionSpec("batch"), check_vma=False))
+
+    def keys(seed):
+        return jax.random.split(jax.random.PRNGKey(seed), len(devs))
+
+    start = time.perf_counter()
+    executable = run.lower(keys(0), tables).compile()
+    compile_s = time.perf_counter() - start
+    best, outputs = float("inf"), None
+    for seed in range(1, repeats + 1):
+        start = time.perf_counter()
+        outputs = jax.block_until_ready(executable(keys(seed), tables))
+        best = min(best, time.perf_counter() - start)
+    moves, winners = (np.asarray(x) for x in outputs)
+    return light_bench._record(f"jaxgo-{kind}", devs[0].platform, len(devs), size, batch, compile_s, best, moves,
+                               winners == 1)
+
+
+def main(argv: list[str]) -> int:
+    args = parse_args(argv)
+    light_bench._configure_host_devices(args.devices)
+    tables = load_tables(args.gammas)
+    kinds = ["light", "heavy"] if args.only == "both" else [args.only]
+    for size in args.size:
+        for batch in args.batch or [light_bench.default_batch(size)]:
+            records = {}
+            for kind in kinds:
+                records[kind] = bench(size, batch, kind, tables, args.repeats, args.komi, args.devices, args.lanes)
+                print(json.dumps(records[kind]), flush=True)
+            if len(records) == 2:
+                ratio = records["heavy"]["playouts_per_s"] / records["light"]["playouts_per_s"]
+                print(json.dumps({"system": "ratio", "size": size, "batch": batch,
+                                  "heavy_playouts_per_s": records["heavy"]["playouts_per_s"],
+                                  "light_playouts_per_s": records["light"]["playouts_per_s"],
+                                  "heavy_over_light": light_bench._significant(ratio),
+                                  "heavy_moves_per_s_over_light": light_bench._significant(
+                                      records["heavy"]["moves_per_s"] / records["light"]["moves_per_s"]),
+                                  "gammas": args.gammas}), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

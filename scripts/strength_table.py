@@ -1,0 +1,138 @@
+"""Strength of jaxgo vs GNU Go on 9x9: win rate vs playouts per move for each search strategy.
+
+    python scripts/strength_table.py run --strategies uct rave --playouts 1000 3000 10000 30000 \\
+        --games 100 --level 10 --log benchmarks/strength_9x9.jsonl
+    python scripts/strength_table.py report --log benchmarks/strength_9x9.jsonl \\
+        --plot docs/figures/strength_9x9.png
+
+``run`` plays the games in rounds (two games per configuration per round, colours alternating, so every
+configuration advances together) and appends one JSON line per finished game to the log; rerunning the same
+command continues where the log ends (a killed run loses at most the games in progress).  ``report`` prints a
+Markdown table (games, wins, win rate with its 95% Wilson interval, forfeits) and draws win rate vs playouts.
+Every game is refereed by ``jaxgo.match`` (komi 7.5, area scoring, positional superko).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+from jaxgo.gtp_client import find_gnugo
+from jaxgo.match import run_match, wilson_interval
+
+
+def engine_command(strategy: str, playouts: int, extra: str = "") -> str:
+    return (f"{shlex.quote(sys.executable)} -m jaxgo gtp --quiet --size 9 --komi 7.5 --strategy {strategy} "
+            f"--playouts {playouts} --seed {{seed}} {extra}").strip()
+
+
+def load(log: Path) -> list[dict]:
+    if not log.exists():
+        return []
+    return [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+
+
+def run(args) -> int:
+    gnugo = find_gnugo()
+    if gnugo is None:
+        print("gnugo not found (apt-get install -y gnugo)", file=sys.stderr)
+        return 2
+    opponent = f"{gnugo} --mode gtp --chinese-rules --level {args.level}"
+    log = Path(args.log)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    configs = [(s, p) for p in args.playouts for s in args.strategies]
+    while True:
+        done = defaultdict(int)
+        for rec in load(log):
+            done[(rec["strategy"], rec["playouts"], rec.get("label", ""))] += 1
+        todo = [(s, p) for s, p in configs if done[(s, p, args.label)] < args.games]
+        if not todo:
+            return 0
+        for strategy, playouts in todo:
+            first = done[(strategy, playouts, args.label)]
+            # A fresh seed per game: GNU Go is deterministic, so repeated seeds would repeat games.
+            command = engine_command(strategy, playouts, args.engine_options).replace("{seed}", str(1000 + first))
+            sgf_dir = str(Path(args.sgf_dir) / f"{strategy}_{playouts}_{first:04d}") if args.sgf_dir else None
+            summary = run_match(command, opponent, games=2, size=9, komi=7.5, alternate=True, sgf_dir=sgf_dir,
+                                parallel=args.parallel, timeout=args.timeout, progress=None)
+            with log.open("a") as out:
+                for rec in summary["games_detail"]:
+                    out.write(json.dumps({
+                        "strategy": strategy, "playouts": playouts, "label": args.label, "level": args.level,
+                        "game": first + rec["index"], "jaxgo_colour": rec["a_colour"],
+                        "result": rec["result"], "jaxgo_won": rec["winner_name"] == "A",
+                        "forfeit": rec.get("forfeit"), "reason": rec.get("reason"), "moves": rec.get("moves"),
+                    }) + "\n")
+            print(f"{strategy} {playouts}: {first + 2} games", file=sys.stderr, flush=True)
+
+
+def report(args) -> int:
+    games = defaultdict(list)
+    for rec in load(Path(args.log)):
+        games[(rec.get("label", ""), rec["strategy"], rec["playouts"])].append(rec)
+    print("| engine | playouts/move | games | jaxgo wins | win rate | 95% interval | forfeits |")
+    print("|---|---|---|---|---|---|---|")
+    series = defaultdict(list)
+    for (label, strategy, playouts), recs in sorted(games.items()):
+        wins = sum(r["jaxgo_won"] for r in recs)
+        low, high = wilson_interval(wins, len(recs))
+        forfeits = sum(1 for r in recs if r.get("forfeit"))
+        name = strategy + (f" ({label})" if label else "")
+        print(f"| {name} | {playouts} | {len(recs)} | {wins} | {wins / len(recs):.2f} | {low:.2f}-{high:.2f} | "
+              f"{forfeits} |")
+        series[name].append((playouts, wins / len(recs), low, high, len(recs)))
+    if args.plot:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        fig, ax = plt.subplots(figsize=(6, 4))
+        for name, points in series.items():
+            points.sort()
+            xs = [p[0] for p in points]
+            ys = [p[1] for p in points]
+            err = [[p[1] - p[2] for p in points], [p[3] - p[1] for p in points]]
+            ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=name)
+            for x, y, n in zip(xs, ys, [p[4] for p in points]):
+                ax.annotate(f"n={n}", (x, y), textcoords="offset points", xytext=(4, 4), fontsize=7)
+        ax.set_xscale("log")
+        ax.set_ylim(0, 1)
+        ax.axhline(0.5, color="grey", lw=0.5)
+        ax.set_xlabel("playouts per move")
+        ax.set_ylabel("win rate vs GNU Go")
+        ax.set_title("jaxgo vs GNU Go 3.8, 9x9, komi 7.5 (95% Wilson intervals)")
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(args.plot, dpi=120)
+        print(f"wrote {args.plot}", file=sys.stderr)
+    return 0
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    r = sub.add_parser("run", help="play games, appending to the log")
+    r.add_argument("--strategies", nargs="+", default=["uct", "rave"])
+    r.add_argument("--playouts", type=int, nargs="+", default=[1000, 3000, 10000, 30000])
+    r.add_argument("--games", type=int, default=100, help="games per configuration")
+    r.add_argument("--level", type=int, default=10)
+    r.add_argument("--log", default="benchmarks/strength_9x9.jsonl")
+    r.add_argument("--label", default="", help="tag for these games (e.g. heavy) kept apart in the report")
+    r.add_argument("--engine-options", default="", help="extra `jaxgo gtp` options")
+    r.add_argument("--sgf-dir", default=None)
+    r.add_argument("--parallel", type=int, default=1)
+    r.add_argument("--timeout", type=float, default=600.0)
+    p = sub.add_parser("report", help="table and plot from the log")
+    p.add_argument("--log", default="benchmarks/strength_9x9.jsonl")
+    p.add_argument("--plot", default=None)
+    args = parser.parse_args(argv)
+    return run(args) if args.command == "run" else report(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
