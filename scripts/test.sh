@@ -5,4 +5,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 export JAX_PLATFORMS="${JAX_PLATFORMS:-cpu}"
+export JAXGO_REQUIRE_TOOLS=1  # a missing GNU Go or extra fails the run (tests/conftest.py)
 exec .venv/bin/python -m pytest -n "${JAXGO_TEST_WORKERS:-auto}" --durations=15 "$@"

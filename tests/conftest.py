@@ -1,0 +1,25 @@
+"""Suite-wide checks.
+
+``scripts/test.sh`` (what CI runs) sets ``JAXGO_REQUIRE_TOOLS=1``: then a missing GNU Go or a missing extra
+(pgx, open_spiel, python-chess) stops the run with an error instead of letting the tests that need them skip,
+so a broken install step can never hide behind a green run.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+
+import pytest
+
+
+def pytest_sessionstart(session):
+    if not os.environ.get("JAXGO_REQUIRE_TOOLS"):
+        return
+    from jaxgo.gtp_client import find_gnugo
+
+    missing = [] if find_gnugo() else ["gnugo (apt-get install -y gnugo)"]
+    missing += [f"python package {name}" for name in ("pgx", "pyspiel", "chess", "sgfmill")
+                if importlib.util.find_spec(name) is None]
+    if missing:
+        pytest.exit("required tools missing (scripts/setup.sh installs them): " + ", ".join(missing), returncode=3)
