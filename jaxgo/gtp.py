@@ -598,7 +598,11 @@ class GtpEngine:
         return "\n".join(" ".join(f"{v:.2f}" for v in row) for row in owner)
 
     def cmd_gogui_analyze_commands(self, args):
-        return "dboard/Ownership/jaxgo-ownership\nstring/Search statistics/jaxgo-search_stats"
+        try:
+            from jaxgo.server.gtp_commands import GOGUI_ANALYZE
+        except ImportError:  # the server package is part of jaxgo; this only guards a partial install
+            return "dboard/Ownership/jaxgo-ownership\nstring/Search statistics/jaxgo-search_stats"
+        return GOGUI_ANALYZE
 
     def cmd_jaxgo_search_stats(self, args):
         result = self.last_search
@@ -713,18 +717,11 @@ def main(argv: list[str] | None = None) -> int:
         options["playouts_per_leaf"] = args.playouts_per_leaf
     engine = GtpEngine(rules, seed=args.seed, log=None if args.quiet else sys.stderr, strategy=args.strategy,
                        playouts=args.playouts, seconds=args.seconds, search_options=options)
-    stdout = sys.stdout
-    # Read bytes so that a stray non-UTF-8 byte cannot end the session.
-    stdin = getattr(sys.stdin, "buffer", None)
-    for raw in stdin if stdin is not None else sys.stdin:
-        line = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
-        response = engine.handle(line)
-        if response is not None:
-            stdout.write(response)
-            stdout.flush()
-        if engine.quit:
-            break
-    return 0
+    # Reads bytes (a stray non-UTF-8 byte cannot end the session) and streams analysis commands
+    # (lz-analyze, kata-analyze) until the next command arrives.
+    from jaxgo.server.gtp_loop import serve
+
+    return int(serve(engine, getattr(sys.stdin, "buffer", sys.stdin), sys.stdout) or 0)
 
 
 if __name__ == "__main__":

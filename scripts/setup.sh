@@ -1,20 +1,30 @@
 #!/usr/bin/env bash
-# Idempotent set-up for a fresh machine: GNU Go (Debian package, used by tests and the match runner) and a
-# virtual environment at .venv holding jaxgo with its extras.  Called by scripts/main.sh and scripts/test.sh.
-#   JAXGO_EXTRAS   extras to install (default: dev,compare,chess; add cuda12 or cuda13 on a GPU machine)
+# Idempotent set-up for a fresh machine: Debian packages (GNU Go for tests and the match runner; Chromium and
+# ChromeDriver for the web-board test) and a virtual environment at .venv holding jaxgo with its extras.
+# Called by scripts/main.sh and scripts/test.sh.
+#   JAXGO_EXTRAS      extras to install (default: dev,compare,chess; add cuda12 or cuda13 on a GPU machine)
+#   JAXGO_NO_BROWSER  set to skip Chromium (scripts/main.sh does: the main job needs no browser)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 extras="${JAXGO_EXTRAS:-dev,compare,chess}"
 
-if ! command -v gnugo >/dev/null 2>&1 && [ ! -x /usr/games/gnugo ]; then
-    echo "setup: installing GNU Go (apt-get install -y gnugo)" >&2
+# Debian packages the tests need: GNU Go (opponent, dead stones, reading answers) and Chromium with its
+# driver (the web board's screenshot test).
+missing=()
+if ! command -v gnugo >/dev/null 2>&1 && [ ! -x /usr/games/gnugo ]; then missing+=(gnugo); fi
+if [ "${JAXGO_NO_BROWSER:-}" = "" ]; then
+    command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+    command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
+fi
+if [ "${#missing[@]}" -gt 0 ]; then
+    echo "setup: installing ${missing[*]} (apt-get install -y)" >&2
     if [ "$(id -u)" = "0" ]; then
-        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gnugo >/dev/null
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
     elif command -v sudo >/dev/null 2>&1; then
-        sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gnugo >/dev/null
+        sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
     else
-        echo "setup: cannot install gnugo (not root, no sudo); GNU Go tests will fail" >&2
+        echo "setup: cannot install ${missing[*]} (not root, no sudo); the tests that need them will fail" >&2
         exit 1
     fi
 fi

@@ -1,7 +1,7 @@
 """Suite-wide checks.
 
 ``scripts/test.sh`` (what CI runs) sets ``JAXGO_REQUIRE_TOOLS=1``: then a missing GNU Go or a missing extra
-(pgx, open_spiel, python-chess) stops the run with an error instead of letting the tests that need them skip,
+(pgx, open_spiel, python-chess, selenium), Chromium or ChromeDriver stops the run with an error instead of letting the tests that need them skip,
 so a broken install step can never hide behind a green run.
 """
 
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
 
 import pytest
 
@@ -19,7 +20,9 @@ def pytest_sessionstart(session):
     from jaxgo.gtp_client import find_gnugo
 
     missing = [] if find_gnugo() else ["gnugo (apt-get install -y gnugo)"]
-    missing += [f"python package {name}" for name in ("pgx", "pyspiel", "chess", "sgfmill")
+    missing += [f"{tool} (apt-get install -y {package})" for tool, package in
+                (("chromium", "chromium"), ("chromedriver", "chromium-driver")) if shutil.which(tool) is None]
+    missing += [f"python package {name}" for name in ("pgx", "pyspiel", "chess", "sgfmill", "selenium")
                 if importlib.util.find_spec(name) is None]
     if missing:
         pytest.exit("required tools missing (scripts/setup.sh installs them): " + ", ".join(missing), returncode=3)

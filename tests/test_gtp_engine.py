@@ -174,7 +174,12 @@ def test_ownership_and_analyze_commands():
     assert all(-1.0 <= v <= 1.0 for r in rows for v in r)
     assert rows[1][0] == -1.0 and rows[4][2] > 0.9 and rows[4][3] > 0.5  # D1's point ends up Black's
     assert fail(engine, "jaxgo-ownership zero") == "syntax error"
-    assert ask(engine, "gogui-analyze_commands").split("\n")[0] == "dboard/Ownership/jaxgo-ownership"
+    entries = ask(engine, "gogui-analyze_commands").split("\n")
+    assert "dboard/Ownership (playouts)/jaxgo-ownership" in entries
+    for entry in entries:  # GoGui's format: type/label/command, every command known to the engine
+        kind, label, command = entry.split("/", 2)
+        assert kind in ("dboard", "gfx", "string") and label
+        assert ask(engine, f"known_command {command.split()[0]}") == "true"
 
 
 def test_printsgf_and_options():

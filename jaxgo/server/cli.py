@@ -7,7 +7,7 @@ import signal
 import sys
 import threading
 
-from jaxgo.server.engine import AnalysisEngine, EngineConfig
+from jaxgo.server.engine import AnalysisEngine, EngineConfig, default_buckets
 from jaxgo.server.protocol import PERSPECTIVES
 
 EPILOG = """\
@@ -49,16 +49,19 @@ def build_parser() -> argparse.ArgumentParser:
                         help="most leaves in one device call (default 4096; x L playouts)")
     parser.add_argument("--report-as", choices=PERSPECTIVES, default="BLACK",
                         help="perspective of win rates, scores and ownership (default BLACK, as KaTrain sets)")
+    parser.add_argument("--no-overlap", action="store_true",
+                        help="one device call per round and board size (default: two waves, so tree work on the "
+                             "host overlaps the other wave's playouts)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quiet", action="store_true", help="no log lines on stderr")
     return parser
 
 
 def make_engine(args) -> AnalysisEngine:
-    buckets = tuple(b for b in (16, 64, 256, 1024, 4096, 16384) if b < args.max_boards) + (args.max_boards,)
+    buckets = default_buckets(args.max_boards)
     config = EngineConfig(strategy=args.strategy, leaves_per_batch=args.leaves,
                           playouts_per_leaf=args.playouts_per_leaf, max_boards=args.max_boards, buckets=buckets,
-                          perspective=args.report_as, seed=args.seed)
+                          perspective=args.report_as, seed=args.seed, overlap=not args.no_overlap)
     return AnalysisEngine(config, log=None if args.quiet else sys.stderr)
 
 

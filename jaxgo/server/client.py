@@ -12,6 +12,7 @@ import json
 import queue
 import socket
 import threading
+import time
 
 from jaxgo.server.transports import parse_address
 
@@ -56,9 +57,18 @@ class ServerClient:
 
     def __init__(self, address: str, timeout: float = 10.0):
         family, target = parse_address(address)
-        self.sock = socket.socket(family, socket.SOCK_STREAM)
-        self.sock.settimeout(timeout)
-        self.sock.connect(target)
+        deadline = time.monotonic() + timeout
+        while True:  # a Unix socket with a full accept backlog answers EAGAIN: retry until the timeout
+            self.sock = socket.socket(family, socket.SOCK_STREAM)
+            self.sock.settimeout(timeout)
+            try:
+                self.sock.connect(target)
+                break
+            except (BlockingIOError, InterruptedError):
+                self.sock.close()
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
         self.sock.settimeout(None)
         self._file = self.sock.makefile("rb")
         self._lock = threading.Lock()

@@ -15,7 +15,10 @@ public steps.  One scheduling round, per board size (largest priority first):
     3. the results are split back and each task backs them up (``backup_leaves``), accumulating per-root-move
        mean scores and the mean final ownership.
 
-Higher-priority tasks are served first when a round's batch is full (``max_boards``); the rest wait.  A task
+Rounds with many leaves (``overlap_min_leaves``) run as two waves: wave A's playouts are dispatched
+asynchronously, wave B selects its leaves while A runs, then B is dispatched and A backed up while B runs, so
+the host's tree work hides behind the device calls.  Higher-priority tasks are served first when a round's
+batch is full (``max_boards``); the rest wait.  A task
 ends at ``maxVisits`` playouts, when its root has no move left, or when terminated (its partial result is sent;
 ``noResults`` if it had not started).  Responses go through ``Client.send``, which never blocks the device
 thread: each client has its own writer thread, and a client whose connection broke is dropped with its tasks.
@@ -28,7 +31,6 @@ import dataclasses
 import itertools
 import math
 import queue
-import sys
 import threading
 import time
 
@@ -46,10 +48,21 @@ class EngineConfig:
     leaves_per_batch: int = 64  # K: most leaves one search selects per round
     playouts_per_leaf: int = 4  # L: light playouts per leaf, the same for every search
     max_boards: int = 4096  # most leaves per device call (x L playouts)
-    buckets: tuple = (16, 64, 256, 1024, 4096)  # padded leaf counts per device call
+    buckets: tuple = (64, 128, 256, 512, 1024, 2048, 4096)  # padded leaf counts per device call
     perspective: str = "BLACK"  # win rates / scores / ownership reported for BLACK, WHITE or SIDETOMOVE
     seed: int = 0
     max_pv_moves: int = 40  # moves given a principal variation in a response
+    overlap: bool = True  # two waves per round: one wave's tree work runs while the other's playouts do
+    overlap_min_leaves: int = 512  # ... when the round has at least this many leaves (small rounds: one call)
+
+
+def default_buckets(max_boards: int) -> tuple:
+    """Padded leaf counts per device call: powers of two from 64 up to ``max_boards`` (one shape when
+    ``max_boards`` <= 256, which keeps compile time small for tests and small jobs)."""
+    if max_boards <= 256:
+        return (max_boards,)
+    sizes = [b for b in (64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384) if b < max_boards]
+    return tuple(sizes) + (max_boards,)
 
 
 class Client:
@@ -86,7 +99,7 @@ class Client:
                 continue
             try:
                 self._write(protocol.dumps(obj))
-            except (OSError, ValueError):
+            except Exception:  # a broken connection (OSError) or a failing writer: this client is gone
                 self.mark_closed()
 
     def mark_closed(self) -> None:
@@ -189,6 +202,9 @@ class AnalysisEngine:
         self.playouts = 0
         self.device_calls = 0
         self.device_seconds = 0.0
+        self.padded_leaves = 0  # leaves sent to the device including padding (fill = playouts / L / this)
+        self._timing_lock = threading.Lock()
+        self._device_free_at = 0.0
         self.queries_done = 0
 
     # -- front side (any thread) ------------------------------------------------------------------------------
@@ -262,6 +278,8 @@ class AnalysisEngine:
         self._key = jax.random.PRNGKey(self.config.seed)
         finish_then_stop = None
         while True:
+            if finish_then_stop is not None and not self._active and self._inbox.empty():
+                break
             try:
                 message = self._inbox.get_nowait() if self._active else self._inbox.get()
             except queue.Empty:
@@ -291,7 +309,13 @@ class AnalysisEngine:
             if finish_then_stop is not None and not self._active:
                 break
             if self._active:
-                self._round()
+                try:
+                    self._round()
+                except Exception as exc:  # a bug in one round must not end the device thread
+                    self.debug(f"device thread: round failed: {exc!r}")
+                    for task in list(self._active):
+                        self._fail(task, exc)
+                    self._active = []
         self._stopped.set()
 
     def _handle(self, kind: str, client: Client, payload) -> None:
@@ -418,7 +442,10 @@ class AnalysisEngine:
             elif task.query.report_every is not None and task.job is not None and task.job.done > 0 \
                     and now - task.last_report >= task.query.report_every:
                 task.last_report = now
-                task.client.send(self._response(task, during_search=True))
+                try:
+                    task.client.send(self._response(task, during_search=True))
+                except Exception as exc:
+                    self._fail(task, exc)
         self._active = [t for t in self._active if not t.cancelled and not t.client.closed.is_set()]
 
     def _done(self, task: Task) -> bool:
@@ -426,14 +453,56 @@ class AnalysisEngine:
         return task.terminated or (job is not None and (job.done >= task.query.max_visits or job.exhausted))
 
     def _step(self, tasks: list[Task]) -> None:
-        """Select leaves for the tasks (in priority order, up to ``max_boards``), play them out in one device
-        call, back the results up."""
-        selected, boards = [], 0
+        """One round for the tasks of one board size (priority order): up to ``max_boards`` leaves.
+
+        With ``overlap`` the chosen tasks form two waves: wave A's playouts are dispatched (asynchronously),
+        wave B selects its leaves while A runs on the device, then B is dispatched and A backed up while B
+        runs -- the host's tree work hides behind the device calls.
+        """
+        chosen, planned = [], 0
         for task in tasks:
             if task.cancelled or task.terminated or task.client.closed.is_set() or self._done(task):
                 continue
-            if boards >= self.config.max_boards:
+            if planned >= self.config.max_boards:
                 break
+            chosen.append(task)
+            planned += task.searcher.config.leaves_per_batch
+        if not chosen:
+            return
+        split = self.config.overlap and len(chosen) >= 2 and planned >= self.config.overlap_min_leaves
+        waves = [chosen[0::2], chosen[1::2]] if split else [chosen]
+        inflight = []
+        for wave in waves:
+            selected = self._select(wave)
+            if not selected:
+                continue
+            try:
+                handle = self._dispatch([s for _, s, _ in selected], [n for _, _, n in selected],
+                                        [t.komi for t, _, _ in selected])
+            except Exception as exc:
+                self._fail_selected(selected, exc)
+                continue
+            inflight.append((selected, handle))
+        for selected, handle in inflight:
+            try:
+                winner, final, owner, first = self._collect(handle)
+            except Exception as exc:
+                self._fail_selected(selected, exc)
+                continue
+            offset = 0
+            for task, _, count in selected:
+                rows = slice(offset, offset + count)
+                offset += count
+                try:
+                    self._accumulate(task, final[rows], owner[rows])
+                    task.searcher.backup_leaves(task.job, winner[rows], first[rows])
+                except Exception as exc:
+                    self._fail(task, exc)
+
+    def _select(self, tasks: list[Task]) -> list:
+        """[(task, leaf states, valid leaf count)] for the tasks that selected leaves this round."""
+        selected = []
+        for task in tasks:
             try:
                 if task.job is None:
                     task.job = task.searcher.start_tree_search(task.game)
@@ -441,30 +510,14 @@ class AnalysisEngine:
             except Exception as exc:
                 self._fail(task, exc)
                 continue
-            if states is None:
-                continue
-            count = len(task.job.pending[1])
-            selected.append((task, states, count))
-            boards += count
-        if not selected:
-            return
-        try:
-            winner, final, owner, first = self._evaluate([s for _, s, _ in selected], [n for _, _, n in selected],
-                                                         [t.komi for t, _, _ in selected])
-        except Exception as exc:
-            for task, _, _ in selected:
-                task.job.pending = None
-                self._fail(task, exc)
-            return
-        offset = 0
-        for task, _, count in selected:
-            rows = slice(offset, offset + count)
-            offset += count
-            try:
-                self._accumulate(task, final[rows], owner[rows])
-                task.searcher.backup_leaves(task.job, winner[rows], first[rows])
-            except Exception as exc:
-                self._fail(task, exc)
+            if states is not None:
+                selected.append((task, states, len(task.job.pending[1])))
+        return selected
+
+    def _fail_selected(self, selected, exc: Exception) -> None:
+        for task, _, _ in selected:
+            task.job.pending = None
+            self._fail(task, exc)
 
     def _accumulate(self, task: Task, final: np.ndarray, owner: np.ndarray) -> None:
         """Per-root-move score sums and ownership from this round's playouts (final [n, L], owner [n, L, P])."""
@@ -479,8 +532,12 @@ class AnalysisEngine:
         task.owner_n += final.size
 
     def _evaluate(self, states_list, counts, komis):
-        """One device call for all leaves: (winner int8 [T, L], final score [T, L], ownership int8 [T, L, P],
-        first colour int8 [T, L, P]) for T = sum(counts) leaves."""
+        """One device call for all leaves, waited for: see ``_collect``."""
+        return self._collect(self._dispatch(states_list, counts, komis))
+
+    def _dispatch(self, states_list, counts, komis) -> dict:
+        """Start the playouts of all leaves (valid rows only, padded to a bucket; chunks of the largest bucket
+        when there are more) without waiting for them."""
         import jax
 
         from jaxgo import playout
@@ -489,7 +546,7 @@ class AnalysisEngine:
         lpl = self.config.playouts_per_leaf
         parts = [jax.tree_util.tree_map(lambda x, n=n: np.asarray(x)[:n], s) for s, n in zip(states_list, counts)]
         merged = jax.tree_util.tree_map(lambda *xs: np.concatenate(xs), *parts)
-        outputs = []
+        calls = []
         for start in range(0, total, self.config.buckets[-1]):
             chunk_n = min(self.config.buckets[-1], total - start)
             bucket = next(b for b in self.config.buckets if b >= chunk_n)
@@ -499,17 +556,42 @@ class AnalysisEngine:
             self._key, sub = jax.random.split(self._key)
             began = time.perf_counter()
             result = playout.run(chunk, sub, 0.0, num_per_state=lpl)
+            calls.append((result, bucket, chunk_n, self._watch(result, began)))
+        return {"calls": calls, "counts": counts, "komis": komis, "total": total}
+
+    def _watch(self, result, began: float) -> threading.Thread:
+        """Time the device call on a helper thread: busy from max(start, previous call's end) to its end."""
+        import jax
+
+        def wait():
+            jax.block_until_ready(result.score)
+            ended = time.perf_counter()
+            with self._timing_lock:
+                self.device_seconds += max(0.0, ended - max(began, self._device_free_at))
+                self._device_free_at = max(self._device_free_at, ended)
+
+        thread = threading.Thread(target=wait, daemon=True, name="device-timer")
+        thread.start()
+        return thread
+
+    def _collect(self, handle: dict):
+        """Wait for a dispatched evaluation: (winner int8 [T, L], final score (Black - White - komi) [T, L],
+        ownership int8 [T, L, P], first colour int8 [T, L, P]) for its T leaves."""
+        lpl = self.config.playouts_per_leaf
+        outputs = []
+        for result, bucket, chunk_n, timer in handle["calls"]:
             score = np.asarray(result.score).reshape(bucket, lpl)[:chunk_n]
             owner = np.asarray(result.ownership).reshape(bucket, lpl, -1)[:chunk_n]
             first = np.asarray(result.first_colour).reshape(bucket, lpl, -1)[:chunk_n]
-            self.device_seconds += time.perf_counter() - began
+            timer.join()
             self.device_calls += 1
+            self.padded_leaves += bucket
             outputs.append((score, owner, first))
         score = np.concatenate([o[0] for o in outputs])
         owner = np.concatenate([o[1] for o in outputs])
         first = np.concatenate([o[2] for o in outputs])
-        final = score - np.repeat(np.asarray(komis, np.float32), counts)[:, None]
-        self.playouts += total * lpl
+        final = score - np.repeat(np.asarray(handle["komis"], np.float32), handle["counts"])[:, None]
+        self.playouts += handle["total"] * lpl
         return np.sign(final).astype(np.int8), final, owner, first
 
     # -- results ----------------------------------------------------------------------------------------------
@@ -585,7 +667,3 @@ class AnalysisEngine:
         if task.group.left == 0:
             self.queries_done += 1
             task.client.add_outstanding(-1)
-
-
-def log_stream():
-    return sys.stderr

@@ -27,7 +27,7 @@ import time
 from jaxgo.coords import BLACK, WHITE
 
 DEFAULT_INTERVAL = 1.0  # seconds between reports when no interval is given
-ANALYSIS_VISITS = 1 << 22  # "until interrupted"
+ANALYSIS_VISITS = 1 << 18  # "until interrupted": the search stops (last report stays) after this many playouts
 
 
 class AnalysisStream:
@@ -166,8 +166,11 @@ def info_line(response: dict, kind: str, ownership: bool = False, maxmoves: int 
 
 def _analysis_query(engine, colour: int, visits: int, interval: float | None, ownership: bool) -> dict:
     fields = position_fields(engine.game)
+    name = "B" if colour == BLACK else "W"
     if not fields["moves"]:
-        fields["initialPlayer"] = "B" if colour == BLACK else "W"
+        fields["initialPlayer"] = name
+    elif fields["moves"][-1][0] == name:  # the same colour moves again (GTP allows it): the other one passes
+        fields["moves"].append(["W" if name == "B" else "B", "pass"])
     query = dict(fields, maxVisits=int(visits), includeOwnership=bool(ownership),
                  overrideSettings={"reportAnalysisWinratesAs": "SIDETOMOVE"})
     if interval is not None:
@@ -208,9 +211,12 @@ def analyze(engine, args: list[str], kind: str) -> str:
     return ""
 
 
-def genmove_budget(engine) -> int:
+def genmove_budget(engine) -> tuple[int, float | None]:
+    """(maxVisits, seconds or None) for the next move from the engine's playouts / seconds / GTP clock."""
     playouts, seconds = engine.move_budget(engine.game.to_play)
-    return int(playouts) if playouts else 1000
+    if playouts:
+        return int(playouts), None
+    return ANALYSIS_VISITS, float(seconds)
 
 
 def _genmove_lines(engine, stream, kind: str, options: dict, colour: int):
@@ -255,25 +261,39 @@ def genmove_analyze(engine, args: list[str], kind: str) -> str:
     colour = options["colour"]
     if colour != engine.game.to_play:
         engine.game.set_to_play(colour)
-    stream = connection(engine).query(_analysis_query(engine, colour, genmove_budget(engine), options["interval"],
+    visits, _ = genmove_budget(engine)  # a time budget is not applied here: playouts (or 1000) only
+    visits = visits if visits != ANALYSIS_VISITS else 1000
+    stream = connection(engine).query(_analysis_query(engine, colour, visits, options["interval"],
                                                       options["ownership"]))
     engine.analysis_stream = AnalysisStream(_genmove_lines(engine, stream, kind, options, colour),
                                             interruptible=False)
     return ""
 
 
-def final_response(engine, visits: int, ownership: bool = False, territory: bool = False) -> dict:
-    """One finished analysis of the current position (win rates for the side to move)."""
+def final_response(engine, visits: int, ownership: bool = False, territory: bool = False,
+                   seconds: float | None = None) -> dict:
+    """One finished analysis of the current position: win rates for the side to move (ownership and
+    territory for Black).  With ``seconds`` the search is terminated after that time (partial result)."""
     query = _analysis_query(engine, engine.game.to_play, visits, None, ownership)
     query["includeTerritory"] = territory
-    query["overrideSettings"] = {"reportAnalysisWinratesAs": "BLACK"} if (ownership or territory) else \
-        query["overrideSettings"]
+    if ownership or territory:
+        query["overrideSettings"] = {"reportAnalysisWinratesAs": "BLACK"}
     stream = connection(engine).query(query)
-    deadline = time.monotonic() + 600
+    stop_at = None if seconds is None else time.monotonic() + seconds
+    deadline = time.monotonic() + 600 + (seconds or 0)
     while time.monotonic() < deadline:
-        response = stream.get(timeout=600)
+        wait = 1.0 if stop_at is None else max(0.01, stop_at - time.monotonic())
+        try:
+            response = stream.get(timeout=wait)
+        except queue.Empty:
+            if stop_at is not None and time.monotonic() >= stop_at:
+                stream.terminate()
+                stop_at = None
+            continue
         if "error" in response:
             raise _gtp_error(response["error"])
+        if response.get("noResults"):
+            raise _gtp_error("search ended without results")
         if "turnNumber" in response and not response.get("isDuringSearch", False):
             return response
     raise _gtp_error("analysis timed out")

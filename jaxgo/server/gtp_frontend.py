@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 
 from jaxgo.coords import point_to_gtp
-from jaxgo.gtp import RESIGN, GtpEngine, GtpError, build_parser
+from jaxgo.gtp import RESIGN, GtpEngine, build_parser
 from jaxgo.server import gtp_commands
 
 
@@ -37,7 +37,8 @@ class FrontendEngine(GtpEngine):
         if not cleanup and game.moves and game.moves[-1][1] == game.pass_move and game.moves[-1][0] == -color:
             if game.score() * color > 0:
                 return game.pass_move
-        response = gtp_commands.final_response(self, gtp_commands.genmove_budget(self))
+        visits, seconds = gtp_commands.genmove_budget(self)
+        response = gtp_commands.final_response(self, visits, seconds=seconds)
         self.last_response = response
         move = gtp_commands.choose_move(response, self.size, self.resign_threshold, self.resign_min_visits)
         if move is None:

@@ -29,7 +29,7 @@ from jaxgo.config import Rules
 from jaxgo.coords import BLACK, WHITE, GTP_COLUMNS
 
 MAX_LINE_BYTES = 1 << 20  # longer request lines are answered with an error and skipped
-MAX_VISITS_LIMIT = 1 << 24
+MAX_VISITS_LIMIT = 1 << 22  # the tree keeps ~visits / L nodes of [A] float arrays: bound the memory
 DEFAULT_MAX_VISITS = 500
 PERSPECTIVES = ("BLACK", "WHITE", "SIDETOMOVE")
 

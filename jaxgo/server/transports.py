@@ -90,6 +90,7 @@ class _Handler(socketserver.StreamRequestHandler):
 class TcpServer(socketserver.ThreadingMixIn, socketserver.TCPServer):
     daemon_threads = True
     allow_reuse_address = True
+    request_queue_size = 256  # many front ends may connect at once
 
     def __init__(self, engine: AnalysisEngine, port: int, host: str = "127.0.0.1"):
         self.engine = engine
@@ -101,6 +102,7 @@ class TcpServer(socketserver.ThreadingMixIn, socketserver.TCPServer):
 
 class UnixServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
+    request_queue_size = 256  # a full Unix backlog refuses connections (EAGAIN) instead of queueing them
 
     def __init__(self, engine: AnalysisEngine, path: str):
         self.engine = engine

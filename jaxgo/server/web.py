@@ -161,6 +161,7 @@ class _Handler(BaseHTTPRequestHandler):
 class WebServer(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+    request_queue_size = 256
 
     def __init__(self, engine: AnalysisEngine, port: int, host: str = "127.0.0.1"):
         self.engine = engine

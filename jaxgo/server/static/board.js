@@ -106,7 +106,7 @@ function draw() {
   if (a && a.ownership && $("showown").checked) {
     for (let p = 0; p < n * n; p++) {
       const v = a.ownership[p], r = Math.floor(p / n), c = p % n;
-      ctx.fillStyle = v > 0 ? `rgba(0,0,0,${0.55 * v})` : `rgba(255,255,255,${-0.75 * v})`;
+      ctx.fillStyle = v > 0 ? `rgba(0,0,0,${0.6 * v})` : `rgba(255,255,255,${-0.85 * v})`;
       ctx.fillRect(at(c) - step / 2, at(r) - step / 2, step, step);
     }
   }

@@ -1,0 +1,155 @@
+"""``jaxgo bench serve``: aggregate analysis throughput of one server with 1, 8, 32 ... concurrent clients.
+
+For each client count C, an in-process server (TCP on 127.0.0.1) is driven by C client threads; each sends
+``--queries`` queries one after another (``--visits`` playouts each, the same opening position) and waits
+for each answer.  Printed per C (one JSON line): aggregate playouts/s over the timed run, p50/p99 query
+latency, device calls and mean leaves per call.  Then the raw batched playout throughput of ``playout.run``
+on the same position at the same padded batch (leaves x L; mean over ``--repeats`` calls, best also shown),
+and the ratio server / raw (the issue's target:
+>= 0.8 with 32 clients).  A warm-up pass compiles every shape first, so no compile time is counted.
+
+On a machine shared with other jobs the raw figure (a few short calls) and the server figure
+(one long run) see different load; ``busy_x_fill`` (share of wall time inside device calls x share of real
+leaves in the padded batches) is the same ratio estimated inside the run, insensitive to outside load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import threading
+import time
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(prog="jaxgo bench serve", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--clients", type=int, nargs="+", default=[1, 8, 32], help="client counts (default 1 8 32)")
+    parser.add_argument("--size", type=int, default=9, help="board size (default 9)")
+    parser.add_argument("--visits", type=int, default=512, help="maxVisits (playouts) per query (default 512)")
+    parser.add_argument("--queries", type=int, default=3, help="queries per client (default 3)")
+    parser.add_argument("--leaves", type=int, default=64, help="K, leaves per search per round (default 64)")
+    parser.add_argument("--playouts-per-leaf", type=int, default=4, help="L (default 4)")
+    parser.add_argument("--max-boards", type=int, default=4096, help="most leaves per device call")
+    parser.add_argument("--repeats", type=int, default=5,
+                        help="timed raw playout calls (their mean is the ratio's reference; the best is shown)")
+    parser.add_argument("--no-overlap", action="store_true",
+                        help="one wave per round (no host/device overlap), for comparison")
+    return parser.parse_args(argv)
+
+
+def _query(ident: str, size: int, visits: int) -> dict:
+    centre = "ABCDEFGHJKLMNOPQRST"[size // 2] + str(size // 2 + 1)
+    return {"id": ident, "moves": [["B", centre]], "rules": "chinese", "komi": 7.5, "boardXSize": size,
+            "boardYSize": size, "maxVisits": visits}
+
+
+def _percentile(values, q):
+    import numpy as np
+
+    return float(np.percentile(np.asarray(values), q)) if values else float("nan")
+
+
+def run_clients(address: str, clients: int, queries: int, size: int, visits: int) -> tuple[float, list[float]]:
+    """(wall seconds, per-query latencies) for ``clients`` threads each sending ``queries`` queries in turn."""
+    from jaxgo.server.client import ServerClient
+
+    latencies, errors = [], []
+    lock = threading.Lock()
+    start_gate = threading.Barrier(clients + 1)
+
+    def one(index):
+        conn = ServerClient(address)
+        try:
+            start_gate.wait()
+            for k in range(queries):
+                began = time.perf_counter()
+                results = conn.query(_query(f"b{index}-{k}", size, visits)).results(timeout=1200)
+                took = time.perf_counter() - began
+                if not results or "error" in results[0]:
+                    errors.append(results)
+                with lock:
+                    latencies.append(took)
+        finally:
+            conn.close()
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(clients)]
+    for t in threads:
+        t.start()
+    start_gate.wait()
+    began = time.perf_counter()
+    for t in threads:
+        t.join()
+    wall = time.perf_counter() - began
+    if errors:
+        raise RuntimeError(f"benchmark queries failed: {errors[:2]}")
+    return wall, latencies
+
+
+def raw_throughput(size: int, boards: int, lpl: int, repeats: int) -> tuple[float, float]:
+    """(best, mean) playout.run playouts/s from the benchmark position at ``boards`` x ``lpl`` playouts per
+    call over ``repeats`` calls."""
+    import jax
+
+    from jaxgo import playout
+    from jaxgo.game import new_game
+    from jaxgo.search.mcts import _stack
+
+    game = new_game(size)
+    game.play(1, (size - 1 - size // 2) * size + size // 2)
+    states = _stack(game.state, boards)
+    jax.block_until_ready(playout.run(states, jax.random.PRNGKey(0), 7.5, num_per_state=lpl).score)
+    times = []
+    for seed in range(1, repeats + 1):
+        began = time.perf_counter()
+        jax.block_until_ready(playout.run(states, jax.random.PRNGKey(seed), 7.5, num_per_state=lpl).score)
+        times.append(time.perf_counter() - began)
+    return boards * lpl / min(times), boards * lpl * len(times) / sum(times)
+
+
+def main(argv: list[str]) -> int:
+    args = parse_args(argv)
+    import jax
+
+    from jaxgo.server import transports
+    from jaxgo.server.engine import AnalysisEngine, EngineConfig, default_buckets
+
+    config = EngineConfig(leaves_per_batch=args.leaves, playouts_per_leaf=args.playouts_per_leaf,
+                          max_boards=args.max_boards, buckets=default_buckets(args.max_boards),
+                          overlap=not args.no_overlap)
+    engine = AnalysisEngine(config).start()
+    server = transports.TcpServer(engine, 0)
+    transports.start_in_thread(server)
+    address = f"tcp:127.0.0.1:{server.server_address[1]}"
+    device = jax.devices()[0].platform
+    try:
+        for clients in args.clients:
+            run_clients(address, clients, 1, args.size, args.visits)  # warm-up: compiles this batch shape
+            playouts0, calls0, device_s0 = engine.playouts, engine.device_calls, engine.device_seconds
+            padded0 = engine.padded_leaves
+            wall, latencies = run_clients(address, clients, args.queries, args.size, args.visits)
+            playouts = engine.playouts - playouts0
+            calls = max(1, engine.device_calls - calls0)
+            leaves_per_call = playouts / calls / args.playouts_per_leaf
+            fill = playouts / args.playouts_per_leaf / max(1, engine.padded_leaves - padded0)
+            busy = (engine.device_seconds - device_s0) / wall
+            bucket = next((b for b in config.buckets if b >= leaves_per_call), config.buckets[-1])
+            raw_best, raw = raw_throughput(args.size, bucket, args.playouts_per_leaf, args.repeats)
+            record = {
+                "system": "jaxgo-serve", "device": device, "overlap": config.overlap, "size": args.size, "clients": clients,
+                "queries": clients * args.queries, "visits": args.visits, "leaves_per_search": args.leaves,
+                "playouts_per_leaf": args.playouts_per_leaf, "playouts_per_s": round(playouts / wall, 1),
+                "latency_p50_s": round(_percentile(latencies, 50), 3),
+                "latency_p99_s": round(_percentile(latencies, 99), 3),
+                "device_calls": calls, "mean_leaves_per_call": round(leaves_per_call, 1),
+                "device_busy": round(busy, 3), "batch_fill": round(fill, 3),
+                "busy_x_fill": round(busy * fill, 3),
+                "raw_batch_leaves": bucket, "raw_playouts_per_s": round(raw, 1),
+                "raw_best_playouts_per_s": round(raw_best, 1), "ratio_vs_raw": round(playouts / wall / raw, 3),
+            }
+            print(json.dumps(record), flush=True)
+    finally:
+        server.shutdown()
+        server.server_close()
+        engine.stop(wait=False, timeout=30)
+    return 0

@@ -1,0 +1,150 @@
+"""``jaxgo serve --http``: the JSON/SSE endpoints, and the page in headless Chromium with a screenshot check.
+
+The browser test needs Debian's ``chromium`` + ``chromium-driver`` and the ``selenium`` package (skipped
+otherwise).  Set JAXGO_WEB_SCREENSHOT=PATH to keep the screenshot (docs/figures/server_web.png is made so).
+"""
+
+import json
+import os
+import shutil
+import time
+import urllib.request
+
+import numpy as np
+import pytest
+
+from jaxgo.server import transports
+from jaxgo.server.engine import AnalysisEngine, EngineConfig
+from jaxgo.server.web import WebServer
+
+TIMEOUT = 240
+# A short 9x9 game written for these tests (Black builds the top, White the bottom).
+GAME = (b"(;GM[1]FF[4]SZ[9]KM[7.5]PB[black]PW[white];B[ee];W[ec];B[dc];W[ed];B[cd];W[fe];B[ef];W[ff];B[eg]"
+        b";W[fg];B[fh];W[gh];B[eh];W[dd];B[ce];W[de])")
+
+
+@pytest.fixture(scope="module")
+def base_url():
+    engine = AnalysisEngine(EngineConfig(leaves_per_batch=8, max_boards=256, buckets=(256,))).start()
+    web = WebServer(engine, 0)
+    transports.start_in_thread(web)
+    yield f"http://127.0.0.1:{web.server_address[1]}"
+    web.shutdown()
+    web.server_close()
+    engine.stop(wait=False, timeout=30)
+
+
+def fetch(url, data=None):
+    with urllib.request.urlopen(urllib.request.Request(url, data=data), timeout=TIMEOUT) as reply:
+        return reply.status, reply.read()
+
+
+def test_page_sgf_and_stream_endpoints(base_url):
+    status, page = fetch(base_url + "/")
+    assert status == 200 and b"jaxgo analysis board" in page and b"board.js" in page
+    status, fields = fetch(base_url + "/api/sgf", GAME)
+    fields = json.loads(fields)
+    assert fields["size"] == 9 and fields["moves"][:2] == [["B", "E5"], ["W", "E7"]] and len(fields["moves"]) == 16
+    with pytest.raises(urllib.error.HTTPError) as info:
+        fetch(base_url + "/api/sgf", b"(;GM[1]SZ[9];B[zz")
+    assert info.value.code == 400
+    query = {"id": "web", "moves": fields["moves"][:3], "rules": "chinese", "boardXSize": 9, "boardYSize": 9,
+             "maxVisits": 32, "includeOwnership": True}
+    status, body = fetch(base_url + "/api/stream?q=" + urllib.parse.quote(json.dumps(query)))
+    events = [json.loads(line[6:]) for line in body.decode().splitlines() if line.startswith("data: ")]
+    assert events[-1] == {} and events[0]["id"] == "web" and len(events[0]["ownership"]) == 81
+    status, body = fetch(base_url + "/api/stream?q=" + urllib.parse.quote("{broken"))
+    assert b'"error"' in body
+    status, body = fetch(base_url + "/api/query", json.dumps(dict(query, id="post")).encode())
+    assert json.loads(body)[0]["id"] == "post"
+
+
+def find_chromium():
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+def test_web_board_in_headless_chromium(base_url, tmp_path):
+    webdriver = pytest.importorskip("selenium.webdriver")
+    browser = find_chromium()
+    driver_path = shutil.which("chromedriver")
+    if browser is None or driver_path is None:
+        pytest.skip("chromium / chromedriver not installed (apt-get install chromium chromium-driver)")
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = browser
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--window-size=1100,900"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(driver_path), options=options)
+    try:
+        driver.get(base_url + "/")
+        driver.execute_script("jaxgo.newBoard(9); return 0;")
+        # Load the game through the page's SGF path, then step back to move 6.
+        driver.execute_script("const f = new File([arguments[0]], 'game.sgf'); jaxgo.loadSgf(f);", GAME.decode())
+        wait_for(driver, "return jaxgo.state.moves.length === 16")
+        driver.execute_script("jaxgo.goTo(12);")
+        # A real click on the board: point C2 (column 2, row 7 from the top) for Black.
+        canvas = driver.find_element(By.ID, "board")
+        step = canvas.size["width"] / 10
+        offset = (int(step * 3 - canvas.size["width"] / 2), int(step * 8 - canvas.size["height"] / 2))
+        ActionChains(driver).move_to_element_with_offset(canvas, *offset).click().perform()
+        assert driver.execute_script("return jaxgo.state.moves.length") == 13
+        assert driver.execute_script("return jaxgo.state.moves[12]") == ["B", "C2"]
+        driver.find_element(By.ID, "visits").clear()
+        driver.find_element(By.ID, "visits").send_keys("256")
+        driver.find_element(By.ID, "analyze").click()
+        wait_for(driver, "return document.getElementById('status').textContent === 'done'")
+        assert "%" in driver.find_element(By.ID, "winrate").text
+        assert len(driver.find_elements(By.CSS_SELECTOR, "#moves li")) > 0
+        assert driver.execute_script("return jaxgo.state.analysis.ownership.length") == 81
+        driver.find_element(By.ID, "graphvisits").clear()
+        driver.find_element(By.ID, "graphvisits").send_keys("32")
+        driver.find_element(By.ID, "graph").click()
+        wait_for(driver, "return Object.keys(jaxgo.state.graph).length === 14")
+        time.sleep(0.3)
+        plain = str(tmp_path / "no_ownership.png")
+        driver.find_element(By.ID, "showown").click()  # heatmap off, for comparison
+        assert driver.save_screenshot(plain)
+        driver.find_element(By.ID, "showown").click()
+        time.sleep(0.2)
+        path = os.environ.get("JAXGO_WEB_SCREENSHOT") or str(tmp_path / "server_web.png")
+        assert driver.save_screenshot(path)
+    finally:
+        driver.quit()
+    check_screenshot(path, plain)
+
+
+def wait_for(driver, script, timeout=TIMEOUT):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if driver.execute_script(script):
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"timed out waiting for: {script}")
+
+
+def check_screenshot(path, plain_path):
+    """The board (wood colour), stones (near black / near white), the ownership shading (the board differs from
+    the same page with the heatmap off) and the win-rate curve are visible."""
+    import matplotlib.image
+
+    image = matplotlib.image.imread(path)[..., :3]
+    plain = matplotlib.image.imread(plain_path)[..., :3]
+    assert image.shape[0] >= 700 and image.shape[1] >= 900
+    board, plain_board = image[60:600, 10:580], plain[60:600, 10:580]
+    wood = np.all(np.abs(plain_board - np.array([0xDC, 0xB3, 0x5C]) / 255) < 0.06, axis=-1).mean()
+    black = np.all(board < 0.12, axis=-1).mean()
+    white = np.all(board > 0.94, axis=-1).mean()
+    shaded = (np.abs(board - plain_board).max(axis=-1) > 0.04).mean()
+    assert wood > 0.4, "board not drawn"
+    assert black > 0.01 and white > 0.01, "stones not drawn"
+    assert shaded > 0.2, "no ownership shading"
+    graph = image[:, 600:]
+    assert np.any(np.all(np.abs(graph - np.array([0x33, 0x66, 0xCC]) / 255) < 0.08, axis=-1)), "no win-rate graph"
