@@ -72,7 +72,7 @@ def run(args) -> int:
 
 def report(args) -> int:
     games = defaultdict(list)
-    for rec in load(Path(args.log)):
+    for rec in (rec for log in args.log for rec in load(Path(log))):
         games[(rec.get("label", ""), rec["strategy"], rec["playouts"])].append(rec)
     print("| engine | playouts/move | games | jaxgo wins | win rate | 95% interval | forfeits |")
     print("|---|---|---|---|---|---|---|")
@@ -128,7 +128,7 @@ def main(argv=None) -> int:
     r.add_argument("--parallel", type=int, default=1)
     r.add_argument("--timeout", type=float, default=600.0)
     p = sub.add_parser("report", help="table and plot from the log")
-    p.add_argument("--log", default="benchmarks/strength_9x9.jsonl")
+    p.add_argument("--log", nargs="+", default=["benchmarks/strength_9x9.jsonl"], help="one or more logs")
     p.add_argument("--plot", default=None)
     args = parser.parse_args(argv)
     return run(args) if args.command == "run" else report(args)
