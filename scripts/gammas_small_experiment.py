@@ -19,7 +19,7 @@ import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 
 from jaxgo.data import DEFAULT_ROOT, SkipStats, iter_records, heldout_archives, train_archives  # noqa: E402
-from jaxgo.features import GROUPS, game_features, group_offsets, num_features  # noqa: E402
+from jaxgo.features import GROUPS, game_features, group_offsets, group_sizes, num_features  # noqa: E402
 from jaxgo.learn import bt  # noqa: E402
 
 
@@ -54,9 +54,9 @@ def main(argv=None):
     tf, tm, tw = collect(heldout_archives(args.data), args.test_games, test_stats)
     ranks = np.asarray(bt.predict_rank(state.log_gamma, jnp.asarray(tf), jnp.asarray(tm), jnp.asarray(tw)))
     test_ll = float(bt.log_likelihood(state.log_gamma, jnp.asarray(tf), jnp.asarray(tm), jnp.asarray(tw)))
-    offsets = group_offsets()
+    offsets, sizes = group_offsets(), group_sizes()
     gammas = np.exp(np.asarray(state.log_gamma))
-    small = {g: [round(float(x), 3) for x in gammas[offsets[i]:offsets[i] + 18]]
+    small = {g: [round(float(x), 3) for x in gammas[offsets[i]:offsets[i] + sizes[i]]]  # one group's levels only
              for i, g in enumerate(GROUPS) if g != "pattern"}
     print(json.dumps({
         "train_games": train_stats.kept, "train_skipped": dict(train_stats.skipped),

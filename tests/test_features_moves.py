@@ -141,6 +141,8 @@ def test_features_match_slow_on_random_positions(seed):
     ko = int(board.ko_point)
     levels, legal = features_of(board, prev=prev, prev2=prev2, ko=ko)
     assert np.array_equal(legal, board.legal_mask())
+    from jaxgo.features import group_sizes
+    assert np.all((levels >= 0) & (levels < group_sizes()))  # every level inside its own group
     pattern_ids = {}
     for point in range(n * n):
         if not legal[point]:
@@ -169,3 +171,43 @@ def test_pattern_ids_invariant_under_symmetry_and_colour():
     swapped = ReferenceBoard.from_stones(-board.stones, to_play=WHITE)
     lv, _ = features_of(swapped)
     assert np.array_equal(lv[:, G["pattern"]], levels[:, G["pattern"]])
+
+
+# After W played at (1,2) (joining (1,1)) and B captured both stones with (1,3), White is to move: (1,2), the
+# point of the move before the previous one, is empty and legal again (its neighbour (1,1) is empty too).
+RETAKE = """
+. X X . .
+X . . X .
+. X X . .
+. . . . .
+. . . . .
+"""
+
+
+def test_retaking_the_point_of_a_captured_stone_stays_in_its_group():
+    """The KGS blow-up: distance 0 to the move before the previous one (legal again after a capture) gave level
+    -1, i.e. the last level of dist_prev; it must be dist_prev2's own SAME_POINT_LEVEL, inside the group."""
+    from jaxgo.features import group_sizes
+    from jaxgo.features.moves import SAME_POINT_LEVEL
+
+    board = ReferenceBoard.from_ascii(RETAKE, to_play=WHITE)
+    pt = lambda r, c: r * 5 + c  # noqa: E731
+    levels, legal = features_of(board, prev=pt(1, 3), prev2=pt(1, 2))
+    assert legal[pt(1, 2)] and legal[pt(1, 1)]
+    assert levels[pt(1, 2), G["dist_prev2"]] == SAME_POINT_LEVEL
+    assert levels[pt(1, 1), G["dist_prev2"]] == 2 - 1
+    assert np.all((levels >= 0) & (levels < group_sizes()))
+
+
+def test_check_levels_rejects_out_of_range():
+    from jaxgo.features import group_sizes
+    from jaxgo.features.games import check_levels
+
+    levels = np.zeros((3, len(GROUPS)), np.int32)
+    check_levels(levels)
+    levels[1, G["dist_prev2"]] = group_sizes()[G["dist_prev2"]]
+    with pytest.raises(ValueError):
+        check_levels(levels)
+    levels[1, G["dist_prev2"]] = -1
+    with pytest.raises(ValueError):
+        check_levels(levels)

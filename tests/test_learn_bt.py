@@ -8,23 +8,12 @@ import numpy as np
 import jax.numpy as jnp
 
 from jaxgo.learn import bt
+from jaxgo.learn.synthetic import bt_positions
 
 
 def synthetic(num_positions=4000, candidates=12, seed=0):
     """Two groups: group 0 levels 1..5 (index 0 absent), group 1 levels 7..9 (index 6 absent)."""
-    rng = np.random.default_rng(seed)
-    true = np.ones(10)
-    true[1:6] = [0.2, 0.5, 1.0, 3.0, 8.0]
-    true[7:10] = [0.3, 2.0, 5.0]
-    g0 = rng.integers(0, 6, size=(num_positions, candidates))
-    g1 = rng.choice([6, 7, 8, 9], size=(num_positions, candidates))
-    features = np.stack([g0, g1], axis=-1).astype(np.int32)
-    mask = np.ones((num_positions, candidates), bool)
-    mask[:, -3:] = rng.random((num_positions, 3)) < 0.5  # some positions have fewer candidates
-    strength = true[g0] * true[g1] * mask
-    prob = strength / strength.sum(1, keepdims=True)
-    winner = np.array([rng.choice(candidates, p=p) for p in prob], np.int32)
-    return features, mask, winner, true
+    return bt_positions(num_positions, candidates, seed)
 
 
 def test_mm_recovers_known_gammas():
@@ -39,7 +28,7 @@ def test_mm_recovers_known_gammas():
 def test_mm_increases_likelihood_and_reaches_stationary_point():
     features, mask, winner, _ = synthetic(num_positions=1500, seed=1)
     lls = []
-    bt.fit(features, mask, winner, 10, iterations=15, fixed=[0, 6], prior=False,
+    bt.fit(features, mask, winner, 10, iterations=8, fixed=[0, 6], prior=False,
            callback=lambda i, s: lls.append(float(bt.log_likelihood(s.log_gamma, features, mask, winner))))
     assert all(b >= a - 1e-5 for a, b in zip(lls, lls[1:])), lls  # MM never decreases the (penalised) fit
     assert lls[-1] > float(bt.log_likelihood(jnp.zeros(10), jnp.asarray(features), jnp.asarray(mask),
@@ -54,3 +43,20 @@ def test_predict_rank_and_win_counts():
     assert int(bt.predict_rank(log_gamma, jnp.asarray(features), jnp.asarray(mask), jnp.array([0]))[0]) == 1
     wins = np.asarray(bt.win_counts(jnp.asarray(features), jnp.array([2]), 5))
     assert wins.tolist() == [1, 0, 0, 0, 1]
+
+
+def test_padding_rows_are_ignored_and_nothing_overflows():
+    features, mask, winner, _ = synthetic(num_positions=300, seed=2)
+    base = bt.fit(features, mask, winner, 10, iterations=3, fixed=[0, 6], prior="gamma")
+    pad_f = np.concatenate([features, np.zeros((7,) + features.shape[1:], np.int32)])
+    pad_m = np.concatenate([mask, np.zeros((7, mask.shape[1]), bool)])
+    pad_w = np.concatenate([winner, np.zeros(7, np.int32)])
+    padded = bt.fit(pad_f, pad_m, pad_w, 10, iterations=3, fixed=[0, 6], prior="gamma")
+    assert np.allclose(np.asarray(base.log_gamma), np.asarray(padded.log_gamma), atol=1e-5)
+    # huge log-gammas (a float32 exp would overflow) still give finite log-likelihoods and MM steps
+    huge = jnp.asarray(np.array([0, 80, 90, 0, 0, 0, 0, 85, 0, 0], np.float32))
+    assert np.isfinite(float(bt.log_likelihood(huge, features, mask, winner)))
+    wins = bt.win_counts(jnp.asarray(features), jnp.asarray(winner), 10)
+    denom = bt.group_denominator(huge, jnp.asarray(features), jnp.asarray(mask), 0)
+    assert np.all(np.isfinite(np.asarray(denom)))
+    assert np.isfinite(np.asarray(bt.mm_step(huge, wins, denom, jnp.ones(10, bool), "coulom"))).all()

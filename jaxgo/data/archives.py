@@ -88,10 +88,10 @@ def iter_archive(path, stats: SkipStats | None = None, *, size: int | None = 19,
 
 
 def iter_records(paths, stats: SkipStats | None = None, **kwargs) -> Iterator[tuple[str, GameRecord]]:
-    """``iter_archive`` over several archives in turn (``limit`` counts over all of them)."""
+    """``iter_path`` over several archives / SGF files / folders in turn (``limit`` counts over all of them)."""
     stats = stats if stats is not None else SkipStats()
     for path in paths:
-        yield from iter_archive(path, stats, **kwargs)
+        yield from iter_path(path, stats, **kwargs)
         if kwargs.get("limit") is not None and stats.kept >= kwargs["limit"]:
             return
 

@@ -67,18 +67,21 @@ def write_shard(folder, name: str, games: list) -> dict:
 
 
 def extract(folder, sources, *, games: int | None = None, shard_games: int = 250, pro_only: bool = False,
-            batch: int = 16, progress: bool = True, stop_after: int | None = None) -> dict:
+            batch: int = 16, progress: bool = True, stop_after: int | None = None, size: int = 19) -> dict:
     """Extract shards from the archives ``sources`` into ``folder`` (created), resuming from its manifest.
 
-    games: how many kept games in all (None: every game); shard_games: games per shard; pro_only: keep only
-    pro-vs-pro even games (``is_pro_vs_pro``); stop_after: write at most this many new shards, then return (for
-    tests of resumption).  Returns the manifest.
+    games: how many kept games in all (None: every game; a larger number later extends the folder);
+    shard_games: games per shard; pro_only: keep only pro-vs-pro even games (``is_pro_vs_pro``); size: board
+    size kept; stop_after: write at most this many new shards, then return (tests of resumption).
+    Returns the manifest.
     """
     from jaxgo.features.games import games_codes
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     settings = {"sources": [str(s) for s in sources], "shard_games": shard_games, "pro_only": pro_only}
+    if size != 19:
+        settings["size"] = size
     manifest = read_manifest(folder)
     if manifest is None or manifest.get("settings") != settings or manifest.get("version") != VERSION:
         if manifest is not None and manifest.get("shards"):
@@ -101,7 +104,8 @@ def extract(folder, sources, *, games: int | None = None, shard_games: int = 250
         bar = tqdm(total=games, initial=done * shard_games, unit="game", desc="extract")
     skipped_games = 0
     written = 0
-    stream = iter_records(sources, stats, limit=games, accept=is_pro_vs_pro if pro_only else None)
+    stream = iter_records(sources, stats, limit=games, size=size,
+                          accept=is_pro_vs_pro if pro_only else None)
     pending: list = []
     t0 = time.time()
 

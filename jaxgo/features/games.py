@@ -99,12 +99,15 @@ def games_codes(records, batch: int = 8):
 
     records: list of 19x19 (or same-size) GameRecords.  Returns a list, one per record, of
     (codes uint32 [T, P+1], moves int16 [T]) for the usable moves (up to the first illegal one).
-    Games are padded with passes to a common bucketed length and the batch with empty games.
+    Games are padded with passes to a common bucketed length and the batch with empty games (kept in the given
+    order: grouping by length would save padding but compile one program per length bucket).
     """
-    out = []
+    out = [None] * len(records)
     table = jnp.asarray(canonical_pattern_table()[0])
+    order = list(range(len(records)))
     for start in range(0, len(records), batch):
-        chunk = records[start:start + batch]
+        index = order[start:start + batch]
+        chunk = [records[i] for i in index]
         inits = [_initial(r) for r in chunk]
         points = chunk[0].size ** 2
         length = max(1, max(len(m) for _, _, m in inits))
@@ -123,7 +126,7 @@ def games_codes(records, batch: int = 8):
             num = len(record.moves)
             good = ok[i, :num]
             usable = num if good.all() else int(np.argmin(good))
-            out.append((codes[i, :usable], moves[i, :usable].astype(np.int16)))
+            out[index[i]] = (codes[i, :usable], moves[i, :usable].astype(np.int16))
     return out
 
 

@@ -88,17 +88,18 @@ def position_log_likelihood(log_gamma, features, mask, winner):
     return jnp.where(row, won - log_total[:, 0], 0.0)
 
 
+@jax.jit
 def log_likelihood(log_gamma, features, mask, winner):
     """float32 []: mean over positions of log P(winner) (the model's log-likelihood per move)."""
-    features, mask, winner = jnp.asarray(features), jnp.asarray(mask), jnp.asarray(winner)
     row = jnp.any(mask, axis=1)
     return jnp.sum(position_log_likelihood(log_gamma, features, mask, winner)) / jnp.maximum(jnp.sum(row), 1)
 
 
-def group_denominator(log_gamma, features, mask, group: int):
-    """float32 [K]: sum_i C_ik / E_i for the features k of group ``group`` (zero elsewhere)."""
+def group_denominator(log_gamma, features, mask, group):
+    """float32 [K]: sum_i C_ik / E_i for the features k of group ``group`` (an int or int32 [] array; zero
+    elsewhere)."""
     log_e, log_total, _ = masked_log_strength(log_gamma, features, mask)
-    own = features[:, :, group]
+    own = jnp.take(features, group, axis=2)
     weight = jnp.where(mask, jnp.exp(jnp.where(mask, log_e - log_gamma[own] - log_total, 0.0)), 0.0)
     return jax.ops.segment_sum(weight.reshape(-1), own.reshape(-1), num_segments=log_gamma.shape[0])
 
@@ -117,9 +118,9 @@ def mm_step(log_gamma, wins, denom, update, prior):
     return jnp.where(ok, jnp.log(jnp.where(ok, new, 1.0)), log_gamma)
 
 
-@functools.partial(jax.jit, static_argnames=("group", "prior"))
-def update_group(state: MMState, features, mask, wins, fixed, *, group: int, prior="coulom") -> MMState:
-    """One MM step for the features of group ``group`` (static int).
+@functools.partial(jax.jit, static_argnames=("prior",))
+def update_group(state: MMState, features, mask, wins, fixed, *, group, prior="coulom") -> MMState:
+    """One MM step for the features of group ``group`` (int, traced: one compilation serves every group).
 
     features int32 [N, C, G]; mask bool [N, C]; wins float32 [K] (``win_counts``); fixed bool [K].
     """

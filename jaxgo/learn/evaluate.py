@@ -12,15 +12,19 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxgo.data import SkipStats, is_pro_vs_pro, iter_path
-from jaxgo.features.games import BUCKET, games_codes, previous_moves
+from jaxgo.data.shards import batches
+from jaxgo.features.games import games_codes, previous_moves
 from jaxgo.learn import bt
 from jaxgo.learn.gammas import Gammas
 from jaxgo.learn.train import decode_batch
 
 
+SCORE_BATCH = 256
+
+
 @jax.jit
 def _score(log_gamma, codes, meta, valid):
-    """ranks int32 [T], log-likelihood float32 [T] for one padded game."""
+    """ranks int32 [B], log-likelihood float32 [B] for one batch of positions."""
     f, mask, w = decode_batch(codes, meta, valid)
     return bt.predict_rank(log_gamma, f, mask, w), bt.position_log_likelihood(log_gamma, f, mask, w)
 
@@ -30,34 +34,32 @@ def score_games(gammas: Gammas, records, batch: int = 16):
     if not gammas.compatible():
         raise ValueError("gamma file layout does not match jaxgo.features (groups/sizes differ)")
     lg = jnp.asarray(gammas.log_gamma)
-    ranks, lls, numbers = [], [], []
+    all_codes, metas = [], []
     for codes, moves in games_codes(list(records), batch=batch):
-        t = len(moves)
-        if t == 0:
+        if len(moves) == 0:
             continue
-        padded = -(-t // BUCKET) * BUCKET
         prev, prev2 = previous_moves(moves)
-        meta = np.zeros((padded, 4), np.int16)
-        meta[:t] = np.stack([moves, prev, prev2, np.arange(t)], 1)
-        meta[t:, 0] = codes.shape[1] - 1
-        c = np.zeros((padded, codes.shape[1]), np.uint32)
-        c[:t] = codes
-        r, ll = _score(lg, jnp.asarray(c), jnp.asarray(meta), jnp.asarray(np.arange(padded) < t))
-        ranks.append(np.asarray(r)[:t])
-        lls.append(np.asarray(ll)[:t])
-        numbers.append(np.arange(t))
-    if not ranks:
+        all_codes.append(codes)
+        metas.append(np.stack([moves, prev, prev2, np.arange(len(moves))], 1).astype(np.int16))
+    if not metas:
         return np.zeros(0, np.int32), np.zeros(0, np.float32), np.zeros(0, np.int32)
-    return np.concatenate(ranks), np.concatenate(lls), np.concatenate(numbers)
+    meta = np.concatenate(metas)
+    codes, bmeta, valid = batches(np.concatenate(all_codes), meta, SCORE_BATCH)
+    ranks, lls = [], []
+    for i in range(len(codes)):
+        r, ll = _score(lg, jnp.asarray(codes[i]), jnp.asarray(bmeta[i]), jnp.asarray(valid[i]))
+        ranks.append(np.asarray(r)), lls.append(np.asarray(ll))
+    n = len(meta)
+    return np.concatenate(ranks)[:n], np.concatenate(lls)[:n], meta[:, 3].astype(np.int32)
 
 
 def evaluate(gammas: Gammas, path, *, limit: int | None = None, pro_only: bool = False, chunk: int = 64,
-             curve: bool = False) -> dict:
+             curve: bool = False, size: int = 19) -> dict:
     """Score the games at ``path`` (SGF file, folder or tar.gz; ``limit`` games).  Returns a JSON-ready dict:
     top1, top5, mean_log_likelihood, positions, games, skipped (by reason); with ``curve`` also
     ``by_move``: per 20-move bucket of the move number, positions and top1/top5."""
     stats = SkipStats()
-    stream = iter_path(path, stats, limit=limit, accept=is_pro_vs_pro if pro_only else None)
+    stream = iter_path(path, stats, limit=limit, size=size, accept=is_pro_vs_pro if pro_only else None)
     ranks, lls, numbers, pending = [], [], [], []
 
     def flush():

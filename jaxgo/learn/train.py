@@ -113,12 +113,17 @@ def _sgd_shard(params, opt_state, codes, meta, valid, fixed, prior_weight, *, op
     return params, opt_state, losses
 
 
-@functools.partial(jax.jit, static_argnames=("group",))
-def _mm_denominator(lg, codes, meta, valid, *, group: int):
+@jax.jit
+def _mm_denominator(lg, codes, meta, valid, group):
     def step(acc, xs):
         f, mask, _ = decode_batch(*xs)
         return acc + bt.group_denominator(lg, f, mask, group), None
     return jax.lax.scan(step, jnp.zeros_like(lg), (codes, meta, valid))[0]
+
+
+@jax.jit
+def _mm_update(lg, wins, denom, update):
+    return bt.mm_step(lg, wins, denom, update, "gamma")
 
 
 @jax.jit
@@ -302,11 +307,11 @@ def _train_mm(shards, names, ckpt, arrays, info, settings, mesh, stop_after, log
         if stop_after is not None and done >= stop_after:
             return lg, {}, False
         for g in range(len(GROUPS)):
-            denom = _mm_denominator(lg, codes, meta, valid, group=g)
+            denom = _mm_denominator(lg, codes, meta, valid, jnp.int32(g))
             in_group = np.zeros(num, bool)
             in_group[offsets[g]:offsets[g + 1]] = True
             update = jnp.asarray(in_group & ~fixed) & (occ > 0)
-            lg = bt.mm_step(lg, wins, denom, update, "gamma")
+            lg = _mm_update(lg, wins, denom, update)
         sweep += 1
         done += 1
         ll = float(_ll_sum(lg, codes, meta, valid)) / positions

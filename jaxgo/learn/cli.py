@@ -1,0 +1,120 @@
+"""``jaxgo gammas``: extract training shards, train gammas (MM, LMP, Adam), evaluate move prediction.
+
+    jaxgo gammas extract --out SHARDS [--split train|kgs2017|fox | --games-path PATH] [--games N]
+    jaxgo gammas train --shards SHARDS --method {mm,lmp,sgd} --out FILE [--checkpoint DIR] [--passes N]
+                       [--iterations N] [--batch B] [--lr LR] [--devices N]
+    jaxgo gammas eval [--gammas FILE] --games PATH [--limit N] [--pro-only] [--json] [--curve]
+
+``eval`` prints one JSON object (top1, top5, mean_log_likelihood, positions, games, skipped); errors are
+printed as {"error": ...} with exit status 1 (with --json) or as a message on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="jaxgo gammas", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    ex = sub.add_parser("extract", help="write training shards (resumable: re-running skips finished shards)")
+    ex.add_argument("--out", required=True, help="shard folder (manifest.json + .npy files)")
+    src = ex.add_mutually_exclusive_group()
+    src.add_argument("--split", choices=["train", "kgs2017", "fox"], default="train",
+                     help="archives of ../shared/data (fox: pro-vs-pro even games only)")
+    src.add_argument("--games-path", nargs="+", help="tar.gz archives / SGF folders instead of a split")
+    ex.add_argument("--data", default=None, help="data root (default: ../shared/data)")
+    ex.add_argument("--games", type=int, default=None, help="games in all (default: every game)")
+    ex.add_argument("--shard-games", type=int, default=250)
+    ex.add_argument("--batch", type=int, default=16, help="games per vmapped extraction call")
+    ex.add_argument("--size", type=int, default=19, help="board size of the games kept")
+    ex.add_argument("--no-progress", action="store_true")
+
+    tr = sub.add_parser("train", help="fit gammas on shards (resumes from --checkpoint)")
+    tr.add_argument("--shards", required=True)
+    tr.add_argument("--method", choices=["mm", "lmp", "sgd"], default="lmp")
+    tr.add_argument("--out", required=True, help="gamma file to write (.npz)")
+    tr.add_argument("--checkpoint", default=None, help="checkpoint folder (default: OUT.ckpt)")
+    tr.add_argument("--passes", type=int, default=1, help="LMP / SGD passes over the data")
+    tr.add_argument("--iterations", type=int, default=20, help="MM sweeps")
+    tr.add_argument("--batch", type=int, default=256, help="positions per batch")
+    tr.add_argument("--lr", type=float, default=0.05, help="Adam learning rate (sgd)")
+    tr.add_argument("--devices", type=int, default=None, help="split batches over this many devices")
+    tr.add_argument("--quiet", action="store_true")
+
+    ev = sub.add_parser("eval", help="top-1/top-5/log-likelihood of gammas on game records")
+    ev.add_argument("--gammas", default=None, help="gamma file (default: the gammas shipped in the package)")
+    ev.add_argument("--games", required=True, help="SGF file, folder of SGF files or tar.gz archive")
+    ev.add_argument("--limit", type=int, default=None, help="at most this many games")
+    ev.add_argument("--pro-only", action="store_true", help="keep pro-vs-pro even games only (Fox archive)")
+    ev.add_argument("--curve", action="store_true", help="add accuracy by move number (20-move buckets)")
+    ev.add_argument("--size", type=int, default=19, help="board size of the games kept (others are skipped)")
+    ev.add_argument("--json", action="store_true", help="errors as a JSON object too")
+    return parser
+
+
+def _extract(args) -> int:
+    from jaxgo.data import DEFAULT_ROOT, heldout_archives, train_archives
+    from jaxgo.data.shards import extract
+
+    root = args.data or DEFAULT_ROOT
+    if args.games_path:
+        sources = args.games_path
+    elif args.split == "train":
+        sources = train_archives(root)
+    else:
+        sources = heldout_archives(root, args.split)
+    if not sources:
+        print(f"no archives found under {root}", file=sys.stderr)
+        return 1
+    manifest = extract(args.out, sources, games=args.games, shard_games=args.shard_games,
+                       pro_only=args.split == "fox" and not args.games_path, batch=args.batch,
+                       progress=not args.no_progress, size=args.size)
+    print(json.dumps({"shards": len(manifest["shards"]), "games": sum(s["games"] for s in manifest["shards"]),
+                      "positions": sum(s["positions"] for s in manifest["shards"]),
+                      "skipped": manifest["skipped"], "complete": manifest["complete"]}))
+    return 0
+
+
+def _train(args) -> int:
+    from jaxgo.learn.train import train
+
+    checkpoint = args.checkpoint or (args.out + ".ckpt")
+    log = None if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
+    summary = train(args.shards, args.method, args.out, checkpoint=checkpoint, passes=args.passes,
+                    iterations=args.iterations, batch=args.batch, lr=args.lr, devices=args.devices, log=log)
+    print(json.dumps(summary))
+    return 0
+
+
+def _eval(args) -> int:
+    from jaxgo.learn import gammas as gm
+    from jaxgo.learn.evaluate import evaluate
+
+    g = gm.load(args.gammas) if args.gammas else gm.load_default()
+    result = evaluate(g, args.games, limit=args.limit, pro_only=args.pro_only, curve=args.curve, size=args.size)
+    result["gammas"] = args.gammas or "default"
+    print(json.dumps(result))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return {"extract": _extract, "train": _train, "eval": _eval}[args.command](args)
+    except (ValueError, FileNotFoundError, OSError) as exc:
+        if getattr(args, "json", False):
+            print(json.dumps({"error": str(exc)}))
+        else:
+            print(f"jaxgo gammas {args.command}: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
