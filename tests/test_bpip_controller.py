@@ -202,3 +202,62 @@ def test_adapter_moves_value_towards_lookahead():
     vf = LinearVF()
     adapt_vf(dom, vf, "s0", AdapterSettings(trials=1, max_steps=3, epsilon=0.0, rate=1.0), np.random.default_rng(0))
     assert vf.weights["s0"] == pytest.approx(1.0)  # V(s0) <- q = V(s2) = 1 after move and response
+
+
+class BatchDictDomain(DictDomain):
+    """The same hand-built game, children generated and evaluated by ``expand_batch``."""
+
+    def __init__(self, *a, **k):
+        super().__init__(*a, **k)
+        self.batches = 0
+
+    def expand_batch(self, s):
+        from jaxgo.search.bpip.tree import Child
+
+        self.batches += 1
+        out = []
+        for m in self.moves(s):
+            if m in self.exact:
+                out.append(Child(move=m, state=m, exact=self.exact[m]))
+            else:
+                out.append(Child(move=m, state=m, est=self.evals[m], oet=self.expansion_time(m)))
+        return out
+
+
+def test_expand_batch_gives_the_same_tree_as_single_evaluation():
+    spec = dict(
+        tree={"r": ["a", "b"], "a": ["a1", "a2"]},
+        evals={"r": (0, 1, -1), "a": (0.0, 2.0, -2.0), "a1": (1.0, 3.0, 0.0), "a2": (-1.0, 0.0, -3.0)},
+        exact={"b": -0.5},
+    )
+    plain, batched = DictDomain(**spec), BatchDictDomain(**spec)
+    t1, t2 = Tree(plain, "r", Settings(grid=GRID)), Tree(batched, "r", Settings(grid=GRID))
+    t1.expand(t1.root.children[0])
+    t2.expand(t2.root.children[0])
+    assert batched.batches == 2
+    assert t2.q_value() == pytest.approx(t1.q_value())
+    assert t2.child_means() == pytest.approx(t1.child_means())
+    assert [c.est for c in t2.root.children[0].children] == [(1.0, 3.0, 0.0), (-1.0, 0.0, -3.0)]
+    assert t2.root.children[1].exact and t2.child_means()[1] == pytest.approx(0.5)
+
+
+def test_trace_records_when_the_choice_settled():
+    res = run_search(deep_domain(), "r", "qss", Settings(grid=GRID, cost_per_etu=0.01, trace=True))
+    # after the root expansion b (0.5) leads; after expanding a (exact +2) the choice is a for good
+    assert [name for _e, _t, name in res.trace] == ["b", "a"]
+    assert res.settled_at() == 2
+
+
+def test_adapter_target_uses_the_best_reply_by_default():
+    from jaxgo.search.bpip.adapter import q_values
+
+    # s0 -> m -> replies r1 / r2; exact values are for the side to move there (the original mover again)
+    dom = DictDomain(tree={"s0": ["m"], "m": ["r1", "r2"], "r1": ["x"], "r2": ["x"]}, evals={},
+                     exact={"r1": 1.0, "r2": 5.0})
+    dom.terminal_value = lambda s: dom.exact.get(s)
+    rng = np.random.default_rng(0)
+    [(q, mv, model)] = q_values(dom, LinearVF(), "s0", rng, epsilon=0.5, target_epsilon=0.0)
+    assert mv == "m" and q == pytest.approx(1.0)  # the adversary's best reply
+    [(q, _, model)] = q_values(dom, LinearVF(), "s0", rng, epsilon=0.5)  # target noise = sampling noise
+    assert q == pytest.approx(0.75 * 1.0 + 0.25 * 5.0)
+    assert model[0] == pytest.approx([0.75, 0.25])  # transitions are still sampled with exploration

@@ -45,8 +45,9 @@ class AdapterSettings:
 
     trials: int = 30
     max_steps: int = 12
-    epsilon: float = 0.1
+    epsilon: float = 0.1  # exploration: own operator choice and the sampled adversary response
     rate: float = 0.3
+    target_epsilon: float = 0.0  # response noise inside the q-value target (0: the adversary's best reply)
 
 
 def _value(domain, vf: LinearVF, state) -> float:
@@ -68,8 +69,16 @@ def _responses(domain, vf, after, rng, epsilon):
     return probs, states, vals
 
 
-def q_values(domain, vf: LinearVF, state, rng, epsilon: float):
-    """Look-ahead-1 q-values of the mover's operators: list of (q, move, response model or None)."""
+def q_values(domain, vf: LinearVF, state, rng, epsilon: float, target_epsilon: float | None = None):
+    """Look-ahead-1 q-values of the mover's operators: list of (q, move, response model or None).
+
+    The response model used to sample transitions mixes the best reply with uniform noise (``epsilon``); the
+    q-value itself is the expectation under ``target_epsilon`` (default: the same).  With a noisy target every
+    q is inflated by the occasional blunder reply (worth a queen in a pawn race), and the LMS update then
+    drifts the weights of the always-active features (king control) upwards, so the default Adapter uses the
+    best reply (``AdapterSettings.target_epsilon = 0``).
+    """
+    target_epsilon = epsilon if target_epsilon is None else target_epsilon
     out = []
     for mv in domain.moves(state):
         after = domain.play(state, mv)
@@ -77,7 +86,9 @@ def q_values(domain, vf: LinearVF, state, rng, epsilon: float):
             out.append((-_value(domain, vf, after), mv, None))
         else:
             probs, states, vals = _responses(domain, vf, after, rng, epsilon)
-            out.append((float(probs @ vals), mv, (probs, states)))
+            target = np.full(len(vals), target_epsilon / len(vals))
+            target[int(np.argmin(vals))] += 1.0 - target_epsilon
+            out.append((float(target @ vals), mv, (probs, states)))
     return out
 
 
@@ -90,7 +101,7 @@ def adapt_vf(domain, vf: LinearVF, state, settings: AdapterSettings, rng: np.ran
             steps_total += 1
             if domain.terminal_value(s) is not None or domain.stop(s):
                 break  # STOPOP
-            qs = q_values(domain, vf, s, rng, settings.epsilon)
+            qs = q_values(domain, vf, s, rng, settings.epsilon, settings.target_epsilon)
             if not qs:
                 break
             target = max(q for q, _, _ in qs)

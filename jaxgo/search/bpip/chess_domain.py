@@ -9,6 +9,16 @@ Evaluator (all values in pawn units, for the side to move):
        the potential of a side is 8 / 2**(steps - 1) for its most advanced pawn (8 one step from queening).
   OET = 1 + 0.25 * (number of pawns) + 1.0 * (number of passed pawns)  (ETU; a hand-set linear function).
 Promotions other than to a queen are not generated.  Terminal: checkmate -MATE, stalemate / bare kings 0.
+
+``evaluator="race"`` (the default of the controllers; the fixed-depth baselines use ``"material"``) adds the
+knowledge the material evaluator lacks and the paper's king-control features can express:
+  * race features (conjunctions of "pawn on s", "path clear" and "enemy king does not control the square of
+    the pawn"): "the moving / waiting side wins the pawn race in k moves" from the fastest unstoppable passed
+    pawn of each side (rule of the square, side to move counted); weight +-8 * 0.9**(k-1);
+  * M is a capture/promotion quiescence search (stand pat allowed, at most ``qs_depth`` plies) over that VF;
+  * the bounds may reverse a race: Up = max(M, M0 + P(mover)) + spread, Lw = min(M, M0 - P(waiter)) - spread,
+    where M0 is the static value without race features (a lost race can still be turned by a breakthrough,
+    a won one can still be stopped).
 """
 
 from __future__ import annotations
@@ -29,7 +39,8 @@ OTHER_POSITIONS = {
     "outside-passer": "8/5k2/8/p7/8/8/5PPK/8 w - - 0 1",  # an outside passed pawn for Black, White to move
     "king-race": "8/8/1k6/8/8/6K1/P7/8 w - - 0 1",  # a-pawn vs king
 }
-PAWN_FEATURE, KING_CONTROL, PASSED = 0, 2, 4  # feature blocks of 64 (mover block, waiter block = +1)
+PAWN_FEATURE, KING_CONTROL, PASSED, RACE = 0, 2, 4, 6  # feature blocks of 64 (mover block, waiter block = +1)
+EVALUATORS = ("race", "material")
 
 
 def require_chess():
@@ -41,10 +52,15 @@ def require_chess():
     return chess
 
 
-def initial_vf(passed_bonus: float = 0.0) -> LinearVF:
-    """Hand-set weights: +-0.2 per rank beyond the 4th for moving / waiting side pawns, and optionally
-    +-``passed_bonus * 2**(rank - 5)`` for a passed pawn on relative rank 5..7."""
+def initial_vf(passed_bonus: float = 0.0, race_weight: float = 8.0, race_decay: float = 0.9) -> LinearVF:
+    """Hand-set weights: +-0.2 per rank beyond the 4th for moving / waiting side pawns, optionally
+    +-``passed_bonus * 2**(rank - 5)`` for a passed pawn on relative rank 5..7, and +-``race_weight *
+    race_decay**(k-1)`` for "moving / waiting side wins the pawn race in k moves" (only active with the race
+    evaluator)."""
     w = {}
+    for k in range(1, 8):
+        w[RACE * 64 + k] = race_weight * race_decay ** (k - 1)
+        w[(RACE + 1) * 64 + k] = -race_weight * race_decay ** (k - 1)
     for sq in range(64):
         rank = sq // 8 + 1
         if rank >= 5:
@@ -60,9 +76,14 @@ class ChessDomain:
     """The game interface of ``jaxgo.search.bpip.tree.Domain`` over python-chess boards."""
 
     def __init__(
-        self, vf: LinearVF | None = None, potential_decay: float = 0.5, spread: float = 0.5, passed_bonus: float = 0.0
+        self, vf: LinearVF | None = None, potential_decay: float = 0.7, spread: float = 0.5, passed_bonus: float = 0.0,
+        evaluator: str = "material", qs_depth: int = 6,
     ):
+        if evaluator not in EVALUATORS:
+            raise ValueError(f"unknown evaluator {evaluator!r}; one of {EVALUATORS}")
         self.chess = require_chess()
+        self.evaluator = evaluator
+        self.qs_depth = qs_depth
         self.potential_decay = potential_decay  # potential = 8 * decay**(steps - 1)
         self.spread = spread  # constant part of both bounds
         self.vf = vf or initial_vf(passed_bonus)
@@ -116,8 +137,52 @@ class ChessDomain:
             info[colour] = rows
         return info
 
+    def race_steps(self, board, colour) -> int | None:
+        """Moves the fastest unstoppable passed pawn of ``colour`` needs to queen (None: no such pawn).
+
+        Passed, path to the queening square empty, and outside the square of the enemy king (Chebyshev
+        distance to the queening square, one less when the enemy is to move, greater than the pawn's steps;
+        a pawn on its second rank counts one step less for the double step).
+        """
+        chess = self.chess
+        king = board.king(not colour)
+        best = None
+        for sq, steps, passed in self._pawn_info(board)[colour]:
+            if not passed:
+                continue
+            f, r = chess.square_file(sq), chess.square_rank(sq)
+            ahead = range(r + 1, 8) if colour == chess.WHITE else range(0, r)
+            if any(board.piece_at(chess.square(f, rr)) for rr in ahead):
+                continue
+            if r == (1 if colour == chess.WHITE else 6):
+                steps -= 1
+            if king is not None:
+                queening = chess.square(f, 7 if colour == chess.WHITE else 0)
+                if chess.square_distance(king, queening) - (board.turn != colour) <= steps:
+                    continue
+            best = steps if best is None else min(best, steps)
+        return best
+
+    def race_feature(self, board) -> int | None:
+        """Basis id of "the moving (or waiting) side wins the pawn race in k moves", or None."""
+        mine, theirs = self.race_steps(board, board.turn), self.race_steps(board, not board.turn)
+        if mine is not None and (theirs is None or mine <= theirs):  # the mover queens first on a tie
+            return RACE * 64 + mine
+        if theirs is not None:
+            return (RACE + 1) * 64 + theirs
+        return None
+
     def vf_parts(self, board):
-        """(material balance for the side to move, active basis features)."""
+        """(material balance for the side to move, active basis features; race features for ``race``)."""
+        base, feats = self._plain_parts(board)
+        if self.evaluator == "race":
+            race = self.race_feature(board)
+            if race is not None:
+                feats = feats | {race}
+        return base, feats
+
+    def _plain_parts(self, board):
+        """(material balance for the side to move, pawn / king-control / passed-pawn features)."""
         chess = self.chess
         mover = board.turn
         base = 0.0
@@ -148,12 +213,37 @@ class ChessDomain:
         steps = min(r[1] for r in rows)
         return 8.0 * self.potential_decay ** (max(steps, 1) - 1)
 
+    def quiescence(self, board, alpha: float, beta: float, depth: int = 0) -> float:
+        """Fail-hard capture/promotion search with stand pat over the VF (value for the side to move)."""
+        t = self.terminal_value(board)
+        if t is not None:
+            return t
+        stand = self.vf.value(*self.vf_parts(board))
+        if stand >= beta or depth >= self.qs_depth:
+            return stand
+        alpha = max(alpha, stand)
+        for mv in self.moves(board):
+            if not (mv.promotion or board.is_capture(mv)):
+                break  # moves() lists captures and promotions first
+            board.push(mv)
+            v = -self.quiescence(board, -beta, -alpha, depth + 1)
+            board.pop()
+            if v >= beta:
+                return v
+            alpha = max(alpha, v)
+        return alpha
+
     def evaluate(self, board) -> tuple[float, float, float]:
-        base, feats = self.vf_parts(board)
-        m = self.vf.value(base, feats)
         pawns = self._pawn_info(board)
-        up = m + self.potential(pawns[board.turn]) + self.spread
-        lw = m - self.potential(pawns[not board.turn]) - self.spread
+        if self.evaluator == "material":
+            m = self.vf.value(*self.vf_parts(board))
+            up = m + self.potential(pawns[board.turn]) + self.spread
+            lw = m - self.potential(pawns[not board.turn]) - self.spread
+            return m, up, lw
+        m = self.quiescence(board.copy(stack=False), -4 * MATE, 4 * MATE)
+        m0 = self.vf.value(*self._plain_parts(board))
+        up = max(m, m0 + self.potential(pawns[board.turn])) + self.spread
+        lw = min(m, m0 - self.potential(pawns[not board.turn])) - self.spread
         return m, up, lw
 
     def static_value(self, board) -> float:

@@ -31,6 +31,18 @@ class SearchResult:
     seconds: float
     stop_reason: str
     log: list = field(default_factory=list)  # (operation, depth) per step
+    trace: list = field(default_factory=list)  # (expansions, time units, chosen move name) per step if traced
+
+    def settled_at(self) -> int | None:
+        """Expansions after which the chosen move no longer changed (needs ``Settings.trace``)."""
+        if not self.trace:
+            return None
+        final, at = self.trace[-1][2], self.trace[-1][0]
+        for exp, _tu, name in reversed(self.trace):
+            if name != final:
+                break
+            at = exp
+        return at
 
 
 def similarity(a: frozenset, b: frozenset, scale: float = 1.0) -> float:
@@ -86,7 +98,8 @@ def run_search(domain, root_state, method: str = "qss", settings: Settings | Non
 
     qss:    while Q^L > TC(1 ETU): expand the leaf with the greatest QSS.
     trqss:  apply the expansion with the greatest R(e(x)); stop when it is negative (Figure 1).
-    atrqss: as trqss, the candidate operations also include adaptations a(y) (Adapter + ETG model).
+    atrqss: as trqss, the candidate operations also include adaptations a(y) (Adapter + ETG model) when the
+            domain has an adaptable linear value function ``domain.vf`` (else it is TRQSS).
     """
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}")
@@ -98,7 +111,15 @@ def run_search(domain, root_state, method: str = "qss", settings: Settings | Non
         raise ValueError("the root position has no moves to choose from")
     tree.adapted_nodes = []
     time_units, adaptations, log, reason = float(tree.expansions), 0, [("e", 0)], "budget"
-    while tree.expansions < s.max_expansions:
+    trace = []
+
+    def record():
+        if s.trace:
+            trace.append((tree.expansions, time_units, domain.move_name(tree.best_move().move)))
+
+    record()
+    exhausted = getattr(domain, "exhausted", lambda: False)  # a domain-side budget (e.g. playouts)
+    while tree.expansions < s.max_expansions and not exhausted():
         leaves, v_q, v_i, q = tree.leaf_information()
         if not leaves:
             reason = "all leaves exact"
@@ -111,12 +132,13 @@ def run_search(domain, root_state, method: str = "qss", settings: Settings | Non
             tree.expand(x)
             time_units += 1.0
             log.append(("e", x.depth))
+            record()
             continue
         ets = np.array([expected_time(x, tree.adapted, s.srf, s.sim_scale) for x in leaves])
         rel, value = expansion_relevance(v_q, v_i, ets, s)
         best_i = int(np.argmax(rel))
         best_r, best_op = rel[best_i], ("e", leaves[best_i])
-        if method == "atrqss":
+        if method == "atrqss" and hasattr(domain, "vf"):  # adaptation needs an adaptable value function
             for y in adaptation_candidates(tree):
                 r = adaptation_relevance(y, leaves, value, ets, s)
                 if r > best_r:
@@ -129,7 +151,7 @@ def run_search(domain, root_state, method: str = "qss", settings: Settings | Non
             tree.expand(node)
             time_units += 1.0
         else:
-            ad = AdapterSettings(trials=s.adapt_trials, max_steps=s.adapt_steps)
+            ad = AdapterSettings(trials=s.adapt_trials, max_steps=s.adapt_steps, rate=s.adapt_rate)
             adapt_vf(domain, domain.vf, node.state, ad, rng)
             tree.adapted.append(node.features or domain.features(node.state))
             tree.adapted_nodes.append(node)
@@ -137,6 +159,7 @@ def run_search(domain, root_state, method: str = "qss", settings: Settings | Non
             adaptations += 1
             time_units += s.adapt_time
         log.append((kind, node.depth))
+        record()
     best = tree.best_move()
     values = tree.bpip_values()
     root_values = {domain.move_name(c.move): -values[id(c)] for c in tree.root.children}
@@ -151,4 +174,5 @@ def run_search(domain, root_state, method: str = "qss", settings: Settings | Non
         seconds=time.perf_counter() - start,
         stop_reason=reason,
         log=log,
+        trace=trace,
     )

@@ -35,6 +35,21 @@ class Domain(Protocol):
 
     def move_name(self, move) -> str: ...
 
+    # Optional: ``expand_batch(state) -> list[Child]`` generates and evaluates all children of a position at
+    # once (one device call for a whole batch of playouts, say); used instead of moves/play/evaluate.
+
+
+@dataclass(frozen=True)
+class Child:
+    """One child from ``Domain.expand_batch``: its move, state and evaluation (exact value or (M, Up, Lw))."""
+
+    move: Any
+    state: Any
+    exact: float | None = None
+    est: tuple = (0.0, 0.0, 0.0)
+    features: frozenset = frozenset()
+    oet: float = 1.0
+
 
 @dataclass
 class Settings:
@@ -49,7 +64,9 @@ class Settings:
     adapt_max_depth: int = 1  # adaptation candidates: unadapted interior nodes up to this depth
     adapt_trials: int = 30  # Adapter: stochastic trials per adaptation (Figure 2, n)
     adapt_steps: int = 12  # Adapter: MAX_ADAPT_STEPS
+    adapt_rate: float = 0.3  # Adapter: normalised LMS step
     max_expansions: int = 3000  # safety budget (leaf expansions)
+    trace: bool = False  # record the chosen root move after every operation (SearchResult.trace)
     grid: D.Grid = field(default_factory=D.Grid)
     seed: int = 0
 
@@ -97,7 +114,7 @@ class Tree:
             self.expand(self.root)
 
     # ------------------------------------------------------------------ construction
-    def _leaf(self, state, parent, move, depth) -> Node:
+    def _leaf(self, state, parent, move, depth, given: "Child | None" = None) -> Node:
         node = Node(state=state, parent=parent, move=move, depth=depth, nid=self._count)
         if self._count == len(self._parent):
             grow = len(self._parent)
@@ -107,8 +124,20 @@ class Tree:
         self._parent[node.nid] = parent.nid if parent is not None else -1
         self._depth[node.nid] = depth
         self._count += 1
-        self._set_opinion(node)
+        if given is None:
+            self._set_opinion(node)
+        else:
+            self._set_given(node, given)
         return node
+
+    def _set_given(self, node: Node, c: Child) -> None:
+        """Leaf distribution from a batch-evaluated child."""
+        if c.exact is not None:
+            node.exact, node.spikes, node.est = True, [(float(c.exact), 1.0)], (c.exact,) * 3
+        else:
+            node.est, node.features, node.oet = c.est, c.features, float(c.oet)
+            node.spikes = D.staircase(*c.est, self.settings.alpha)
+        node.pmf = D.spikes_to_pmf(node.spikes, self.grid)
 
     def _set_opinion(self, node: Node) -> None:
         """Leaf distribution: a spike at the exact value, else the staircase of the evaluator's triple."""
@@ -126,13 +155,18 @@ class Tree:
     def expand(self, node: Node) -> None:
         """Generate the immediate children of a leaf and propagate the new distributions to the root."""
         assert node.is_leaf and not node.exact
-        moves = self.domain.moves(node.state)
+        batch = getattr(self.domain, "expand_batch", None)
+        given = batch(node.state) if batch is not None else None
+        moves = [c.move for c in given] if given is not None else self.domain.moves(node.state)
         self.expansions += 1
         if not moves:  # defensive: a domain without a terminal value for a no-move position
             node.exact, node.spikes = True, [(0.0, 1.0)]
             node.pmf = D.spikes_to_pmf(node.spikes, self.grid)
         for i, mv in enumerate(moves):
-            child = self._leaf(self.domain.play(node.state, mv), node, mv, node.depth + 1)
+            if given is not None:
+                child = self._leaf(given[i].state, node, mv, node.depth + 1, given[i])
+            else:
+                child = self._leaf(self.domain.play(node.state, mv), node, mv, node.depth + 1)
             child.index = i
             node.children.append(child)
             self.leaves[child.nid] = child
