@@ -29,11 +29,17 @@ playing the move:
   in a gamma table over all 2**20 raw codes (canonicalisation folded in).
 
 All of this is a few dozen fused elementwise operations on [N, N, B] arrays per move.  Sampling: row sums,
-a cumulative sum over the N rows, then over the N points of the chosen row.  Playing the move floods the (at
-most 4) neighbouring chains at once as 4 stacked planes: opponent chains left without liberties are captured,
-the others and the merged own chain get their new class from their liberty count; own chains touching
-captured stones are re-counted one chain at a time (rare).  Lanes that finish take the next pending playout, as
-in ``jaxgo.playout``; randomness is one xorshift32 stream per playout, so results depend only on the key.
+a cumulative sum over the N rows, then over the N points of the chosen row.  Playing the move reads the (at
+most 4) neighbouring chains off a dense chain-id array (``ids``, one comparison per point; no flood fill):
+opponent chains left without liberties are captured, the others and the merged own chain get their new class
+from their liberty count; own chains touching captured stones are re-counted one chain at a time (rare).
+Lanes that finish take the next pending playout, as in ``jaxgo.playout``; randomness is one xorshift32 stream
+per playout, so results depend only on the key.
+
+XLA CPU notes (measured): reductions over the board axes of a batch-last [N, N, B] array are slow (strided
+loops per board), so short sums are unrolled into elementwise adds (``_sum_over``, ``_pack``); and the packed
+neighbour chains are put behind an ``optimization_barrier`` -- without it XLA re-derived them from the dense
+ids inside every consumer and a move cost 2-3x more.
 """
 
 from __future__ import annotations
@@ -68,8 +74,12 @@ class PolicyTables:
     """The gammas rearranged for the playout loop (all float32; pass them as arrays, they are not static)."""
 
     pattern: chex.Array  # [2**20]: gamma of the pattern group per raw 3x3 code (``moves.pattern_codes``)
-    tactical: chex.Array  # [Lc * Le * Ls * La]: product of the capture/extension/self-atari/atari gammas
-    distance: chex.Array  # [Ld * Ld]: gamma_dist_prev[l1] * gamma_dist_prev2[l2] at l1 * Ld + l2
+    capture: chex.Array  # [3]: gamma per level (level 0 = absent included), likewise below
+    extension: chex.Array  # [2]
+    self_atari: chex.Array  # [2]
+    atari: chex.Array  # [3]
+    dist_prev: chex.Array  # [Ld]
+    dist_prev2: chex.Array  # [Ld]
     line: chex.Array  # [6]: gamma_line per level, times the pass group's level-0 gamma (a constant)
 
 
@@ -91,16 +101,10 @@ def policy_tables(log_gamma) -> PolicyTables:
         return gamma[offsets[name]: offsets[name] + sizes[name]]
 
     pattern_ids = mf.canonical_pattern_table()[0]
-    tactical = np.ones(1)
-    for name in _TACTICAL:
-        tactical = (tactical[:, None] * group(name)[None, :]).reshape(-1)
-    distance = (group("dist_prev")[:, None] * group("dist_prev2")[None, :]).reshape(-1)
-    return PolicyTables(
-        pattern=jnp.asarray(group("pattern")[1 + pattern_ids], jnp.float32),
-        tactical=jnp.asarray(tactical, jnp.float32),
-        distance=jnp.asarray(distance, jnp.float32),
-        line=jnp.asarray(group("line") * group("pass")[0], jnp.float32),
-    )
+    small = {name: jnp.asarray(group(name), jnp.float32)
+             for name in ("capture", "extension", "self_atari", "atari", "dist_prev", "dist_prev2")}
+    return PolicyTables(pattern=jnp.asarray(group("pattern")[1 + pattern_ids], jnp.float32),
+                        line=jnp.asarray(group("line") * group("pass")[0], jnp.float32), **small)
 
 
 def synthetic_log_gammas(seed: int = 0, sigma: float = 1.0) -> np.ndarray:
@@ -152,6 +156,7 @@ class _Boards:
     black: chex.Array  # uint32 [N, B]
     white: chex.Array  # uint32 [N, B]
     ko: chex.Array  # uint32 [N, B]: the simple-ko point (empty set if none)
+    ids: chex.Array  # int32 [N, N, B]: chain id (a point of the chain) of every stone; junk on empty points
     lib1: chex.Array  # uint32 [N, B]: stones of chains with exactly one liberty
     lib2: chex.Array  # uint32 [N, B]: stones of chains with exactly two liberties
     libsum: chex.Array  # int32 [N, N, B]: sum of the two liberty indices (meaningful on lib2 stones only)
@@ -183,16 +188,23 @@ def _index_sum(x, size: int):
     return jnp.sum(count * rows * size + bit_sum, axis=0)
 
 
-def _set_class(boards: _Boards, chain, libs, apply, size: int) -> _Boards:
-    """Record the liberty class of ``chain`` [N, B] (one chain per board, or empty) with liberties ``libs``
-    [N, B], on the boards where ``apply`` [B]."""
-    count = bb.popcount(libs)
-    keep = apply[None]
-    lib1 = jnp.where(keep, (boards.lib1 & ~chain) | jnp.where((count == 1)[None], chain, U32(0)), boards.lib1)
-    lib2 = jnp.where(keep, (boards.lib2 & ~chain) | jnp.where((count == 2)[None], chain, U32(0)), boards.lib2)
-    write = _dense(chain, size) & (apply & (count == 2))[None, None]
-    libsum = jnp.where(write, _index_sum(libs, size)[None, None], boards.libsum)
-    return boards.replace(lib1=lib1, lib2=lib2, libsum=libsum)
+def _set_classes(lib1, lib2, libsum, updates, size: int):
+    """Record liberty classes: for each (chain [N, B] (one chain per board, or empty), its liberties [N, B],
+    apply [B]) put the chain's stones in ``lib1`` / ``lib2`` (uint32 [N, B]) by its liberty count and write the
+    liberty index sum into ``libsum`` (int32 [N, N, B]) for two.  The chains are disjoint or equal (then with
+    equal liberties); one pass over the dense ``libsum``.  Returns (lib1, lib2, libsum)."""
+    touched = jnp.zeros_like(lib1)
+    one = jnp.zeros_like(lib1)
+    two = jnp.zeros_like(lib1)
+    for chain, libs, apply in updates:
+        chain = jnp.where(apply[None], chain, U32(0))
+        count = bb.popcount(libs)
+        touched = touched | chain
+        one = one | jnp.where((count == 1)[None], chain, U32(0))
+        two = two | jnp.where((count == 2)[None], chain, U32(0))
+        write = _dense(chain, size) & (count == 2)[None, None]
+        libsum = jnp.where(write, _index_sum(libs, size)[None, None], libsum)
+    return (lib1 & ~touched) | one, (lib2 & ~touched) | two, libsum
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -292,22 +304,54 @@ def _line_levels(size: int) -> np.ndarray:
     return np.minimum(edge + 1, 5).astype(np.int32)[..., None]
 
 
-def _weights(boards: _Boards, tables: PolicyTables, size: int):
-    """float32 [N, N, B]: gamma of every candidate (0 elsewhere)."""
-    code, tactical, dist1, dist2, legal, eye = _point_levels(boards, size)
-    sizes = _group_levels()
-    index = jnp.zeros_like(code)
+@functools.lru_cache(maxsize=None)
+def _distance_level_table(size: int) -> np.ndarray:
+    """int32 [P+1, P]: ``moves`` distance level of every point from every previous move; row P (no previous
+    move, or a pass) is all 0."""
+    points = size * size
+    idx = np.arange(points)
+    dr = np.abs(idx[:, None] // size - idx[None, :] // size)
+    dc = np.abs(idx[:, None] % size - idx[None, :] % size)
+    d = np.minimum(dr + dc + np.maximum(dr, dc), mf.MAX_DISTANCE)
+    level = np.where(d == 0, mf.SAME_POINT_LEVEL, d - 1)
+    return np.concatenate([level, np.zeros((1, points), level.dtype)]).astype(np.int32)
+
+
+def _distance_rows(tables: PolicyTables, size: int):
+    """(float32 [P+1, P], float32 [P+1, P]): gamma_dist_prev / gamma_dist_prev2 of every point for every
+    previous move (row P: none); built once per device call, read one row per board and move."""
+    levels = jnp.asarray(_distance_level_table(size))
+    return tables.dist_prev[levels], tables.dist_prev2[levels]
+
+
+def _select(table, level):
+    """table[level] for a short table, as a chain of selects (cheaper than a gather per point)."""
+    out = jnp.broadcast_to(table[0], level.shape)
+    for i in range(1, table.shape[0]):
+        out = jnp.where(level == i, table[i], out)
+    return out
+
+
+def _weights(boards: _Boards, tables: PolicyTables, size: int, rows=None):
+    """float32 [N, N, B]: gamma of every candidate (0 elsewhere); rows: ``_distance_rows`` (built if None)."""
+    code, tactical, _, _, legal, eye = _point_levels(boards, size)
+    rows = _distance_rows(tables, size) if rows is None else rows
+    points = size * size
+
+    def by_previous(table, prev):
+        index = jnp.where((prev >= 0) & (prev < points), prev, points)
+        return jnp.transpose(table[index]).reshape(size, size, -1)  # [B, P] rows -> [N, N, B]
+
+    gamma = tables.pattern[code] * tables.line[jnp.asarray(_line_levels(size))]
     for name in _TACTICAL:
-        index = index * sizes[name] + tactical[name]
-    gamma = (tables.pattern[code] * tables.tactical[index]
-             * tables.distance[dist1 * sizes["dist_prev2"] + dist2]
-             * tables.line[jnp.asarray(_line_levels(size))])
+        gamma = gamma * _select(getattr(tables, name), tactical[name])
+    gamma = gamma * by_previous(rows[0], boards.prev) * by_previous(rows[1], boards.prev2)
     return jnp.where(legal & ~eye, gamma, 0.0)
 
 
 def _pick(weights, u):
     """Sample one point per board with probability proportional to ``weights`` [N, N, B] (not all zero),
-    given uniforms u [B] in [0, 1).  Returns (row, col) int32 [B]."""
+    given uniforms u [B] in [0, 1).  Returns (row, col) int32 [B] and whether any weight is positive [B]."""
     size = weights.shape[0]
     idx = jnp.arange(size, dtype=jnp.int32)[:, None]
 
@@ -317,92 +361,124 @@ def _pick(weights, u):
         last = jnp.max(jnp.where(w > 0, idx, 0), axis=0)
         return jnp.where(jnp.any(hit, axis=0), jnp.argmax(hit, axis=0).astype(jnp.int32), last)
 
-    row_sum = jnp.sum(weights, axis=1)  # [N, B]
+    row_sum = _sum_over(weights, 1)  # [N, B]
     row_cum = jnp.cumsum(row_sum, axis=0)
     target = u * row_cum[-1]
     row = first(row_cum, row_sum, target)
     at_row = idx == row[None]
     before = jnp.sum(jnp.where(at_row, row_cum - row_sum, 0.0), axis=0)
-    in_row = jnp.sum(jnp.where(at_row[:, None, :], weights, 0.0), axis=0)  # [N, B]
+    in_row = _sum_over(jnp.where(at_row[:, None, :], weights, 0.0), 0)  # [N, B]
     col = first(jnp.cumsum(in_row, axis=0), in_row, target - before)
-    return row, col
+    return row, col, row_cum[-1] > 0
+
+
+def _sum_over(x, axis: int):
+    """Sum over a short leading axis of a batch-last array, unrolled into elementwise adds (XLA's CPU reduce
+    over a non-minor axis walks each board's elements with a stride)."""
+    parts = [jax.lax.index_in_dim(x, i, axis, keepdims=False) for i in range(x.shape[axis])]
+    return functools.reduce(jnp.add, parts)
 
 
 # ----------------------------------------------------------------------------------------------------------
 # Playing a move
 
 
-def _play(boards: _Boards, stone, running, size: int) -> tuple[_Boards, chex.Array, chex.Array]:
-    """Place ``stone`` [N, B] (one point, or empty for a pass) for the side to move on the boards where
-    ``running`` [B]; the move must be legal.  Returns (boards with stones, classes and ko updated, captured
-    [N, B], the merged chain of the new stone [N, B])."""
+def _pack(mask, size: int):
+    """bool [N, N, B] -> uint32 [N, B] (the inverse of ``_dense``)."""
+    out = jnp.where(mask[:, 0], U32(1), U32(0))
+    for c in range(1, size):  # unrolled: XLA fuses it into one elementwise loop
+        out = out | jnp.where(mask[:, c], U32(1 << c), U32(0))
+    return out
+
+
+def _chain_of(ids, point, colour_bits, size: int):
+    """uint32 [N, B]: the chain through ``point`` int32 [B] (a stone of ``colour_bits`` [N, B]), read off the
+    chain ids ``ids`` int32 [N, N, B]: one gather per board and one comparison per point."""
+    lanes = jnp.arange(point.shape[0])
+    target = ids.reshape(-1)[jnp.clip(point, 0, size * size - 1) * point.shape[0] + lanes]
+    return _pack(ids == target[None, None], size) & colour_bits
+
+
+def _play(boards: _Boards, point, placed, size: int) -> tuple[_Boards, chex.Array]:
+    """Play ``point`` int32 [B] for the side to move on the boards where ``placed`` [B] (a legal move; the
+    other boards are left unchanged).  Returns (boards with stones, chain ids, liberty classes and ko
+    updated, the merged chain of the new stone [N, B] (empty where not placed))."""
     full = bb.row_mask(size)
     is_black = boards.to_play == BLACK
     own = jnp.where(is_black, boards.black, boards.white)
     opp = jnp.where(is_black, boards.white, boards.black)
+    row, col = point // size, point % size
+    stone = jnp.where(placed[None], bb.point_mask(row, col, size), U32(0))
     occupied = own | opp
-    placed = running & ~bb.is_empty_set(stone)
-    nbrs = jnp.stack([bb.shift_up(stone), bb.shift_down(stone), bb.shift_left(stone, size),
-                      bb.shift_right(stone)], axis=1) & occupied[:, None]  # [N, 4, B]
-    nb_opp = ~bb.is_empty_set(nbrs & opp[:, None])  # [4, B]
-    within = jnp.where(nb_opp[None], opp[:, None], own[:, None])
-    chains = bb.flood(nbrs, within, size)
     empty_after = full & ~(occupied | stone)
-    libs = bb.neighbours(chains, size) & empty_after[:, None]
-    dead = nb_opp & bb.is_empty_set(libs) & ~bb.is_empty_set(chains)  # [4, B]
-    captured = jnp.where(placed[None], functools.reduce(
-        jnp.bitwise_or, [jnp.where(dead[k][None], chains[:, k], U32(0)) for k in range(4)]), U32(0))
-    merged = stone | functools.reduce(
-        jnp.bitwise_or, [jnp.where(nb_opp[k][None], U32(0), chains[:, k]) for k in range(4)])
+    # The chain id of each neighbour stone: a 1-D gather of one id per board.  (Reductions over the board axes
+    # of [N, N, B] arrays are slow on XLA's CPU backend: strided loops per board.)
+    lanes = jnp.arange(point.shape[0])
+    flat_ids = boards.ids.reshape(-1)
+    neighbour_sets = (bb.shift_up(stone), bb.shift_down(stone), bb.shift_right(stone), bb.shift_left(stone, size))
+    chains, is_opp = [], []
+    for (dr, dc), there in zip(_CELLS[:4], neighbour_sets):
+        present = placed & ~bb.is_empty_set(there & occupied)
+        neighbour = jnp.clip(point + dr * size + dc, 0, size * size - 1)
+        target = flat_ids[neighbour * point.shape[0] + lanes]
+        chain = jnp.where(present[None], _pack(boards.ids == target[None, None], size) & occupied, U32(0))
+        opp_k = present & ~bb.is_empty_set(chain & opp)
+        chains.append(chain)
+        is_opp.append(opp_k)
+    stacked = jax.lax.optimization_barrier(jnp.stack(chains, axis=1))  # [N, 4, B], computed once
+    libs = bb.neighbours(stacked, size) & empty_after[:, None]
+    chains = [stacked[:, k] for k in range(4)]
+    libs = [libs[:, k] for k in range(4)]
+    dead = [opp_k & bb.is_empty_set(lib) for opp_k, lib in zip(is_opp, libs)]
+    captured = functools.reduce(jnp.bitwise_or, [jnp.where(d[None], c, U32(0)) for d, c in zip(dead, chains)])
+    merged = stone | functools.reduce(jnp.bitwise_or, [jnp.where(o[None], U32(0), c)
+                                                       for o, c in zip(is_opp, chains)])
+    merged, captured = jax.lax.optimization_barrier((merged, captured))
     merged_libs = bb.neighbours(merged, size) & (empty_after | captured)
-    new_own = jnp.where(placed[None], own | stone, own)
+    new_own = own | stone
     new_opp = opp & ~captured
     boards = boards.replace(
         black=jnp.where(is_black[None], new_own, new_opp),
         white=jnp.where(is_black[None], new_opp, new_own),
-        lib1=boards.lib1 & ~captured,
-        lib2=boards.lib2 & ~captured,
+        ids=jnp.where(_dense(merged, size), point[None, None], boards.ids),
     )
-    for k in range(4):
-        boards = _set_class(boards, chains[:, k], libs[:, k], placed & nb_opp[k] & ~dead[k], size)
-    boards = _set_class(boards, merged, merged_libs, placed, size)
+    updates = [(c, lib, o & ~d) for c, lib, o, d in zip(chains, libs, is_opp, dead)]
+    lib1, lib2, libsum = _set_classes(boards.lib1 & ~captured, boards.lib2 & ~captured, boards.libsum,
+                                      updates + [(merged, merged_libs, placed)], size)
 
     # Own chains next to captured stones gained liberties: re-count those that had one or two.
     empty_now = full & ~(new_own | new_opp)
 
-    def pending(b, todo):
-        return jnp.any(todo != 0)
+    ids = boards.ids
 
     def recount(carry):
-        b, todo = carry
+        lib1, lib2, libsum, todo = carry
         has = ~bb.is_empty_set(todo)
-        row, col = bb.select_point(jnp.where(has[None], todo, U32(1)), jnp.zeros_like(has, jnp.int32))
-        seed = jnp.where(has[None], bb.point_mask(row, col, size), U32(0))
-        chain = bb.flood(seed, new_own, size)
-        b = _set_class(b, chain, bb.neighbours(chain, size) & empty_now, has, size)
-        return b, todo & ~chain
+        r, c = bb.select_point(jnp.where(has[None], todo, U32(1)), jnp.zeros_like(has, jnp.int32))
+        chain = jnp.where(has[None], _chain_of(ids, r * size + c, new_own, size), U32(0))
+        libs = bb.neighbours(chain, size) & empty_now
+        lib1, lib2, libsum = _set_classes(lib1, lib2, libsum, [(chain, libs, has)], size)
+        return lib1, lib2, libsum, todo & ~chain
 
-    todo = new_own & bb.neighbours(captured, size) & ~merged & (boards.lib1 | boards.lib2)
-    boards, _ = jax.lax.while_loop(lambda c: pending(*c), recount, (boards, todo))
+    todo = new_own & bb.neighbours(captured, size) & ~merged & (lib1 | lib2)
+    lib1, lib2, libsum, _ = jax.lax.while_loop(lambda c: jnp.any(c[3] != 0), recount, (lib1, lib2, libsum, todo))
     ko_shape = (bb.is_empty_set(merged & ~stone) & (bb.popcount(merged_libs) == 1)
                 & (bb.popcount(captured) == 1))
-    boards = boards.replace(ko=jnp.where(running[None], jnp.where((ko_shape & placed)[None], captured, U32(0)),
-                                         boards.ko))
-    return boards, captured, jnp.where(placed[None], merged, U32(0))
+    ko = jnp.where(placed[None], jnp.where(ko_shape[None], captured, U32(0)), boards.ko)
+    return boards.replace(ko=ko, lib1=lib1, lib2=lib2, libsum=libsum), merged
 
 
-def _step(boards: _Boards, running, tables: PolicyTables, size: int, record: bool) -> _Boards:
+def _step(boards: _Boards, running, tables: PolicyTables, size: int, record: bool, rows=None) -> _Boards:
     """One move (or a forced pass) on every running board."""
     points = size * size
-    weights = _weights(boards, tables, size)
+    weights = _weights(boards, tables, size, rows)
     rng, bits = playout._next_random(boards.rng)
     u = (bits >> U32(8)).astype(jnp.float32) * jnp.float32(1.0 / (1 << 24))
-    row, col = _pick(weights, u)
-    must_pass = ~jnp.any(weights > 0, axis=(0, 1))
-    stone = jnp.where((must_pass | ~running)[None], U32(0), bb.point_mask(row, col, size))
-    boards, _, merged = _play(boards, stone, running, size)
-    point = jnp.where(must_pass, points, row * size + col)
+    row, col, any_candidate = _pick(weights, u)
+    must_pass = ~any_candidate
     placed = running & ~must_pass
+    boards, merged = _play(boards, row * size + col, placed, size)
+    point = jnp.where(must_pass, points, row * size + col)
 
     lanes = jnp.arange(point.shape[0])
     at = jnp.minimum(point, points - 1)
@@ -416,6 +492,7 @@ def _step(boards: _Boards, running, tables: PolicyTables, size: int, record: boo
         slot = jnp.minimum(boards.ply, moves.shape[0] - 1)
         moves = moves.at[slot, lanes].set(jnp.where(running, point.astype(jnp.int16), moves[slot, lanes]))
     return boards.replace(
+        ko=jnp.where((running & must_pass)[None], U32(0), boards.ko),
         last_chain=jnp.where(running[None], merged, boards.last_chain),
         prev=jnp.where(running, point, boards.prev),
         prev2=jnp.where(running, boards.prev, boards.prev2),
@@ -470,6 +547,7 @@ def _from_states(states: rules.State, rng, prev, prev2, max_moves: int, record: 
         black=bb.from_dense(grid == BLACK),
         white=bb.from_dense(grid == WHITE),
         ko=bits(ko_point),
+        ids=jnp.moveaxis(states.chain.reshape(batch, size, size), 0, -1).astype(jnp.int32),
         lib1=bits(lib1),
         lib2=bits(lib2),
         libsum=jnp.moveaxis(libsum.reshape(batch, size, size), 0, -1).astype(jnp.int32),
@@ -498,6 +576,7 @@ def _playouts(states, rng, prev, prev2, komi, tables, max_moves: int, record: bo
     lanes = min(lanes, total)
     collect = max(8, lanes // 16)
     jobs = _from_states(states, rng, prev, prev2, max_moves, record=False)
+    rows = _distance_rows(tables, size)
 
     def running(b):
         return (b.passes < 2) & (b.ply < max_moves)
@@ -513,7 +592,7 @@ def _playouts(states, rng, prev, prev2, komi, tables, max_moves: int, record: bo
         count = src.shape[0]
         return boards.replace(
             **{name: put(getattr(boards, name), getattr(fresh, name))
-               for name in ("black", "white", "ko", "lib1", "lib2", "libsum", "last_chain", "prev", "prev2",
+               for name in ("black", "white", "ko", "ids", "lib1", "lib2", "libsum", "last_chain", "prev", "prev2",
                             "to_play", "passes", "rng")},
             ply=put(boards.ply, jnp.zeros_like(src)),
             first_colour=put(boards.first_colour, jnp.zeros((points, count), jnp.int8)),
@@ -523,7 +602,7 @@ def _playouts(states, rng, prev, prev2, komi, tables, max_moves: int, record: bo
 
     def body(carry):
         boards, job, next_job, out = carry
-        boards = _step(boards, running(boards) & (job >= 0), tables, size, record)
+        boards = _step(boards, running(boards) & (job >= 0), tables, size, record, rows)
         finished = (job >= 0) & ~running(boards)
         lane = jnp.nonzero(finished, size=collect, fill_value=lanes)[0]
         valid = lane < lanes

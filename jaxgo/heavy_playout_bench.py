@@ -3,8 +3,8 @@
 Prints one JSON line per (size, batch, kind) with the keys of ``jaxgo bench playouts`` (system ``jaxgo-light``
 or ``jaxgo-heavy``) and one ``ratio`` line per (size, batch): heavy playouts/s over light playouts/s (the
 issue's target is >= 0.25).  Both run sharded over the same XLA devices (CPU: one per core) from the empty
-board; the heavy ones use the shipped gammas (``--gammas synthetic`` for made-up ones, or a ``.npy`` file of
-log-gammas).  Compilation is timed apart, and the best of ``--repeats`` calls is reported.
+board; the heavy ones use the shipped gammas (``--gammas synthetic`` for made-up ones, a gamma ``.npz`` file
+or a ``.npy`` of log-gammas).  Compilation is timed apart, and the best of ``--repeats`` calls is reported.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def parse_args(argv):
     parser.add_argument("--devices", type=int, default=None, help="XLA devices to shard over (CPU: one per core)")
     parser.add_argument("--komi", type=float, default=7.5)
     parser.add_argument("--gammas", default="default",
-                        help="'default' (shipped), 'synthetic' (made-up, seed 0) or a .npy file of log-gammas")
+                        help="'default' (shipped), 'synthetic' (made-up, seed 0), a gamma .npz file or a .npy of log-gammas")
     parser.add_argument("--only", choices=["both", "heavy", "light"], default="both")
     return parser.parse_args(argv)
 
@@ -42,6 +42,10 @@ def load_tables(spec: str):
         return hp.load_default_tables()
     if spec == "synthetic":
         return hp.policy_tables(hp.synthetic_log_gammas(0))
+    if spec.endswith(".npz"):  # a `jaxgo gammas train` file
+        from jaxgo.search import priors
+
+        return hp.policy_tables(priors.log_gammas(spec))
     return hp.policy_tables(np.load(spec))
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from jaxgo import heavy_playout as hp
 from jaxgo import rules
-from jaxgo.coords import BLACK, WHITE
+from jaxgo.coords import BLACK
 from jaxgo.features import moves as mf
 from jaxgo.learn import bt
 from jaxgo.reference import ReferenceBoard
@@ -78,14 +78,14 @@ def _replay_and_check(start: ReferenceBoard, result, index: int, max_moves: int)
     np.testing.assert_array_equal(np.asarray(result.first_ply[index]), first_ply)
 
 
-@pytest.mark.parametrize("size,batch", [(5, 48), (9, 64)])
+@pytest.mark.parametrize("size,batch", [(5, 48), pytest.param(9, 64, marks=pytest.mark.slow)])
 def test_playouts_from_empty_board_follow_the_rules(size, batch, tables):
     result = hp.run_from_empty(size, batch, jax.random.PRNGKey(size), KOMI, gammas=tables, record_moves=True)
     for index in range(batch):
         _replay_and_check(ReferenceBoard(size, komi=KOMI), result, index, 3 * size * size)
 
 
-@pytest.mark.parametrize("size", [7, 9])
+@pytest.mark.parametrize("size", [7, pytest.param(9, marks=pytest.mark.slow)])
 def test_playouts_from_played_positions_follow_the_rules(size, tables):
     """Positions with captures, kos and chains of every liberty class; 3 playouts each, lanes refilled."""
     boards, last = _random_positions(size, 40, seed=size)
@@ -156,7 +156,7 @@ def test_first_move_frequencies_are_gamma_proportional(tables):
     np.testing.assert_allclose(np.asarray(hp.move_probabilities(states, tables, jnp.asarray(last)))[0], expected,
                                rtol=2e-4, atol=1e-7)
 
-    draws = 20000
+    draws = 12000
     result = hp.run(states, jax.random.PRNGKey(7), KOMI, gammas=tables, num_per_state=draws, max_moves=1,
                     record_moves=True, last_moves=last)
     first = np.asarray(result.moves[:, 0])
@@ -170,6 +170,7 @@ def test_first_move_frequencies_are_gamma_proportional(tables):
     assert counts[~allowed].sum() == 0
 
 
+@pytest.mark.slow
 def test_deterministic_given_the_key_and_independent_of_lanes(tables):
     boards, last = _random_positions(7, 5, seed=11)
     states = _to_states(boards)

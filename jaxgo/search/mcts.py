@@ -46,7 +46,9 @@ class SearchConfig:
     uct_c: float = 0.7  # c (plain UCT) ; c1 for RAVE is rave_c1
     rave_c1: float = 0.1
     rave_c3: float = 1e-3  # Silver's RAVE bias constant (b^2 in his notation, times 4)
-    bias_c2: float = 0.0  # progressive bias weight (uniform K until gammas exist)
+    bias_c2: float = 0.0  # progressive bias weight; K(s,a) = move-model probability (jaxgo.search.priors)
+    playouts: str = "light"  # leaf evaluation: "light" (uniform) or "heavy" (gamma-proportional, heavy_playout)
+    gammas: str | None = None  # gamma file for heavy playouts and bias priors (None: the shipped gammas)
     n_expand: int = 1  # edge visits before a node is descended through
     resign_threshold: float = 0.08  # resign when the chosen move's win rate is below this
     resign_min_playouts: int = 2000
@@ -152,8 +154,18 @@ class Searcher:
         return mask
 
     def _evaluate(self, states, num_per_state: int):
-        """Light playouts from a batched state; (winner [S, L], first_colour [S, L, P])."""
-        result = playout.run(states, self._next_key(), self.rules.komi, num_per_state=num_per_state)
+        """Light or heavy playouts (``config.playouts``) from a batched state; (winner [S, L], first_colour
+        [S, L, P])."""
+        if self.config.playouts == "heavy":
+            from jaxgo import heavy_playout
+            from jaxgo.search import priors
+
+            result = heavy_playout.run(states, self._next_key(), self.rules.komi, num_per_state=num_per_state,
+                                       gammas=priors.playout_tables(self.config.gammas))
+        elif self.config.playouts == "light":
+            result = playout.run(states, self._next_key(), self.rules.komi, num_per_state=num_per_state)
+        else:
+            raise ValueError(f"unknown playout policy {self.config.playouts!r}; 'light' or 'heavy'")
         count = np.shape(states.stones)[0]
         winner = np.asarray(result.winner).reshape(count, num_per_state)
         first = np.asarray(result.first_colour).reshape(count, num_per_state, -1)
@@ -213,7 +225,9 @@ class Searcher:
         tree = Tree(self.num_actions)
         root = tree.add_nodes(_to_numpy(_stack(game.state, 1)), np.array([-1], np.int32), np.array([-1], np.int32))
         tree.children_legal[root[0]] = self._root_legal(game)
-        tree.children_prior[root[0]] = _uniform(tree.children_legal[root[0]])
+        from jaxgo.search import priors  # K(s, a): uniform unless bias_c2 > 0
+
+        tree.children_prior[root[0]] = priors.root_prior(self.config, game, tree.children_legal[root[0]])
         tree.expanded[root[0]] = True
         self.tree, self._tree_moves = tree, moves
         return tree
@@ -330,7 +344,11 @@ class Searcher:
             if len(rows):
                 index = tree.add_nodes({n: v[rows] for n, v in child_np.items()}, parents[rows], actions[rows])
                 tree.children_legal[index] = child_legal[rows]
-                tree.children_prior[index] = _uniform(child_legal[rows])
+                from jaxgo.search import priors  # K(s, a): uniform unless bias_c2 > 0
+
+                tree.children_prior[index] = priors.children_prior(
+                    self.config, child_states, rows, child_legal[rows], actions[rows],
+                    tree.action_from_parent[parents[rows]])
                 for row, node in zip(rows, index):
                     created[pairs[row]] = int(node)
         valid = []

@@ -1,0 +1,116 @@
+"""Search priors from the move model: K(s, a) = P(heavy policy plays a in s), for progressive bias.
+
+Progressive bias (Chaslot et al. 2007; Lew's thesis, section 3.3) adds ``c2 * K(s, a) / (n(s+a) + 1)`` to
+a node's score; the usual K is the probability of the move under the heavy-playout policy.  Here
+K(s, a) = gamma_a / sum_b gamma_b over the moves the tree searches in s (legal, own eyes excluded, and pass),
+with gamma_a the Bradley-Terry team strength of ``jaxgo.features.move_features`` under the given gammas (the
+shipped ones by default) -- pass included with its own gamma, as in the move model.
+
+``jaxgo.search.mcts`` calls ``root_prior`` and ``children_prior`` where nodes are created; with
+``bias_c2 == 0`` (the default) they return the uniform prior without a device call.  The heavy playouts used
+for leaf evaluation (``SearchConfig.playouts == "heavy"``) are loaded by ``playout_tables``.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxgo import rules
+from jaxgo.features import moves as mf
+
+
+def uniform(legal) -> np.ndarray:
+    """float32 [..., A]: 1 / |legal| on the legal moves."""
+    legal = np.asarray(legal, np.float32)
+    return legal / np.maximum(legal.sum(axis=-1, keepdims=True), 1.0)
+
+
+@functools.lru_cache(maxsize=8)
+def log_gammas(path: str | None = None) -> np.ndarray:
+    """float32 [K]: log-gammas from a ``jaxgo gammas train`` file, or the shipped ones (path None)."""
+    from jaxgo.learn import gammas as store
+
+    loaded = store.load_default() if path is None else store.load(path)
+    values = np.asarray(loaded.log_gamma, np.float32)
+    if values.shape != (mf.num_features(),):
+        raise ValueError(f"gammas {path or 'shipped'}: {values.shape[0]} entries, the feature code has "
+                         f"{mf.num_features()} (retrain or update the file)")
+    return values
+
+
+@functools.lru_cache(maxsize=8)
+def playout_tables(path: str | None = None):
+    """``heavy_playout.PolicyTables`` for the gammas at ``path`` (None: shipped), cached."""
+    from jaxgo import heavy_playout
+
+    return heavy_playout.policy_tables(log_gammas(path))
+
+
+@jax.jit
+def _log_strengths(states: rules.State, prev, prev2, log_gamma, pattern_ids):
+    def one(state, p1, p2):
+        levels, legal = mf.move_features(state, p1, p2, pattern_ids)
+        strength = jnp.sum(log_gamma[levels + jnp.asarray(mf.group_offsets())], axis=-1)
+        return jnp.where(legal, strength, -jnp.inf)
+
+    return jax.vmap(one)(states, prev, prev2)
+
+
+def move_log_strengths(states: rules.State, prev, prev2, log_gamma):
+    """float32 [S, P+1]: log gamma of every candidate (pass last) of each state; -inf where illegal.
+
+    states batched [S, ...]; prev, prev2 int [S] (P = pass, -1 = none); log_gamma float [K]."""
+    return _log_strengths(states, jnp.asarray(prev, jnp.int32), jnp.asarray(prev2, jnp.int32),
+                          jnp.asarray(log_gamma, jnp.float32), jnp.asarray(mf.canonical_pattern_table()[0]))
+
+
+def prior_probabilities(states: rules.State, searched, prev, prev2, log_gamma) -> np.ndarray:
+    """float32 [S, A]: K(s, a), the move model's probabilities normalised over ``searched`` bool [S, A] (the
+    moves the tree considers); states batched [S, ...], prev / prev2 int [S]."""
+    log_strength = np.asarray(move_log_strengths(states, prev, prev2, jnp.asarray(log_gamma)), np.float64)
+    searched = np.asarray(searched, bool)
+    log_strength = np.where(searched, log_strength, -np.inf)
+    top = np.max(log_strength, axis=-1, keepdims=True)
+    weights = np.where(searched, np.exp(log_strength - np.where(np.isfinite(top), top, 0.0)), 0.0)
+    total = weights.sum(axis=-1, keepdims=True)
+    # A searched move the model calls illegal (superko-free simple-ko view differs) keeps a uniform share.
+    fallback = uniform(searched)
+    return np.where(total > 0, weights / np.maximum(total, 1e-300), fallback).astype(np.float32)
+
+
+def _uses_gammas(config) -> bool:
+    return bool(getattr(config, "bias_c2", 0.0))
+
+
+def root_prior(config, game, searched) -> np.ndarray:
+    """float32 [A]: K(root, a) for the game's position (uniform when ``config.bias_c2`` is 0)."""
+    if not _uses_gammas(config):
+        return uniform(searched)
+    moves = [move for _, move in game.moves]
+    prev = moves[-1] if moves else -1
+    prev2 = moves[-2] if len(moves) > 1 else -1
+    state = jax.tree_util.tree_map(lambda x: np.asarray(x)[None], game.state)
+    return prior_probabilities(state, np.asarray(searched)[None], [prev], [prev2],
+                               log_gammas(getattr(config, "gammas", None)))[0]
+
+
+def children_prior(config, child_states, rows, searched, actions, parent_actions) -> np.ndarray:
+    """float32 [R, A]: K for new tree nodes: rows int [R] of the batched ``child_states`` (device batch of
+    fixed size), their searched moves bool [R, A], the actions that led to them [R] and the actions that led
+    to their parents [R] (-1 at the root)."""
+    if not _uses_gammas(config):
+        return uniform(searched)
+    rows = np.asarray(rows)
+    count = np.shape(child_states.stones)[0]
+    prev = np.full(count, -1, np.int32)
+    prev2 = np.full(count, -1, np.int32)
+    prev[rows] = actions
+    prev2[rows] = parent_actions
+    mask = np.zeros((count, np.shape(searched)[-1]), bool)
+    mask[rows] = searched
+    probs = prior_probabilities(child_states, mask, prev, prev2, log_gammas(getattr(config, "gammas", None)))
+    return probs[rows]

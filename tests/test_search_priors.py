@@ -1,0 +1,75 @@
+"""Progressive-bias priors K(s, a) from the move model, and their use in the tree search."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxgo import rules
+from jaxgo.coords import BLACK, gtp_to_point
+from jaxgo.features import moves as mf
+from jaxgo.game import new_game
+from jaxgo.learn import bt
+from jaxgo.reference import ReferenceBoard
+from jaxgo.search import priors
+from jaxgo.search.mcts import SearchConfig, Searcher
+
+# Black to play: the white stone at C5 is in atari (last liberty C4); the black stone at E4 is in atari too.
+POSITION = """
+    . . . . . . .
+    . . X . . . .
+    . X O X . . .
+    . . . O X O .
+    . . . . O . .
+    . . . . . . .
+    . . . . . . .
+"""
+
+
+def _state(text: str, to_play: int = BLACK):
+    board = ReferenceBoard.from_ascii(text, to_play=to_play)
+    state = rules.from_board(board.stones, to_play)
+    return board, jax.tree_util.tree_map(lambda x: jnp.asarray(x)[None], state)
+
+
+def test_priors_are_the_normalised_team_strengths():
+    board, states = _state(POSITION)
+    log_gamma = priors.log_gammas()
+    searched = np.concatenate([board.legal_mask()[:-1] & ~board.eye_mask(BLACK), [True]])
+    prev, prev2 = gtp_to_point("F4", 7), gtp_to_point("D5", 7)  # white F4 just played, after black D5
+    k = priors.prior_probabilities(states, searched[None], [prev], [prev2], log_gamma)[0]
+    levels, legal = mf.move_features(jax.tree_util.tree_map(lambda x: x[0], states), jnp.int32(prev),
+                                     jnp.int32(prev2), jnp.asarray(mf.canonical_pattern_table()[0]))
+    strength = np.exp(np.asarray(bt.team_log_strength(jnp.asarray(log_gamma),
+                                                      np.asarray(levels) + mf.group_offsets())))
+    expected = np.where(searched & np.asarray(legal), strength, 0.0)
+    np.testing.assert_allclose(k, expected / expected.sum(), rtol=1e-4, atol=1e-8)
+    assert abs(k.sum() - 1.0) < 1e-5 and (k[~searched] == 0).all()
+    # The shipped gammas favour capturing the white stone in atari.
+    capture = gtp_to_point("C4", 7)
+    assert k[capture] > 5 * np.median(k[searched])
+
+
+def test_uniform_without_bias():
+    game = new_game(7, 7.5)
+    searched = np.ones(50, bool)
+    np.testing.assert_allclose(priors.root_prior(SearchConfig(), game, searched), np.full(50, 1 / 50))
+
+
+def test_search_with_heavy_playouts_and_progressive_bias():
+    game = new_game(7, 7.5)
+    for move in ("D4", "C4", "D3"):
+        game.play(game.to_play, gtp_to_point(move, 7))
+    config = SearchConfig(playouts="heavy", bias_c2=1.0, leaves_per_batch=16, playouts_per_leaf=2)
+    searcher = Searcher(game.rules, config, seed=0)
+    result = searcher.search(game, playouts=128)
+    assert result.playouts >= 128
+    assert game.is_legal(game.to_play, result.move)
+    tree = searcher.tree
+    root_prior = tree.children_prior[tree.root]
+    assert abs(root_prior.sum() - 1.0) < 1e-5
+    assert root_prior.max() > 3.0 / tree.children_legal[tree.root].sum()  # not uniform
+    children = tree.children_index[tree.root]
+    child = int(children[children >= 0][0])
+    assert abs(tree.children_prior[child].sum() - 1.0) < 1e-5
