@@ -427,9 +427,9 @@ class GtpEngine:
             return int(self.rng.choice(np.flatnonzero(legal[:-1])))
         if color != game.to_play:
             game.set_to_play(color)
-        # After the opponent's pass, pass too when the board as it stands (Tromp-Taylor) is already a win.
+        # After the opponent's pass, pass too when ending the game now wins (see passing_wins).
         if not cleanup and game.moves and game.moves[-1][1] == game.pass_move and game.moves[-1][0] == -color:
-            if game.score() * color > 0:
+            if self.passing_wins(color):
                 return game.pass_move
         playouts, seconds = self.move_budget(color)
         searcher = self.searcher()
@@ -447,6 +447,18 @@ class GtpEngine:
         if cleanup and move == RESIGN:
             move = game.pass_move
         return move
+
+    def passing_wins(self, color: int, settled_fraction: float = 0.85) -> bool:
+        """Would ``color`` win if the game ended now?  Only on a settled board: the playouts agree on the owner
+        (|mean ownership| > 0.5) of at least ``settled_fraction`` of the points, and both the Tromp-Taylor score
+        as the board stands and the score with the dead stones removed win for ``color``.  (A lone stone on an
+        empty board wins by Tromp-Taylor, but the game is not over.)"""
+        if self.game.score() * color <= 0:
+            return False
+        owner = self.ownership().reshape(-1)
+        if np.mean(np.abs(owner) > 0.5) < settled_fraction:
+            return False
+        return self.settled_score() * color > 0
 
     def _dead_stones_of(self, color: int) -> bool:
         status = self.stone_status()
@@ -691,6 +703,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seconds", type=float, default=None, help="seconds per move (overrides the GTP clock)")
     parser.add_argument("--leaves", type=int, default=None, help="leaves per device batch (K; default: from the budget, 4..128, about 48 batches per search)")
     parser.add_argument("--playouts-per-leaf", type=int, default=None, help="playouts per leaf (L, default 4)")
+    parser.add_argument("--playout-policy", choices=["light", "heavy"], default="light",
+                        help="leaf playouts: light (uniform) or heavy (gamma-proportional, jaxgo.heavy_playout)")
+    parser.add_argument("--bias", type=float, default=0.0,
+                        help="progressive-bias weight c2; K(s,a) = move-model probability (0 = off)")
+    parser.add_argument("--gammas", default=None, help="gamma file for heavy playouts / bias (default: shipped)")
     parser.add_argument("--quiet", action="store_true", help="no debug output on stderr")
     parser.add_argument("--server", default=None, metavar="ADDR",
                         help="thin front end: run searches in a `jaxgo serve` process (tcp:HOST:PORT or unix:PATH)")
@@ -715,6 +732,12 @@ def main(argv: list[str] | None = None) -> int:
         options["leaves_per_batch"] = args.leaves
     if args.playouts_per_leaf:
         options["playouts_per_leaf"] = args.playouts_per_leaf
+    if args.playout_policy != "light":
+        options["playouts"] = args.playout_policy
+    if args.bias:
+        options["bias_c2"] = args.bias
+    if args.gammas:
+        options["gammas"] = args.gammas
     engine = GtpEngine(rules, seed=args.seed, log=None if args.quiet else sys.stderr, strategy=args.strategy,
                        playouts=args.playouts, seconds=args.seconds, search_options=options)
     # Reads bytes (a stray non-UTF-8 byte cannot end the session) and streams analysis commands

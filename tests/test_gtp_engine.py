@@ -198,3 +198,12 @@ def test_genmove_follows_the_clock():
     ask(engine, "time_left w 2 0")  # 2 s left over max(20, 24 / 2) moves: 0.1 s
     ask(engine, "genmove w")
     assert engine.last_search.seconds < 1.0 and 0 < engine.last_search.playouts < 3000
+
+
+def test_no_pass_after_an_early_pass_on_an_unsettled_board():
+    # A lone stone wins by Tromp-Taylor, but the game is far from over: keep playing.
+    engine = make(size=5, komi=0.5, playouts=64)
+    ask(engine, "play b C3")
+    ask(engine, "play w pass")
+    assert not engine.passing_wins(BLACK)
+    assert ask(engine, "genmove b") != "pass"

@@ -17,8 +17,9 @@ edge taken, creates the new nodes of the batch with one device call, and runs ``
 playouts from every leaf in one ``playout.run`` call of fixed shape [K] x L.  Backup adds the results along the
 paths and the AMAF (RAVE) credit from the playouts' first-play records.  Positional/situational superko is
 checked when a node is created (against the game history and the tree path).  Own true eyes (the playout eye
-rule) are not searched.  ``K(s, a)`` (progressive bias) is uniform over the searched moves until heavy-playout
-gammas exist.
+rule) are not searched.  ``K(s, a)`` (progressive bias) is the move model's probability (``jaxgo.search.priors``,
+shipped gammas) when ``bias_c2 > 0``, uniform otherwise; leaves can be evaluated with heavy playouts
+(``SearchConfig.playouts = "heavy"``).
 """
 
 from __future__ import annotations
@@ -536,11 +537,6 @@ def auto_leaves(budget: int | None, playouts_per_leaf: int, iterations: int = 48
     while k * 2 <= min(target, 128):
         k *= 2
     return k
-
-
-def _uniform(legal: np.ndarray) -> np.ndarray:
-    legal = np.asarray(legal, np.float32)
-    return legal / np.maximum(legal.sum(axis=-1, keepdims=True), 1.0)
 
 
 def ownership_estimate(game, playouts: int = 256, seed: int = 0) -> np.ndarray:
