@@ -32,7 +32,7 @@ def parse_args(argv):
     parser = argparse.ArgumentParser(prog="jaxgo bench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("what", choices=["playouts"],
-                        help="what to benchmark (also: search, serve, gammas, heavy; `jaxgo bench NAME --help`)")
+                        help="what to benchmark (also: search, serve, gammas, heavy, proof; `jaxgo bench NAME --help`)")
     parser.add_argument("--size", type=int, nargs="+", default=[9], help="board sizes (default 9)")
     parser.add_argument("--batch", type=int, nargs="+", default=None,
                         help="playouts per device call; several values sweep (default 4096 for 9x9, 1024 for 19x19)")
@@ -217,6 +217,7 @@ OTHER_BENCHMARKS = {
     "serve": "jaxgo.server.bench",
     "gammas": "jaxgo.learn.bench",
     "heavy": "jaxgo.heavy_playout_bench",
+    "proof": "jaxgo.search.proof.bench",
 }
 
 

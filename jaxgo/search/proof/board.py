@@ -18,13 +18,14 @@ def _nbrs(size: int):
 
 
 class Board:
-    __slots__ = ("size", "stones", "to_play", "ko")
+    __slots__ = ("size", "stones", "to_play", "ko", "_chains")
 
     def __init__(self, size: int, stones=None, to_play: int = BLACK, ko: int = -1):
         self.size = size
         self.stones = list(stones) if stones is not None else [EMPTY] * (size * size)
         self.to_play = int(to_play)
         self.ko = ko
+        self._chains = {}   # point -> (stones, liberties); boards are not changed after ``play`` returns
 
     @classmethod
     def from_ascii(cls, text: str, to_play: int = BLACK) -> "Board":
@@ -39,7 +40,10 @@ class Board:
         return hash((tuple(self.stones), self.to_play, self.ko))
 
     def chain(self, p: int):
-        """(stones, liberties) as sets for the chain at occupied point ``p``."""
+        """(stones, liberties) as sets for the chain at occupied point ``p`` (cached; do not mutate them)."""
+        hit = self._chains.get(p)
+        if hit is not None:
+            return hit
         colour = self.stones[p]
         nb = _nbrs(self.size)
         seen = {p}
@@ -56,7 +60,11 @@ class Board:
                         stack.append(n)
                 elif v == EMPTY:
                     libs.add(n)
-        return seen, libs
+        out = (seen, libs)
+        if colour != EMPTY:
+            for q in seen:
+                self._chains[q] = out
+        return out
 
     def neighbour_chains(self, chain_points, colour):
         """Representative points of distinct chains of ``colour`` adjacent to ``chain_points``."""
@@ -88,6 +96,7 @@ class Board:
                     for q in pts:
                         b.stones[q] = EMPTY
                     captured.extend(pts)
+        b._chains = {}
         own, libs = b.chain(move)
         if not libs:
             return None

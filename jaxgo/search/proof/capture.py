@@ -7,10 +7,14 @@ to move, or a ladder works (``ladder_move``); FALSE if the string has more than 
 
 Candidate moves (``CaptureProblem.candidates``):
 
-- both sides: liberties of the goal string and the empty points next to them (second-order liberties), the
-  liberties of attacker strings adjacent to the goal with at most ``weak_libs`` liberties (the defender
-  captures them, the attacker saves them);
-- the defender also: a pass (last), so that it is never forced to fill its own liberties.
+- both sides: liberties of the goal string and the empty points next to them (second-order liberties); the
+  liberties of attacker strings adjacent to the goal with at most ``weak_libs`` (attacker to move) or
+  ``weak_libs_defender`` (defender to move) liberties (the defender captures them, the attacker saves them);
+  the liberties of other defender strings that touch a goal liberty, with at most ``near_libs`` liberties
+  (connections for the defender, to be blocked by the attacker);
+- the defender also: liberties of attacker strings touching a goal liberty (at most ``weak_libs_defender``
+  liberties), and a pass (last; never at the root of a defence), so that it is never forced to fill its own
+  liberties.
 
 Ko (GNU Go result codes): ``ko_rule`` maps a colour to "simple" (simple ko rule; locally, with no ko threats,
 the side that takes a ko first wins it) or "free" (this side may retake a ko at once: it wins every ko; a goal
@@ -23,6 +27,7 @@ success only if the side also wins kos the opponent takes first).  Cycles count 
 from __future__ import annotations
 
 from .board import Board, _nbrs
+from .patterns import board_stack_keys
 from .tree import Result, Tree
 
 def _defender_options(b: Board, goal: int) -> list[int]:
@@ -37,13 +42,19 @@ def _defender_options(b: Board, goal: int) -> list[int]:
     return sorted(opts)
 
 
-def ladder_move(board: Board, goal: int, depth: int = 80):
+def ladder_move(board: Board, goal: int, depth: int = 80, budget: int = 100):
     """Attacker to move: a move that captures the goal string by ladder, else None.
 
     Ladder = the attacker keeps the goal in atari; the defender may extend or capture any adjacent attacker
     string in atari; the ladder works if every defender reply leads to a working ladder again.  A goal
-    with one liberty returns that liberty; a goal with more than two liberties returns None.
+    with one liberty returns that liberty; a goal with more than two liberties returns None.  At most
+    ``budget`` positions are generated (then None: unknown, left to the search).
     """
+    counter = [budget]
+    return _ladder_attack(board, goal, depth, counter)
+
+
+def _ladder_attack(board: Board, goal: int, depth: int, counter):
     if board.stones[goal] == 0:
         return None
     _, libs = board.chain(goal)
@@ -52,20 +63,26 @@ def ladder_move(board: Board, goal: int, depth: int = 80):
     if len(libs) != 2 or depth <= 0:
         return None
     for atari in sorted(libs):
+        counter[0] -= 1
+        if counter[0] < 0:
+            return None
         b1 = board.play(atari)
         if b1 is None:
             continue
-        if b1.stones[goal] == 0 or _ladder_defended_fails(b1, goal, depth - 1):
+        if b1.stones[goal] == 0 or _ladder_defended_fails(b1, goal, depth - 1, counter):
             return atari
     return None
 
 
-def _ladder_defended_fails(b: Board, goal: int, depth: int) -> bool:
+def _ladder_defended_fails(b: Board, goal: int, depth: int, counter) -> bool:
     """Defender to move with the goal in atari: do all defender replies fail?"""
     _, libs = b.chain(goal)
     if len(libs) != 1:
         return False
     for mv in _defender_options(b, goal):
+        counter[0] -= 1
+        if counter[0] < 0:
+            return False
         b2 = b.play(mv)
         if b2 is None:
             continue
@@ -74,7 +91,7 @@ def _ladder_defended_fails(b: Board, goal: int, depth: int) -> bool:
         _, l2 = b2.chain(goal)
         if len(l2) >= 3:
             return False
-        if ladder_move(b2, goal, depth) is None:
+        if _ladder_attack(b2, goal, depth, counter) is None:
             return False
     return True
 
@@ -89,16 +106,34 @@ class CaptureProblem:
 
     def __init__(self, goal: int, attacker: int, max_libs: int = 3, use_ladder: bool = True,
                  weak_libs: int = 2, weak_libs_defender: int = 3, ko_rule=None, defender_pass: bool = True,
-                 root_key=None):
+                 root_key=None, near_libs: int = 3):
         self.goal = goal
         self.attacker = attacker
         self.max_libs = max_libs
         self.use_ladder = use_ladder
         self.weak_libs = weak_libs
         self.weak_libs_defender = weak_libs_defender
+        self.near_libs = near_libs
         self.root_key = root_key   # no defender pass at this position (a defence must name a move)
         self.ko_rule = dict(ko_rule or {})   # colour -> "simple" | "free"
         self.defender_pass = defender_pass
+        self.model = None
+
+    def set_model(self, model) -> None:
+        """Use a pattern model (``models.BetaModel`` / ``HierarchicalGaussian``) for leaf priors: the tree then
+        calls ``prior_batch``; each new node keeps its move's pattern stack (T0..T7 keys) as ``Node.info``."""
+        self.model = model
+        self.prior_batch = self._prior_batch
+
+    def _prior_batch(self, b: Board, moves, children):
+        keys = board_stack_keys(b, moves, self.attacker, self.goal)
+        priors, infos = [], []
+        for row in keys.tolist():
+            stack = tuple(row)
+            priors.append(self.model.predict(stack))
+            self.model.harvest(stack)
+            infos.append(stack)
+        return priors, infos
 
     def key(self, b: Board):
         return b.key()
@@ -139,11 +174,23 @@ class CaptureProblem:
             for n in nb[lib]:
                 if b.stones[n] == 0:
                     moves.add(n)
-        weak = self.weak_libs if b.to_play == self.attacker else self.weak_libs_defender
+        attacking = b.to_play == self.attacker
+        weak = self.weak_libs if attacking else self.weak_libs_defender
         for rep in b.neighbour_chains(pts, self.attacker):
             _, l = b.chain(rep)
             if len(l) <= weak:
                 moves |= l
+        if self.near_libs:
+            # strings touching the goal's liberties: the defender's connections and the attacker's blockers
+            for rep in b.neighbour_chains(libs, -self.attacker):
+                sp, l = b.chain(rep)
+                if self.goal not in sp and len(l) <= self.near_libs:
+                    moves |= l
+            if not attacking:
+                for rep in b.neighbour_chains(libs, self.attacker):
+                    _, l = b.chain(rep)
+                    if len(l) <= weak:
+                        moves |= l
         return sorted(moves)
 
     def _play(self, b: Board, m: int):
@@ -171,14 +218,16 @@ def _root_move(b: Board, goal: int):
 
 def solve_capture(board: Board, goal: int, attacker_to_move: bool = True, solver: str = "pns",
                   max_nodes: int = 20000, max_seconds: float = 10.0, l_start: int = 2, max_l: int = 4,
-                  prior=None, ko_rule=None, problem_kw=None) -> tuple[Result, int]:
+                  prior=None, ko_rule=None, problem_kw=None, model=None, trees=None,
+                  order_by_prior: bool = False) -> tuple[Result, int]:
     """Attack (attacker to move) or defend (defender to move) the string at ``goal``.
 
     Returns (result of the last search, L used).  With the attacker to move, ``result.value`` True means the
     string can be captured; with the defender to move, False means the defender saves it (``result.move`` is
     then the saving move, ``board.size ** 2`` for a pass).  On a disproof at L the search is repeated with
     L + 1 up to ``max_l``.  ``prior(state, move, child) -> P(TRUE)`` is used by PP; ``ko_rule`` maps a colour to
-    "simple" / "free" (see the module docstring).
+    "simple" / "free" (see the module docstring).  ``model``: a pattern model giving the priors (PP) and, with
+    ``order_by_prior``, the child order (both solvers); every searched ``Tree`` is appended to ``trees`` if given.
     """
     if board.stones[goal] == 0:
         raise ValueError("goal point is empty")
@@ -193,8 +242,12 @@ def solve_capture(board: Board, goal: int, attacker_to_move: bool = True, solver
         prob = CaptureProblem(goal, attacker, L, ko_rule=ko_rule, root_key=b.key(), **(problem_kw or {}))
         if prior is not None:
             prob.prior = prior
-        res = Tree(prob, solver).search(b, max_nodes=max(1, max_nodes - total_nodes),
+        if model is not None:
+            prob.set_model(model)
+        res = Tree(prob, solver, order_by_prior).search(b, max_nodes=max(1, max_nodes - total_nodes),
                                         max_seconds=max(0.0, max_seconds - total_time))
+        if trees is not None:
+            trees.append(res.tree)
         total_nodes += res.nodes
         total_time += res.seconds
         if res.value is not False or total_nodes >= max_nodes or total_time >= max_seconds:

@@ -14,6 +14,7 @@ and the same counts for ko tests.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import re
@@ -82,10 +83,15 @@ def answer_matches(answer: str, expected: str) -> bool:
     return ok != neg
 
 
+@functools.lru_cache(maxsize=64)
+def _loaded_board(path: str, move):
+    rec = load_sgf(path)
+    return game_board(replay(rec, Rules(size=rec.size), move))
+
+
 def case_board(case, base: str):
-    rec = load_sgf(os.path.join(base, case["sgf"]))
-    game = replay(rec, Rules(size=rec.size), case["move"])
-    board = game_board(game)
+    """Host board of a test case: the SGF replayed to its move number (cached), then its ``trymove``s."""
+    board = _loaded_board(os.path.abspath(os.path.join(base, case["sgf"])), case["move"]).copy()
     for colour, vertex in case.get("tries", []):
         if colour and board.to_play != colour:
             board.to_play, board.ko = colour, -1

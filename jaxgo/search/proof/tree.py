@@ -2,11 +2,16 @@
 
 A *problem* supplies: ``key(state)`` (transposition key), ``is_or(state)`` (attacker to move),
 ``evaluate(state)`` -> True / False / None (goal function g), ``children(state)`` -> list of (move, state),
-and optionally ``prior(state, move)`` -> P(TRUE) for a new leaf (PP only; default 0.5).
+and optionally ``prior(state, move, child)`` -> P(TRUE) for a new leaf, or the batched
+``prior_batch(state, moves, children)`` -> (priors, infos) (one call per development; ``infos[i]`` is kept as
+``Node.info`` of a newly created child, e.g. its pattern keys, so that a learner can update from solved nodes).
+Priors are the leaf beliefs of PP; with ``order_by_prior`` both solvers also order children by prior
+(OR: most likely TRUE first, AND: least likely first), which breaks PNS ties.
 
 Nodes live in host lists indexed by id; a transposition table maps key -> id, so the tree is a DAG.  A child
-whose key repeats an ancestor on the current path is not shared (that would make a cycle) but becomes a
-fresh leaf valued FALSE for the attacker (repetition = failure to prove), a conservative choice.
+whose key repeats an ancestor (on the current path, or found by walking up the parents of the node being
+developed) is not shared (that would make a cycle) but becomes a fresh leaf valued FALSE for the attacker
+(repetition = failure to prove), a conservative choice.
 
 PNS: OR node pn = min pn_c, dn = sum dn_c; AND node pn = sum pn_c, dn = min dn_c; unknown leaf (1, 1);
 proved (0, inf); disproved (inf, 0).  Most-proving node: min pn at OR nodes, min dn at AND nodes.
@@ -19,6 +24,7 @@ Updates of a developed node go to all its parents (worklist), so transpositions 
 
 from __future__ import annotations
 
+import heapq
 import math
 import time
 from dataclasses import dataclass, field
@@ -89,6 +95,7 @@ class Node:
     pn: float = 1.0
     dn: float = 1.0
     l: float = 0.0       # PP log-odds
+    info: object = None  # learner data from prior_batch (pattern stack of the generating move)
 
     @property
     def solved(self) -> bool:
@@ -111,11 +118,12 @@ class Result:
 
 
 class Tree:
-    def __init__(self, problem, solver: str = "pns"):
+    def __init__(self, problem, solver: str = "pns", order_by_prior: bool = False):
         if solver not in ("pns", "pp"):
             raise ValueError(f"unknown solver {solver!r}")
         self.problem = problem
         self.solver = solver
+        self.order_by_prior = order_by_prior
         self.nodes: list[Node] = []
         self.table: dict = {}
         self.developed = 0
@@ -146,6 +154,7 @@ class Tree:
     # -- selection -------------------------------------------------------------------------------------------
     def select(self, root: int) -> tuple[int, set]:
         nid, path = root, {self.problem.key(self.nodes[root].state)}
+        seen = {root}
         while True:
             node = self.nodes[nid]
             if not node.expanded:
@@ -163,20 +172,62 @@ class Tree:
                     nid = max(kids, key=lambda c: self.nodes[c].l)
                 else:
                     nid = min(kids, key=lambda c: self.nodes[c].l)
+            if nid in seen:   # a cycle slipped through: give up this descent (search() then stops)
+                return nid, path
+            seen.add(nid)
             path.add(self.problem.key(self.nodes[nid].state))
+
+    def _is_ancestor(self, anc: int, nid: int, limit: int = 5000) -> bool | None:
+        """Whether ``anc`` is an ancestor of (or equal to) ``nid``; None if more than ``limit`` nodes were visited."""
+        stack, seen = [nid], {nid}
+        while stack:
+            q = stack.pop()
+            if q == anc:
+                return True
+            for p in self.nodes[q].parents:
+                if p not in seen:
+                    if len(seen) >= limit:
+                        return None
+                    seen.add(p)
+                    stack.append(p)
+        return False
 
     # -- development and update ------------------------------------------------------------------------------
     def develop(self, nid: int, path: set) -> None:
         node = self.nodes[nid]
         node.expanded = True
         self.developed += 1
+        kids = self.problem.children(node.state)
+        batch_fn = getattr(self.problem, "prior_batch", None)
         prior_fn = getattr(self.problem, "prior", None)
-        for move, child_state in self.problem.children(node.state):
-            p = prior_fn(node.state, move, child_state) if (prior_fn and self.solver == "pp") else 0.5
+        infos = [None] * len(kids)
+        if batch_fn is not None and kids:
+            priors, infos = batch_fn(node.state, [m for m, _ in kids], [c for _, c in kids])
+        elif prior_fn is not None:
+            priors = [prior_fn(node.state, m, c) for m, c in kids]
+        else:
+            priors = [0.5] * len(kids)
+        order = range(len(kids))
+        if self.order_by_prior:
+            order = sorted(order, key=lambda i: -priors[i] if node.is_or else priors[i])
+        use_prior = self.solver == "pp"
+        for i in order:
+            move, child_state = kids[i]
+            p = priors[i] if use_prior else 0.5
             if self.problem.key(child_state) in path:
                 cid = self.new_node(child_state, p, shared=False, forced=False)
             else:
+                n_before = len(self.nodes)
                 cid = self.new_node(child_state, p)
+                if cid >= n_before:
+                    self.nodes[cid].info = infos[i]
+                else:
+                    cyc = self._is_ancestor(cid, nid)
+                    if cyc is None:     # too many ancestors to check: a fresh, unshared copy is always safe
+                        cid = self.new_node(child_state, p, shared=False)
+                        self.nodes[cid].info = infos[i]
+                    elif cyc:           # the position repeats an ancestor on another path: a cycle, FALSE
+                        cid = self.new_node(child_state, p, shared=False, forced=False)
             if cid == nid:
                 continue
             self.nodes[cid].parents.append(nid)
@@ -200,18 +251,26 @@ class Tree:
             l = INF
         elif dn == 0:
             l = -INF
-        changed = (pn, dn, l) != (node.pn, node.dn, node.l)
+        changed = pn != node.pn or dn != node.dn or not (abs(l - node.l) <= 1e-12 or l == node.l)
         node.pn, node.dn, node.l = pn, dn, l
         return changed
 
     def propagate(self, nid: int, limit: int = 100000) -> None:
-        work = list(self.nodes[nid].parents)
+        """Recompute the ancestors of ``nid``: a max-heap on node id (children are mostly newer than their
+        parents, so most ancestors are recomputed once per update even in a DAG); each queued id once."""
+        heap = [-p for p in set(self.nodes[nid].parents)]
+        heapq.heapify(heap)
+        queued = set(self.nodes[nid].parents)
         steps = 0
-        while work and steps < limit:
+        while heap and steps < limit:
             steps += 1
-            p = work.pop()
+            p = -heapq.heappop(heap)
+            queued.discard(p)
             if self.recompute(p):
-                work.extend(self.nodes[p].parents)
+                for q in self.nodes[p].parents:
+                    if q not in queued:
+                        queued.add(q)
+                        heapq.heappush(heap, -q)
 
     # -- search ----------------------------------------------------------------------------------------------
     def search(self, root_state, max_nodes: int = 10000, max_seconds: float = 10.0) -> Result:
@@ -239,5 +298,13 @@ class Tree:
         return Result(value, move, self.developed, len(self.nodes), time.perf_counter() - t0, self.solver, self)
 
 
-def solve(problem, root_state, solver: str = "pns", max_nodes: int = 10000, max_seconds: float = 10.0) -> Result:
-    return Tree(problem, solver).search(root_state, max_nodes, max_seconds)
+def solve(problem, root_state, solver: str = "pns", max_nodes: int = 10000, max_seconds: float = 10.0,
+          order_by_prior: bool = False) -> Result:
+    return Tree(problem, solver, order_by_prior).search(root_state, max_nodes, max_seconds)
+
+
+def solved_infos(tree: Tree):
+    """(info, value) for every solved node of ``tree`` that carries learner info (value True = proved)."""
+    for node in tree.nodes:
+        if node.info is not None and node.solved:
+            yield node.info, node.pn == 0

@@ -1,0 +1,213 @@
+"""Learning experiment of Stern, Herbrich, Graepel (ICML 2007) on capture problems, scaled to a small CPU.
+
+  python scripts/proof_learning.py [--problems N] [--timeout S] [--max-nodes N] [--passes K] [--seed 0]
+                                   [--models beta1,beta1000,gauss,gauss_tuned] [--out docs/figures]
+
+1. Problems (``jaxgo.search.proof.problems``): capture problems built from Lee Changho's tesuji books
+   (sanderland/tsumego) whose answer a reference PNS run proves TRUE, plus GNU Go's reading/capture attack tests
+   with expected code 1; shuffled with ``--seed`` and split 2:1 into training and test sets.
+2. No knowledge: PNS and PP (prior 0.5) on every problem: nodes developed (Figure 4 analogue,
+   ``proof_pns_vs_pp_nodes.png``).
+3. For each model: train on the training set (repeated passes re-attempting failures, harvesting throughout,
+   updates after each search), then time PP + frozen model on the test set against PNS with the same per-problem
+   timeout: newly solved, newly failed, speedup factors (Figure 8 analogue, ``proof_learning_speedup.png``;
+   cumulative solved vs time, ``proof_learning_cumulative.png``).
+Writes ``proof_learning.json`` (all per-problem rows) next to the figures and prints a summary table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import time
+
+
+def _log(msg: str) -> None:
+    print(msg, flush=True)
+
+
+def make_model(name: str):
+    from jaxgo.search.proof.models import BetaModel, HierarchicalGaussian
+
+    if name == "beta1":
+        return BetaModel(1, 1), 0
+    if name == "beta1000":
+        return BetaModel(1000, 1000), 0
+    if name == "gauss":
+        return HierarchicalGaussian(), 0
+    if name == "gauss_tuned":
+        return HierarchicalGaussian(), 1
+    raise ValueError(f"unknown model {name!r}")
+
+
+def load_problems(n: int, seed: int, verify_nodes: int, cache: str | None, tesuji_limit: int = 0) -> list[dict]:
+    from jaxgo.search.proof.problems import regression_problems, tesuji_problems
+
+    if cache and os.path.exists(cache):
+        with open(cache) as fh:
+            probs = json.load(fh)
+    else:
+        probs = regression_problems() + tesuji_problems(limit=tesuji_limit or None, verify_nodes=verify_nodes,
+                                                        verify_seconds=2.0)
+        if cache:
+            with open(cache, "w") as fh:
+                json.dump(probs, fh)
+    rng = random.Random(seed)
+    rng.shuffle(probs)
+    return probs[:n] if n else probs
+
+
+def plot(out_dir: str, result: dict) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    nk = result["no_knowledge"]
+    fig, ax = plt.subplots(figsize=(4.5, 4.5))
+    both = [(a["nodes"], b["nodes"]) for a, b in zip(nk["pns"], nk["pp"]) if a["solved"] and b["solved"]]
+    xs, ys = [max(a, 1) for a, _ in both], [max(b, 1) for _, b in both]
+    ax.loglog(xs, ys, ".", alpha=0.6)
+    lim = [1, max(xs + ys + [10]) * 1.5]
+    ax.plot(lim, lim, "k--", lw=0.8)
+    ax.set_xlabel("PNS nodes developed")
+    ax.set_ylabel("PP (prior 0.5) nodes developed")
+    ax.set_title(f"{len(both)} capture problems solved by both\nmedian PP/PNS = {nk['median_ratio']:.2f}")
+    fig.tight_layout()
+    fig.savefig(os.path.join(out_dir, "proof_pns_vs_pp_nodes.png"), dpi=110)
+    plt.close(fig)
+
+    models = result["models"]
+    fig, axes = plt.subplots(2, len(models), figsize=(4.2 * len(models), 8.2), squeeze=False)
+    to = result["config"]["timeout"]
+    budget = result["config"]["max_nodes"]
+    for col, (name, m) in enumerate(models.items()):
+        pns, pp = result["test_pns"], m["test"]
+        s = m["summary"]
+        for row, (field, cap, unit) in enumerate((("seconds", to, "time (s)"), ("nodes", budget, "nodes"))):
+            ax = axes[row][col]
+            for a, b in zip(pns, pp):
+                floor = 1e-3 if field == "seconds" else 1
+                x = max(a[field], floor) if a["solved"] else cap * 1.3
+                y = max(b[field], floor) if b["solved"] else cap * 1.3
+                if a["solved"] and b["solved"]:
+                    ax.plot(x, y, "k.", alpha=0.6)
+                elif b["solved"]:
+                    ax.plot(x, y, "bx")
+                elif a["solved"]:
+                    ax.plot(x, y, "ro", mfc="none")
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            lo = 1e-3 if field == "seconds" else 0.8
+            ax.plot([lo, cap * 1.5], [lo, cap * 1.5], "k--", lw=0.8)
+            if row == 0:
+                ax.set_title(f"{name}: mean speedup {s['mean_speedup']:.2f}x (median {s['median_speedup']:.2f})\n"
+                             f"newly solved {s['newly_solved']} (x), newly failed {s['newly_failed']} (o)", fontsize=9)
+            else:
+                ax.set_title(f"nodes: mean ratio {s['mean_node_ratio']:.2f}, median {s['median_node_ratio']:.2f}",
+                             fontsize=9)
+            ax.set_xlabel(f"PNS {unit}")
+            ax.set_ylabel(f"PP + learned prior {unit}")
+    fig.tight_layout()
+    fig.savefig(os.path.join(out_dir, "proof_learning_speedup.png"), dpi=100)
+    plt.close(fig)
+
+    fig, ax = plt.subplots(figsize=(5.5, 4))
+    curves = {"PNS": result["test_pns"], "PP prior 0.5": result["test_pp_plain"]}
+    curves.update({f"PP {k}": v["test"] for k, v in models.items()})
+    for label, rows in curves.items():
+        ts = sorted(r["seconds"] for r in rows if r["solved"])
+        ax.step(ts, range(1, len(ts) + 1), where="post", label=label)
+    ax.set_xscale("log")
+    ax.set_xlabel("time per problem (s)")
+    ax.set_ylabel("test problems solved within that time")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out_dir, "proof_learning_cumulative.png"), dpi=110)
+    plt.close(fig)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--problems", type=int, default=240, help="number of problems used (0 = all)")
+    ap.add_argument("--timeout", type=float, default=2.0, help="seconds per problem (paper: 120 s)")
+    ap.add_argument("--max-nodes", type=int, default=20000, help="node budget per problem")
+    ap.add_argument("--verify-nodes", type=int, default=3000, help="PNS budget when building tesuji problems")
+    ap.add_argument("--tesuji-limit", type=int, default=0, help="stop after this many tesuji problems (0 = all)")
+    ap.add_argument("--only-problems", action="store_true", help="build/cache the problem set and stop")
+    ap.add_argument("--passes", type=int, default=3)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--models", default="beta1,beta1000,gauss,gauss_tuned")
+    ap.add_argument("--out", default="docs/figures")
+    ap.add_argument("--cache", default="/tmp/proof_problems.json", help="problem-set cache ('' = none)")
+    ap.add_argument("--replot", default="", help="only redraw the figures from this proof_learning.json")
+    a = ap.parse_args(argv)
+    if a.replot:
+        with open(a.replot) as fh:
+            plot(a.out, json.load(fh))
+        return 0
+
+    from jaxgo.search.proof.learning import compare, evaluate, train
+
+    t0 = time.time()
+    probs = load_problems(a.problems, a.seed, a.verify_nodes, a.cache or None, a.tesuji_limit)
+    if a.only_problems:
+        _log(f"{len(probs)} problems cached in {a.cache}")
+        return 0
+    n_test = len(probs) // 3
+    test, training = probs[:n_test], probs[n_test:]
+    _log(f"{len(probs)} problems: {len(training)} training, {len(test)} test "
+         f"({sum(p['name'].startswith(('reading', 'capture')) for p in probs)} from GNU Go regression)")
+    kw = dict(max_nodes=a.max_nodes, max_seconds=a.timeout)
+
+    pns_all = evaluate(probs, "pns", **kw)
+    _log(f"PNS done ({time.time() - t0:.0f} s)")
+    pp_all = evaluate(probs, "pp", **kw)
+    _log(f"PP done ({time.time() - t0:.0f} s)")
+    ratios = sorted(max(b["nodes"], 1) / max(p["nodes"], 1) for p, b in zip(pns_all, pp_all)
+                    if p["solved"] and b["solved"])
+    nk = dict(pns=pns_all, pp=pp_all, solved_pns=sum(r["solved"] for r in pns_all),
+              solved_pp=sum(r["solved"] for r in pp_all),
+              median_ratio=ratios[len(ratios) // 2] if ratios else float("nan"),
+              nodes_per_s_pns=sum(r["nodes"] for r in pns_all) / max(sum(r["seconds"] for r in pns_all), 1e-9),
+              nodes_per_s_pp=sum(r["nodes"] for r in pp_all) / max(sum(r["seconds"] for r in pp_all), 1e-9))
+    _log(f"no knowledge: PNS solved {nk['solved_pns']}, PP solved {nk['solved_pp']} of {len(probs)}; "
+         f"median PP/PNS node ratio {nk['median_ratio']:.3f}; nodes/s PNS {nk['nodes_per_s_pns']:.0f}, "
+         f"PP {nk['nodes_per_s_pp']:.0f}")
+    index = {p["name"]: i for i, p in enumerate(probs)}
+    test_pns = [pns_all[index[p["name"]]] for p in test]
+    test_pp_plain = [pp_all[index[p["name"]]] for p in test]
+
+    result = dict(config=vars(a) | dict(n_train=len(training), n_test=len(test)), no_knowledge=nk,
+                  test_pns=test_pns, test_pp_plain=test_pp_plain, models={},
+                  pp_plain_vs_pns=compare(test_pns, test_pp_plain))
+    for name in [m for m in a.models.split(",") if m]:
+        model, tune_after = make_model(name)
+        t1 = time.time()
+        _log(f"[{name}] training")
+        hist = train(model, training, "pp", max_passes=a.passes, tune_after=tune_after, log=_log, **kw)
+        rows = evaluate(test, "pp", model, **kw)
+        summary = compare(test_pns, rows)
+        result["models"][name] = dict(history=hist, test=rows, summary=summary, table=len(model),
+                                      betas=getattr(model, "betas2", None), seconds=time.time() - t1)
+        os.makedirs(a.out, exist_ok=True)
+        with open(os.path.join(a.out, "proof_learning.json"), "w") as fh:
+            json.dump(result, fh, default=str)
+        _log(f"[{name}] test: solved {summary['solved']} (PNS {summary['solved_base']}), newly solved "
+             f"{summary['newly_solved']}, newly failed {summary['newly_failed']}, mean speedup "
+             f"{summary['mean_speedup']:.2f}x (median {summary['median_speedup']:.2f}, geomean "
+             f"{summary['geomean_speedup']:.2f}; node ratio mean {summary['mean_node_ratio']:.2f}, median "
+             f"{summary['median_node_ratio']:.2f})")
+    os.makedirs(a.out, exist_ok=True)
+    with open(os.path.join(a.out, "proof_learning.json"), "w") as fh:
+        json.dump(result, fh, default=str)
+    plot(a.out, result)
+    _log(f"done in {time.time() - t0:.0f} s; figures in {a.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
