@@ -1,9 +1,11 @@
 """``jaxgo demo``: the main job on an embedded default.
 
 1. The light-playout benchmark on the default device (9x9 and 19x19, JSON lines as ``jaxgo bench``).
-2. A short game on 9x9 played through ``jaxgo.game`` (positional superko, area scoring), printed as a board:
-   each side picks, among its legal moves, the one whose light playouts (``--playouts`` per candidate, all
-   candidates in one device call) win most often -- flat Monte Carlo, the simplest engine the playouts give.
+2. A short game on 9x9 played through ``jaxgo.game`` (positional superko, area scoring), printed as a board.
+   Default engine (``--engine rave``): the tree search with RAVE and progressive bias whose prior K(s, a) is the
+   move model shipped in the package (Bradley-Terry gammas of 3x3 patterns and tactical features, trained on
+   KGS games), ``--playouts`` light playouts per move.  ``--engine flat``: flat Monte Carlo, each legal move
+   gets ``--playouts`` playouts in one device call and the best win rate is played.
 """
 
 from __future__ import annotations
@@ -17,7 +19,10 @@ def parse_args(argv):
     parser = argparse.ArgumentParser(prog="jaxgo demo", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size", type=int, default=9, help="board size of the demo game (default 9)")
-    parser.add_argument("--playouts", type=int, default=32, help="playouts per candidate move (default 32)")
+    parser.add_argument("--engine", choices=["rave", "flat"], default="rave",
+                        help="rave: tree search with shipped-gamma progressive bias (default); flat: flat Monte Carlo")
+    parser.add_argument("--playouts", type=int, default=None,
+                        help="playouts per move (rave, default 512) or per candidate move (flat, default 32)")
     parser.add_argument("--max-moves", type=int, default=160, help="stop the demo game after this many moves")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-bench", action="store_true", help="skip the benchmark")
@@ -67,21 +72,27 @@ def _children(state, moves):
 _CHILDREN = None
 
 
-def play_demo_game(size: int, playouts: int, max_moves: int, seed: int) -> None:
+def play_demo_game(size: int, playouts: int, max_moves: int, seed: int, engine: str = "rave") -> None:
     import jax
 
     from jaxgo.coords import color_name, point_to_gtp
     from jaxgo.display import board_text
     from jaxgo.game import new_game
+    from jaxgo.search.mcts import RESIGN, SearchConfig, Searcher
 
     game = new_game(size=size, komi=7.5)
     key = jax.random.PRNGKey(seed)
+    searcher = Searcher(game.rules, SearchConfig(strategy="rave", bias_c2=1.0), seed=seed)
     start = time.perf_counter()
     resigned = None
     while not game.is_over() and len(game.moves) < max_moves:
         key, sub = jax.random.split(key)
         color = game.to_play
-        move, win_rate = flat_monte_carlo_move(game, playouts, sub)
+        if engine == "flat":
+            move, win_rate = flat_monte_carlo_move(game, playouts, sub)
+        else:
+            result = searcher.search(game, playouts=playouts)
+            move, win_rate = (game.pass_move if result.move == RESIGN else result.move), result.win_rate
         if win_rate < RESIGN_BELOW and len(game.moves) > size * 2:
             resigned = color
             break
@@ -95,7 +106,9 @@ def play_demo_game(size: int, playouts: int, max_moves: int, seed: int) -> None:
     result = "B+%g" % score if score > 0 else ("W+%g" % -score if score < 0 else "0")
     if resigned is not None:
         result = ("W" if resigned == 1 else "B") + f"+Resign ({color_name(resigned)} resigned; area count {result})"
-    print(f"\n{len(game.moves)} moves in {elapsed:.1f} s (flat Monte Carlo, {playouts} playouts per candidate); "
+    how = (f"flat Monte Carlo, {playouts} playouts per candidate" if engine == "flat" else
+           f"RAVE + progressive bias from the shipped gammas, {playouts} playouts per move")
+    print(f"\n{len(game.moves)} moves in {elapsed:.1f} s ({how}); "
           f"captures B {game.captures(1)} W {game.captures(-1)}; Tromp-Taylor result {result}")
 
 
@@ -107,7 +120,8 @@ def main(argv: list[str]) -> int:
         print("== light playout benchmark (default device) ==", flush=True)
         bench.main(["playouts", "--size", "9", "19", "--repeats", "2"])
     print(f"\n== demo game on {args.size}x{args.size} ==", flush=True)
-    play_demo_game(args.size, args.playouts, args.max_moves, args.seed)
+    playouts = args.playouts or (32 if args.engine == "flat" else 512)
+    play_demo_game(args.size, playouts, args.max_moves, args.seed, args.engine)
     return 0
 
 
