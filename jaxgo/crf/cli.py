@@ -31,8 +31,11 @@ def load_labelled(paths, moves):
             key = f"moves{m}"
             if key not in d.files:
                 raise ValueError(f"{path} has no positions at move {m}")
-            stones.append(d[key]), labels.append(lab), mv.append(np.full(len(lab), m))
-            komi.append(k), game.append(offset + np.arange(len(lab)))
+            stones.append(d[key])
+            labels.append(lab)
+            mv.append(np.full(len(lab), m))
+            komi.append(k)
+            game.append(offset + np.arange(len(lab)))
         offset += len(lab)
     if not stones:
         raise ValueError("no positions")
@@ -72,6 +75,10 @@ def train(argv) -> int:
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--lr", type=float, default=0.05)
     ap.add_argument("--sweeps", type=int, default=5, help="SW sweeps per step and chain")
+    ap.add_argument("--chains", choices=("persistent", "fresh"), default="persistent",
+                    help="SW chains: persistent (start at the data, PCD) or fresh each step (stones at their "
+                         "colour, empty points random, --burn-in sweeps first) like the evaluation sampler")
+    ap.add_argument("--burn-in", type=int, default=10, help="burn-in sweeps of fresh chains")
     ap.add_argument("--init", default="paper", help="zeros | paper (B5 values) | MODEL.json (b5 -> blib allowed)")
     ap.add_argument("--limit", type=int, default=0, help="use only the first N positions")
     ap.add_argument("--seed", type=int, default=0)
@@ -111,8 +118,9 @@ def train(argv) -> int:
     if a.inference == "bp":
         grad = jax.jit(lambda p, c, s: jax.grad(lambda q: -bp_surrogate(q, c, s, n, model=a.model))(p))
     else:
+        burn = a.burn_in if a.chains == "fresh" else 0
         grad = jax.jit(lambda p, c, s, k, ch: jax.grad(
-            lambda q: sampled_surrogate(q, c, s, n, k, ch, a.sweeps, a.model), has_aux=True)(p))
+            lambda q: sampled_surrogate(q, c, s, n, k, ch, a.sweeps, a.model, burn), has_aux=True)(p))
     t0 = time.time()
     print(f"training {a.model} with {a.inference} on {M} positions (moves {a.moves}), {a.steps} steps, "
           f"batch {a.batch}")
@@ -122,7 +130,11 @@ def train(argv) -> int:
         if a.inference == "bp":
             g = grad(params, c, s)
         else:
-            g, new = grad(params, c, s, jax.random.PRNGKey(a.seed * 1000003 + step), jnp.asarray(chains[idx]))
+            start = chains[idx]
+            if a.chains == "fresh":
+                st = d["stones"][idx]
+                start = np.where(st != 0, st, rng.choice([-1.0, 1.0], size=st.shape)).astype(np.float32)
+            g, new = grad(params, c, s, jax.random.PRNGKey(a.seed * 1000003 + step), jnp.asarray(start))
             g = -g
             chains[idx] = np.asarray(new)
         upd, state = opt.update(g, state)
@@ -218,14 +230,15 @@ def show(argv) -> int:
     ap.add_argument("--models", default="b5,blib")
     ap.add_argument("--sweeps", type=int, default=400)
     ap.add_argument("--playouts", type=int, default=0, help="add a playout-ownership panel with N playouts")
+    ap.add_argument("--truth", action="store_true", help="add the game's final outcome (GNU Go dead stones)")
     ap.add_argument("--out", required=True)
     a = ap.parse_args(argv)
     from .plot import show_sgf
     try:
         with open(a.sgf, "rb") as f:
             data = f.read()
-        show_sgf(data, a.move, a.models.split(","), a.sweeps, a.playouts, a.out)
-    except (OSError, ValueError) as e:
+        show_sgf(data, a.move, a.models.split(","), a.sweeps, a.playouts, a.out, a.truth)
+    except (OSError, ValueError, RuntimeError) as e:
         print(f"jaxgo territory show: {e}", file=sys.stderr)
         return 1
     print(f"wrote {a.out}")

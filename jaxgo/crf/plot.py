@@ -34,7 +34,7 @@ def draw_territory(ax, stones, values, title: str = "") -> None:
 def _circle(x, y, colour):
     from matplotlib.patches import Circle
     return Circle((x, y), 0.46, facecolor="black" if colour > 0 else "white", edgecolor="black", lw=0.6,
-                  alpha=0.45, zorder=2)
+                  zorder=2)
 
 
 def _square(x, y, side, colour, edge):
@@ -47,20 +47,24 @@ def save_panels(stones, panels, out: str, suptitle: str = "") -> None:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 4.6))
-    axes = np.atleast_1d(axes)
+    cols = min(len(panels), 3)
+    rows = -(-len(panels) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(5.2 * cols, 5.4 * rows), squeeze=False)
+    axes = axes.reshape(-1)
+    for ax in axes[len(panels):]:
+        ax.axis("off")
     for ax, (title, v) in zip(axes, panels):
         draw_territory(ax, stones, v, title)
     if suptitle:
         fig.suptitle(suptitle, fontsize=10)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 1, 0.97) if suptitle else None)
     fig.savefig(out, dpi=110)
     plt.close(fig)
 
 
-def show_sgf(data: bytes, move, models, sweeps: int, playouts: int, out: str) -> None:
+def show_sgf(data: bytes, move, models, sweeps: int, playouts: int, out: str, truth: bool = False) -> None:
     """Panels for an SGF position: each model with loopy BP and Swendsen-Wang (exact too up to 11x11),
-    plus playout ownership when playouts > 0."""
+    plus playout ownership when playouts > 0, plus the GNU Go final outcome of the game when truth."""
     from ..config import Rules
     from ..sgf import load_sgf, replay
     from .evaluator import load_model
@@ -81,4 +85,7 @@ def show_sgf(data: bytes, move, models, sweeps: int, playouts: int, out: str) ->
     if playouts > 0:
         from ..search.mcts import ownership_estimate
         panels.append((f"playout ownership ({playouts})", ownership_estimate(game, playouts=playouts)))
+    if truth:
+        from .labels import territory_labels
+        panels.append(("final outcome (GNU Go)", territory_labels(data)[2].reshape(n, n).astype(np.float32)))
     save_panels(stones, panels, out, f"position before move {move or len(rec.moves) + 1}")

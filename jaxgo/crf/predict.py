@@ -16,19 +16,30 @@ import numpy as np
 from .bp import loopy_bp
 from .exact import frontier_marginals
 from .models import MODELS
-from .sampling import _fields, gibbs_sweep, sw_sweep
+from .liberties import chain_labels
+from .sampling import _fields, chain_flip_sweep, gibbs_sweep, sw_sweep
 
 EPS = 1e-4          # predictions are clipped to [EPS, 1 - EPS] before taking logs
 
 
 @partial(jax.jit, static_argnames=("model", "n", "sweeps", "burn_in", "method"))
 def _sample(key, params, stones, model: str, n: int, sweeps: int, burn_in: int, method: str):
-    """-> (black counts [B, P], per-sweep sums of s [sweeps, B])."""
+    """-> (black counts [B, P], per-sweep sums of s [sweeps, B]).  A "sw" sweep is one Swendsen-Wang
+    update followed by whole-chain flips (`sampling.chain_flip_sweep`); "gibbs" is a checkerboard sweep.
+    Chains start at their own colour, empty points at random."""
     lp = MODELS[model].log_potentials(params, stones, n)
     J, f = _fields(lp, n)
-    step = sw_sweep if method == "sw" else gibbs_sweep
+    lab = chain_labels(stones, n)
+
+    def step(k, s, J, f, n):
+        if method != "sw":
+            return gibbs_sweep(k, s, J, f, n)
+        ka, kb = jax.random.split(k)
+        return chain_flip_sweep(kb, sw_sweep(ka, s, J, f, n), J, f, n, lab, stones)
+
     k0, k1, k2 = jax.random.split(key, 3)
     s = jnp.where(jax.random.uniform(k0, f.shape) < 0.5, 1.0, -1.0)
+    s = jnp.where(stones != 0, stones.astype(s.dtype), s)
     if burn_in:
         s, _ = jax.lax.scan(lambda s, k: (step(k, s, J, f, n), None), s, jax.random.split(k1, burn_in))
 

@@ -123,15 +123,26 @@ def sample_marginals(key, logpsi, n: int, sweeps: int = 100, method: str = "sw",
     return (mean, s, tr) if trace else (mean, s)
 
 
-@partial(jax.jit, static_argnames=("n", "sweeps", "method"))
-def edge_expectations(key, logpsi, n: int, s0, sweeps: int = 5, method: str = "sw"):
+@partial(jax.jit, static_argnames=("n", "sweeps", "method", "burn_in"))
+def edge_expectations(key, logpsi, n: int, s0, sweeps: int = 5, method: str = "sw", stones=None,
+                      burn_in: int = 0):
     """Model expectations of the edge indicator statistics from a (persistent) chain.
 
     logpsi [B, E, 2, 2]; s0 [B, P] spins (+1/-1) to start from.  Runs `sweeps` sweeps and averages
-    one_hot(index(s_i), index(s_j)) over them -> ([B, E, 2, 2], final spins [B, P])."""
+    one_hot(index(s_i), index(s_j)) over them (after `burn_in` sweeps that are not averaged)
+    -> ([B, E, 2, 2], final spins [B, P]).
+    With stones [B, P] given, every SW sweep is followed by whole-chain flips (`chain_flip_sweep`)."""
     g = board_graph(n)
     J, f = _fields(logpsi, n)
-    step = sw_sweep if method == "sw" else gibbs_sweep
+    if method == "sw" and stones is not None:
+        from .liberties import chain_labels
+        lab = chain_labels(stones, n)
+
+        def step(k, s, J, f, n):
+            ka, kb = jax.random.split(k)
+            return chain_flip_sweep(kb, sw_sweep(ka, s, J, f, n), J, f, n, lab, stones)
+    else:
+        step = sw_sweep if method == "sw" else gibbs_sweep
     ei, ej = jnp.asarray(g.edges[:, 0]), jnp.asarray(g.edges[:, 1])
 
     def body(carry, k):
@@ -142,5 +153,32 @@ def edge_expectations(key, logpsi, n: int, s0, sweeps: int = 5, method: str = "s
         return (s, acc + jax.nn.one_hot(ii * 2 + jj, 4, dtype=logpsi.dtype)), None
 
     acc0 = jnp.zeros(logpsi.shape[:2] + (4,), logpsi.dtype)
+    key, kb = jax.random.split(key)
+    if burn_in:
+        s0, _ = jax.lax.scan(lambda s, k: (step(k, s, J, f, n), None), s0, jax.random.split(kb, burn_in))
     (s, acc), _ = jax.lax.scan(body, (s0, acc0), jax.random.split(key, sweeps))
     return (acc / sweeps).reshape(logpsi.shape), s
+
+
+def chain_flip_sweep(key, s, J, f, n, lab, stones):
+    """Flip whole chains (Barker acceptance), first all Black chains at once, then all White chains.
+
+    Chains of one colour are never adjacent, so their flips are conditionally independent and each half
+    step is an exact block update.  Flipping block C changes log p by
+    -2 [sum_{i in C} f_i s_i + sum_{boundary edges (i in C, j not in C)} J_ij s_i s_j].
+    This complements Swendsen-Wang, whose bonds between a chain and a neighbouring chain of the other
+    colour can hold both in a wrong joint state (e.g. both +1 against their fields) for very long.
+    lab [B, P] chain labels (min point index), stones [B, P] in {1,-1,0}."""
+    g = board_graph(n)
+    ei, ej = jnp.asarray(g.edges[:, 0]), jnp.asarray(g.edges[:, 1])
+    P = n * n
+    for colour in (1, -1):
+        key, sub = jax.random.split(key)
+        li, lj = lab[:, ei], lab[:, ej]
+        cross = (li != lj).astype(s.dtype) * J * s[:, ei] * s[:, ej]          # boundary edges only
+        seg = lambda v, l: jax.ops.segment_sum(v, l, num_segments=P)          # noqa: E731
+        D = jax.vmap(seg)(f * s, lab) + jax.vmap(seg)(cross, li) + jax.vmap(seg)(cross, lj)
+        flip = jax.random.uniform(sub, D.shape) < jax.nn.sigmoid(-2 * D)       # per chain root
+        flip_pt = jnp.take_along_axis(flip, lab, axis=1) & (stones == colour)
+        s = jnp.where(flip_pt, -s, s)
+    return s

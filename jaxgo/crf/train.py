@@ -43,12 +43,14 @@ def bp_surrogate(params, colours, spins_idx, n: int, iterations: int = 50, model
     return jnp.mean(jnp.sum((_data_onehot(spins_idx, n) - b) * lp, axis=(1, 2, 3)))
 
 
-def sampled_surrogate(params, colours, spins_idx, n: int, key, chains, sweeps: int = 5, model: str = "b5"):
-    """As bp_surrogate with expectations from `sweeps` Swendsen-Wang sweeps of persistent chains.
+def sampled_surrogate(params, colours, spins_idx, n: int, key, chains, sweeps: int = 5, model: str = "b5",
+                      burn_in: int = 0):
+    """As bp_surrogate with expectations from `sweeps` Swendsen-Wang (+ whole-chain flip) sweeps of
+    persistent chains.
     chains [B, P] spins (+1/-1).  Returns (surrogate, new chains)."""
     from .sampling import edge_expectations
     lp = MODELS[model].log_potentials(params, colours, n)
-    b, s = edge_expectations(key, jax.lax.stop_gradient(lp), n, chains, sweeps, "sw")
+    b, s = edge_expectations(key, jax.lax.stop_gradient(lp), n, chains, sweeps, "sw", colours, burn_in)
     return jnp.mean(jnp.sum((_data_onehot(spins_idx, n) - b) * lp, axis=(1, 2, 3))), s
 
 

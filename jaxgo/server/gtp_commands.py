@@ -314,7 +314,15 @@ def pv_gfx(engine, args: list[str]) -> str:
 
 
 def territory_dboard(engine, args: list[str]) -> str:
-    """GoGui dboard: the CRF expected territory (+1 Black), top row first."""
+    """GoGui dboard: the CRF expected territory (+1 Black), top row first.
+
+    ``jaxgo-territory`` without arguments asks the server (so a thin ``--server`` front end shares its device);
+    with a model or inference argument (``[b5|blib] [bp|sw|exact]``) it is the CRF's own command
+    (``jaxgo.crf.gtp_commands``), run in this process."""
+    if args:
+        from jaxgo.crf.gtp_commands import jaxgo_territory
+
+        return jaxgo_territory(engine, args)
     response = final_response(engine, 16, territory=True)
     values = response.get("territory")
     if values is None:
