@@ -714,6 +714,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def rules_from_args(args) -> Rules | None:
+    """The Rules of the --size/--komi/--rules/--suicide options, or None after printing why they are invalid."""
+    try:
+        return Rules(size=args.size, komi=args.komi, ko_rule=args.rules, suicide=args.suicide)
+    except ValueError as exc:
+        print(f"jaxgo gtp: {exc}", file=sys.stderr)
+        return None
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if any(a == "--server" or a.startswith("--server=") for a in argv):
@@ -722,10 +731,8 @@ def main(argv: list[str] | None = None) -> int:
 
         return int(frontend_main(argv) or 0)
     args = build_parser().parse_args(argv)
-    try:
-        rules = Rules(size=args.size, komi=args.komi, ko_rule=args.rules, suicide=args.suicide)
-    except ValueError as exc:
-        print(f"jaxgo gtp: {exc}", file=sys.stderr)
+    rules = rules_from_args(args)
+    if rules is None:
         return 2
     options = {}
     if args.leaves:

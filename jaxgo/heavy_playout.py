@@ -604,24 +604,7 @@ def _playouts(states, rng, prev, prev2, komi, tables, max_moves: int, record: bo
         boards, job, next_job, out = carry
         boards = _step(boards, running(boards) & (job >= 0), tables, size, record, rows)
         finished = (job >= 0) & ~running(boards)
-        lane = jnp.nonzero(finished, size=collect, fill_value=lanes)[0]
-        valid = lane < lanes
-        lane = jnp.minimum(lane, lanes - 1)
-        score, owner = playout._score_and_owner(boards.black[:, lane], boards.white[:, lane], komi, size)
-        dest = jnp.where(valid, job[lane], total)
-        out = out.replace(
-            score=out.score.at[dest].set(score, mode="drop"),
-            num_moves=out.num_moves.at[dest].set(boards.ply[lane], mode="drop"),
-            ownership=out.ownership.at[dest].set(owner, mode="drop"),
-            first_colour=out.first_colour.at[dest].set(boards.first_colour[:, lane].T, mode="drop"),
-            first_ply=out.first_ply.at[dest].set(boards.first_ply[:, lane].T, mode="drop"),
-            moves=out.moves.at[dest].set(boards.moves[:, lane].T, mode="drop"),
-        )
-        rank = jnp.cumsum(valid) - 1
-        new_job = jnp.where(valid & (next_job + rank < total), next_job + rank, -1)
-        boards = load(boards, lane, new_job)
-        job = job.at[jnp.where(valid, lane, lanes)].set(new_job, mode="drop")
-        return boards, job, next_job + jnp.sum(valid, dtype=jnp.int32), out
+        return playout.retire_and_refill(boards, job, next_job, out, finished, load, collect, komi, size)
 
     first = jnp.arange(lanes, dtype=jnp.int32)
     boards = _from_states(jax.tree_util.tree_map(lambda x: x[:lanes], states), rng[:lanes], prev[:lanes],

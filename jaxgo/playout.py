@@ -236,25 +236,7 @@ def _playouts(states: rules.State, rng, komi, max_moves: int, record: bool, lane
         boards, job, next_job, out = carry
         boards = _step(boards, running(boards) & (job >= 0), size, record)
         finished = (job >= 0) & ~running(boards)
-        lane = jnp.nonzero(finished, size=collect, fill_value=lanes)[0]
-        valid = lane < lanes
-        lane = jnp.minimum(lane, lanes - 1)
-        score, owner = _score_and_owner(boards.black[:, lane], boards.white[:, lane], komi, size)
-        dest = jnp.where(valid, job[lane], total)  # index `total` is dropped
-        out = PlayoutResult(
-            score=out.score.at[dest].set(score, mode="drop"),
-            winner=out.winner,
-            num_moves=out.num_moves.at[dest].set(boards.ply[lane], mode="drop"),
-            ownership=out.ownership.at[dest].set(owner, mode="drop"),
-            first_colour=out.first_colour.at[dest].set(boards.first_colour[:, lane].T, mode="drop"),
-            first_ply=out.first_ply.at[dest].set(boards.first_ply[:, lane].T, mode="drop"),
-            moves=out.moves.at[dest].set(boards.moves[:, lane].T, mode="drop"),
-        )
-        rank = jnp.cumsum(valid) - 1
-        new_job = jnp.where(valid & (next_job + rank < total), next_job + rank, -1)
-        boards = load(boards, lane, new_job)
-        job = job.at[jnp.where(valid, lane, lanes)].set(new_job, mode="drop")
-        return boards, job, next_job + jnp.sum(valid, dtype=jnp.int32), out
+        return retire_and_refill(boards, job, next_job, out, finished, load, collect, komi, size)
 
     first = jnp.arange(lanes, dtype=jnp.int32)
     boards = jax.tree_util.tree_map(lambda x: x[..., :lanes], _from_states(
@@ -305,3 +287,33 @@ def run(states: rules.State, key, komi=7.5, *, num_per_state: int = 1, max_moves
 def run_from_empty(size: int, batch: int, key, komi=7.5, **kwargs) -> PlayoutResult:
     """``batch`` light playouts from the empty N x N board (Black first)."""
     return run(rules.new_state(size), key, komi, num_per_state=batch, **kwargs)
+
+
+def retire_and_refill(boards, job, next_job, out, finished, load, collect: int, komi, size: int):
+    """One refill round of persistent lanes (shared by light and heavy playouts).
+
+    Up to ``collect`` finished lanes (bool [lanes]) write their score, move count, ownership, first-play and
+    move records into ``out`` at their job's row, then ``load(boards, lane, new_job)`` gives each the next pending
+    playout (job -1 when none is left).  ``boards`` needs ``black``/``white`` [N, lanes] bitboards and ``ply``,
+    ``first_colour``, ``first_ply``, ``moves`` with the lane axis last.  Returns (boards, job, next_job, out).
+    """
+    lanes = job.shape[0]
+    total = out.score.shape[0]
+    lane = jnp.nonzero(finished, size=collect, fill_value=lanes)[0]
+    valid = lane < lanes
+    lane = jnp.minimum(lane, lanes - 1)
+    score, owner = _score_and_owner(boards.black[:, lane], boards.white[:, lane], komi, size)
+    dest = jnp.where(valid, job[lane], total)  # index `total` is dropped
+    out = out.replace(
+        score=out.score.at[dest].set(score, mode="drop"),
+        num_moves=out.num_moves.at[dest].set(boards.ply[lane], mode="drop"),
+        ownership=out.ownership.at[dest].set(owner, mode="drop"),
+        first_colour=out.first_colour.at[dest].set(boards.first_colour[:, lane].T, mode="drop"),
+        first_ply=out.first_ply.at[dest].set(boards.first_ply[:, lane].T, mode="drop"),
+        moves=out.moves.at[dest].set(boards.moves[:, lane].T, mode="drop"),
+    )
+    rank = jnp.cumsum(valid) - 1
+    new_job = jnp.where(valid & (next_job + rank < total), next_job + rank, -1)
+    boards = load(boards, lane, new_job)
+    job = job.at[jnp.where(valid, lane, lanes)].set(new_job, mode="drop")
+    return boards, job, next_job + jnp.sum(valid, dtype=jnp.int32), out

@@ -442,3 +442,11 @@ def check_consistency(state: State) -> None:
         assert got == (ref_count[ref], ref_sum[ref], ref_sumsq[ref]), f"liberties of chain {rep}: {got}"
     assert np.array_equal(np.asarray(state.hash), _hash_from_scratch(stones, size)), "zobrist hash"
     assert int(state.to_play) in (BLACK, WHITE)
+
+
+def searchable_mask(state: State, suicide: bool = False) -> jax.Array:
+    """bool [P + 1]: the moves a search considers -- legal moves that do not fill the mover's own eye (the
+    playout eye rule), pass always included when legal."""
+    legal = legal_mask(state, suicide=suicide)
+    eyes = eye_mask(state, state.to_play)
+    return legal.at[:-1].set(legal[:-1] & ~eyes)

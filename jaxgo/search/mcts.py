@@ -62,9 +62,7 @@ class SearchConfig:
 @functools.lru_cache(maxsize=None)
 def _kernels(suicide: bool):
     def info(state):
-        legal = rules.legal_mask(state, suicide=suicide)
-        eyes = rules.eye_mask(state, state.to_play)
-        return legal.at[:-1].set(legal[:-1] & ~eyes)
+        return rules.searchable_mask(state, suicide)
 
     def children(state, move):
         child = rules.play(state, move, suicide=suicide)

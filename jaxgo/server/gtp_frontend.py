@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 
 from jaxgo.coords import point_to_gtp
-from jaxgo.gtp import RESIGN, GtpEngine, build_parser
+from jaxgo.gtp import RESIGN, GtpEngine, build_parser, rules_from_args
 from jaxgo.server import gtp_commands
 
 
@@ -74,15 +74,12 @@ class FrontendEngine(GtpEngine):
 
 
 def main(argv: list[str] | None = None) -> int:
-    from jaxgo.config import Rules
     from jaxgo.server.client import ServerClient
     from jaxgo.server.gtp_loop import serve
 
     args = build_parser().parse_args(argv)
-    try:
-        rules = Rules(size=args.size, komi=args.komi, ko_rule=args.rules, suicide=args.suicide)
-    except ValueError as exc:
-        print(f"jaxgo gtp: {exc}", file=sys.stderr)
+    rules = rules_from_args(args)
+    if rules is None:
         return 2
     try:
         analysis = ServerClient(args.server)

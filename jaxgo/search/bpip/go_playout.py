@@ -37,9 +37,7 @@ def _kernels(suicide: bool):
     """(moves mask [S, A] of a batch, children of one state for a batch of moves)."""
 
     def info(state):
-        legal = rules.legal_mask(state, suicide=suicide)
-        eyes = rules.eye_mask(state, state.to_play)
-        return legal.at[:-1].set(legal[:-1] & ~eyes)
+        return rules.searchable_mask(state, suicide)
 
     def child(state, move):
         return rules.play(state, move, suicide=suicide)
