@@ -480,17 +480,7 @@ def _step(boards: _Boards, running, tables: PolicyTables, size: int, record: boo
     boards, merged = _play(boards, row * size + col, placed, size)
     point = jnp.where(must_pass, points, row * size + col)
 
-    lanes = jnp.arange(point.shape[0])
-    at = jnp.minimum(point, points - 1)
-    fresh = placed & (boards.first_colour[at, lanes] == 0)
-    first_colour = boards.first_colour.at[at, lanes].set(
-        jnp.where(fresh, boards.to_play.astype(jnp.int8), boards.first_colour[at, lanes]))
-    first_ply = boards.first_ply.at[at, lanes].set(
-        jnp.where(fresh, boards.ply.astype(jnp.int16), boards.first_ply[at, lanes]))
-    moves = boards.moves
-    if record:
-        slot = jnp.minimum(boards.ply, moves.shape[0] - 1)
-        moves = moves.at[slot, lanes].set(jnp.where(running, point.astype(jnp.int16), moves[slot, lanes]))
+    first_colour, first_ply, moves = playout.record_move(boards, point, placed, running, points, record)
     return boards.replace(
         ko=jnp.where((running & must_pass)[None], U32(0), boards.ko),
         last_chain=jnp.where(running[None], merged, boards.last_chain),

@@ -125,18 +125,7 @@ def _step(boards: _Boards, running, size: int, record: bool) -> _Boards:
 
     new_own = jnp.where(placed, own | stone, own)
     new_opp = jnp.where(placed, opp & ~captured, opp)
-    # First-play records and the move list: O(B) scatters (a dense [P, B] update per step costs far more).
-    lanes = jnp.arange(point.shape[0])
-    at = jnp.minimum(point, points - 1)
-    fresh = placed & (boards.first_colour[at, lanes] == 0)
-    first_colour = boards.first_colour.at[at, lanes].set(
-        jnp.where(fresh, boards.to_play.astype(jnp.int8), boards.first_colour[at, lanes]))
-    first_ply = boards.first_ply.at[at, lanes].set(
-        jnp.where(fresh, boards.ply.astype(jnp.int16), boards.first_ply[at, lanes]))
-    moves = boards.moves
-    if record:
-        slot = jnp.minimum(boards.ply, moves.shape[0] - 1)
-        moves = moves.at[slot, lanes].set(jnp.where(moved, point.astype(jnp.int16), moves[slot, lanes]))
+    first_colour, first_ply, moves = record_move(boards, point, placed, moved, points, record)
     return boards.replace(
         black=jnp.where(is_black, new_own, new_opp),
         white=jnp.where(is_black, new_opp, new_own),
@@ -317,3 +306,24 @@ def retire_and_refill(boards, job, next_job, out, finished, load, collect: int, 
     boards = load(boards, lane, new_job)
     job = job.at[jnp.where(valid, lane, lanes)].set(new_job, mode="drop")
     return boards, job, next_job + jnp.sum(valid, dtype=jnp.int32), out
+
+
+def record_move(boards, point, placed, moved, points: int, record: bool):
+    """(first_colour, first_ply, moves) after this step (shared by light and heavy playouts).
+
+    ``point`` int [lanes] is the move (``points`` = pass), ``placed`` bool [lanes] lanes that put a stone down,
+    ``moved`` lanes whose move (pass included) goes into the move list when ``record``.  O(lanes) scatters: a
+    dense [P, lanes] update per step costs far more.
+    """
+    lanes = jnp.arange(point.shape[0])
+    at = jnp.minimum(point, points - 1)
+    fresh = placed & (boards.first_colour[at, lanes] == 0)
+    first_colour = boards.first_colour.at[at, lanes].set(
+        jnp.where(fresh, boards.to_play.astype(jnp.int8), boards.first_colour[at, lanes]))
+    first_ply = boards.first_ply.at[at, lanes].set(
+        jnp.where(fresh, boards.ply.astype(jnp.int16), boards.first_ply[at, lanes]))
+    moves = boards.moves
+    if record:
+        slot = jnp.minimum(boards.ply, moves.shape[0] - 1)
+        moves = moves.at[slot, lanes].set(jnp.where(moved, point.astype(jnp.int16), moves[slot, lanes]))
+    return first_colour, first_ply, moves

@@ -69,22 +69,9 @@ def iter_archive(path, stats: SkipStats | None = None, *, size: int | None = 19,
             if accept is not None and not accept(data):
                 stats.skip("not accepted by filter")
                 continue
-            try:
-                record = load_sgf(data)
-            except SGFError as exc:
-                stats.skip(_reason(exc))
-                continue
-            except Exception as exc:  # sgfmill can raise odd things on garbage; never fatal
-                stats.skip(f"parser crash: {type(exc).__name__}")
-                continue
-            if size is not None and record.size != size:
-                stats.skip(f"board size {record.size}")
-                continue
-            if not record.moves:
-                stats.skip("no moves")
-                continue
-            stats.kept += 1
-            yield member.name, record
+            record = _accepted_record(data, stats, size)
+            if record is not None:
+                yield member.name, record
 
 
 def iter_records(paths, stats: SkipStats | None = None, **kwargs) -> Iterator[tuple[str, GameRecord]]:
@@ -149,19 +136,27 @@ def iter_path(path, stats: SkipStats | None = None, *, size: int | None = 19,
         if accept is not None and not accept(data):
             stats.skip("not accepted by filter")
             continue
-        try:
-            record = load_sgf(data)
-        except SGFError as exc:
-            stats.skip(_reason(exc))
-            continue
-        except Exception as exc:  # never fatal
-            stats.skip(f"parser crash: {type(exc).__name__}")
-            continue
-        if size is not None and record.size != size:
-            stats.skip(f"board size {record.size}")
-            continue
-        if not record.moves:
-            stats.skip("no moves")
-            continue
-        stats.kept += 1
-        yield str(file), record
+        record = _accepted_record(data, stats, size)
+        if record is not None:
+            yield str(file), record
+
+
+def _accepted_record(data: bytes, stats: SkipStats, size: int | None) -> GameRecord | None:
+    """The parsed record of one SGF, counted as kept, or None with the reason counted as a skip (never fatal:
+    sgfmill can raise odd things on garbage)."""
+    try:
+        record = load_sgf(data)
+    except SGFError as exc:
+        stats.skip(_reason(exc))
+        return None
+    except Exception as exc:
+        stats.skip(f"parser crash: {type(exc).__name__}")
+        return None
+    if size is not None and record.size != size:
+        stats.skip(f"board size {record.size}")
+        return None
+    if not record.moves:
+        stats.skip("no moves")
+        return None
+    stats.kept += 1
+    return record
