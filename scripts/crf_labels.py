@@ -1,7 +1,10 @@
 """Build GNU Go territory labels from the training split (KGS 2001/2002/2003/2006/2015; default) or the
 test split (KGS 2017-01..06, `--split test`) of ../shared/data/games/kgs-highdan.  Keeps games with a counted score (RE[B+x]/RE[W+x], x numeric)
 and >= 160 moves; stores positions at moves 20, 80, 150 and the labels.
-Usage: python scripts/crf_labels.py [--split train|test] [--offset K] --games 40 --out /tmp/crf_labels.npz"""
+Usage: python scripts/crf_labels.py [--split train|test] [--offset K] --games 40 --out /tmp/crf_labels.npz
+With --sgf-dir DIR [DIR ...] the games are the *.sgf files of those folders (any board size, e.g. 9x9 GNU Go self-play from
+scripts/crf_9x9_games.py) instead of the archives:
+       python scripts/crf_labels.py --sgf-dir /tmp/crf9/games --moves 10,25,40 --min-moves 40 --out SET9.npz"""
 import argparse
 import os
 import tarfile
@@ -34,58 +37,98 @@ def counted(b: bytes) -> bool:
 def save(out, labels, komis, names, pos):
     tmp = out + ".tmp.npz"
     np.savez(tmp, labels=np.array(labels, np.int8), komi=np.array(komis, np.float32),
-             names=np.array(names), **{f"moves{m}": np.array(pos[m], np.int8) for m in MOVES})
+             names=np.array(names), **{f"moves{m}": np.array(pos[m], np.int8) for m in pos})
     os.replace(tmp, out)
 
 
-def main():
+def label_record(b: bytes, moves=MOVES, min_moves=160, size=19):
+    """-> (komi, {move: board int8 [P]}, labels int8 [P]) for a counted-score game, or None when the game is
+    not eligible (other size, fewer than min_moves moves, setup stones); raises on broken records."""
+    rec = load_sgf(b)
+    if rec.size != size or len(rec.moves) < min_moves or rec.setup_black or rec.setup_white:
+        return None
+    rules = Rules(size=size, komi=rec.komi, ko_rule="simple")
+    boards = {mv: np.asarray(replay(rec, rules, mv).board()).reshape(-1) for mv in moves}
+    _, _, lab = territory_labels(b)
+    return rec.komi, boards, lab
+
+
+def sgf_dir_records(path):
+    """Yields (name, bytes) of the *.sgf files of a folder, sorted by name."""
+    for f in sorted(os.listdir(path)):
+        if f.endswith(".sgf"):
+            with open(os.path.join(path, f), "rb") as fh:
+                yield f, fh.read()
+
+
+def archive_records(data, years):
+    """Yields (name, bytes) of the SGF members of the .tar.gz archives of the given years."""
+    files = sorted(f for f in os.listdir(data) if f.endswith(".tar.gz") and f.split("-")[1][:4] in years)
+    for f in files:
+        with tarfile.open(os.path.join(data, f)) as tf:
+            for m in tf:
+                if m.isfile() and m.name.endswith(".sgf"):
+                    yield m.name, tf.extractfile(m).read()
+
+
+def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--data", default="../shared/data/games/kgs-highdan")
+    ap.add_argument("--sgf-dir", nargs="+", default=None,
+                    help="label the *.sgf files of these folders instead of --data")
     ap.add_argument("--games", type=int, default=40)
     ap.add_argument("--out", default="/tmp/crf_labels.npz")
     ap.add_argument("--split", choices=("train", "test"), default="train")
     ap.add_argument("--offset", type=int, default=0, help="skip the first N eligible games (parallel runs)")
-    a = ap.parse_args()
-    years = TRAIN_YEARS if a.split == "train" else TEST_YEARS
-    files = sorted(f for f in os.listdir(a.data) if f.endswith(".tar.gz") and f.split("-")[1][:4] in years)
-    pos = {m: [] for m in MOVES}
+    ap.add_argument("--moves", default=",".join(map(str, MOVES)), help="move numbers of the stored positions")
+    ap.add_argument("--min-moves", type=int, default=160, help="skip games with fewer moves")
+    ap.add_argument("--size", type=int, default=None, help="board size (default 19; with --sgf-dir 9)")
+    a = ap.parse_args(argv)
+    moves = tuple(int(x) for x in a.moves.split(","))
+    size = a.size or (9 if a.sgf_dir else 19)
+    if a.sgf_dir:
+        records = ((os.path.join(os.path.basename(os.path.normpath(d)), f), b)
+                   for d in a.sgf_dir for f, b in sgf_dir_records(d))
+    else:
+        records = archive_records(a.data, TRAIN_YEARS if a.split == "train" else TEST_YEARS)
+    pos = {m: [] for m in moves}
     labels, komis, names, broken, skipped = [], [], [], 0, 0
+    seen, duplicates = set(), 0          # self-play folders can hold the same game twice: keep the first
     bar = tqdm(total=a.games)
-    for f in files:
-        with tarfile.open(os.path.join(a.data, f)) as tf:
-            for m in tf:
-                if len(labels) >= a.games:
-                    break
-                if not m.isfile() or not m.name.endswith(".sgf"):
-                    continue
-                b = tf.extractfile(m).read()
-                if not counted(b):
-                    continue
-                if skipped < a.offset:
-                    skipped += 1
-                    continue
-                try:
-                    rec = load_sgf(b)
-                    if rec.size != 19 or len(rec.moves) < 160 or rec.setup_black or rec.setup_white:
-                        continue
-                    rules = Rules(size=19, komi=rec.komi, ko_rule="simple")
-                    boards = [np.asarray(replay(rec, rules, mv).board()).reshape(-1) for mv in MOVES]
-                    _, _, lab = territory_labels(b)
-                except Exception:
-                    broken += 1
-                    continue
-                for mv, bd in zip(MOVES, boards):
-                    pos[mv].append(bd)
-                labels.append(lab)
-                komis.append(rec.komi)
-                names.append(m.name)
-                bar.update(1)
-                if len(labels) % 25 == 0:                  # partial results survive a kill
-                    save(a.out, labels, komis, names, pos)
+    for name, b in records:
         if len(labels) >= a.games:
             break
+        if not counted(b):
+            continue
+        if skipped < a.offset:
+            skipped += 1
+            continue
+        try:
+            if a.sgf_dir:
+                key = tuple(load_sgf(b).moves)
+                if key in seen:
+                    duplicates += 1
+                    continue
+                seen.add(key)
+            got = label_record(b, moves, a.min_moves, size)
+        except Exception:
+            broken += 1
+            continue
+        if got is None:
+            continue
+        komi, boards, lab = got
+        for mv in moves:
+            pos[mv].append(boards[mv])
+        labels.append(lab)
+        komis.append(komi)
+        names.append(name)
+        bar.update(1)
+        if len(labels) % 25 == 0:                  # partial results survive a kill
+            save(a.out, labels, komis, names, pos)
+    bar.close()
     save(a.out, labels, komis, names, pos)
-    print(f"{len(labels)} games labelled, {broken} skipped as broken -> {a.out}")
+    dup = f", {duplicates} duplicate games skipped" if a.sgf_dir else ""
+    print(f"{len(labels)} games labelled, {broken} skipped as broken{dup} -> {a.out}")
 
 
 if __name__ == "__main__":
