@@ -18,8 +18,18 @@ def cache_dir() -> Path | None:
     return Path(os.environ.get("JAXGO_CACHE_DIR") or Path.home() / ".cache" / "jaxgo" / "xla")
 
 
+SETTINGS = {  # JAX reads its configuration from these variables when it is imported
+    "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0.5",
+    "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "-1",
+}
+
+
 def enable() -> Path | None:
-    """Turn the persistent cache on for this process (harmless when the directory cannot be made)."""
+    """Turn the persistent cache on for this process (harmless when the directory cannot be made).
+
+    Works through environment variables and does not import jax, so a command can still choose its XLA
+    flags (e.g. one CPU device per core) afterwards; if jax is already imported its configuration is updated.
+    """
     path = cache_dir()
     if path is None:
         return None
@@ -27,9 +37,14 @@ def enable() -> Path | None:
         path.mkdir(parents=True, exist_ok=True)
     except OSError:
         return None
-    import jax
+    os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", str(path))
+    for name, value in SETTINGS.items():
+        os.environ.setdefault(name, value)
+    import sys
 
-    jax.config.update("jax_compilation_cache_dir", str(path))
-    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
-    jax.config.update("jax_persistent_cache_min_entry_size_bytes", -1)
+    if "jax" in sys.modules:
+        jax = sys.modules["jax"]
+        jax.config.update("jax_compilation_cache_dir", os.environ["JAX_COMPILATION_CACHE_DIR"])
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
+        jax.config.update("jax_persistent_cache_min_entry_size_bytes", -1)
     return path
