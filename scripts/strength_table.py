@@ -92,9 +92,9 @@ def report(args) -> int:
         import matplotlib.pyplot as plt
 
         fig, ax = plt.subplots(figsize=(6, 4))
-        for name, points in series.items():
+        for index, (name, points) in enumerate(series.items()):
             points.sort()
-            xs = [p[0] for p in points]
+            xs = [p[0] * (1.06 ** index) for p in points]  # a small offset per series so bars do not overlap
             ys = [p[1] for p in points]
             err = [[p[1] - p[2] for p in points], [p[3] - p[1] for p in points]]
             ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=name)
@@ -105,7 +105,9 @@ def report(args) -> int:
         ax.axhline(0.5, color="grey", lw=0.5)
         ax.set_xlabel("playouts per move")
         ax.set_ylabel("win rate vs GNU Go")
-        ax.set_title("jaxgo vs GNU Go 3.8, 9x9, komi 7.5 (95% Wilson intervals)")
+        levels = sorted({rec.get("level") for recs in games.values() for rec in recs})
+        ax.set_title(f"jaxgo vs GNU Go 3.8 level {'/'.join(map(str, levels))}, 9x9, komi 7.5\n"
+                     "(95% Wilson intervals; n = games)", fontsize=10)
         ax.legend()
         fig.tight_layout()
         fig.savefig(args.plot, dpi=120)
