@@ -96,7 +96,7 @@ def report(args) -> int:
             points.sort()
             xs = [p[0] * (1.06 ** index) for p in points]  # a small offset per series so bars do not overlap
             ys = [p[1] for p in points]
-            err = [[p[1] - p[2] for p in points], [p[3] - p[1] for p in points]]
+            err = [[max(0.0, p[1] - p[2]) for p in points], [max(0.0, p[3] - p[1]) for p in points]]
             ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=name)
             for x, y, n in zip(xs, ys, [p[4] for p in points]):
                 ax.annotate(f"n={n}", (x, y), textcoords="offset points", xytext=(4, 4), fontsize=7)
