@@ -599,15 +599,7 @@ def _playouts(states, rng, prev, prev2, komi, tables, max_moves: int, record: bo
     first = jnp.arange(lanes, dtype=jnp.int32)
     boards = _from_states(jax.tree_util.tree_map(lambda x: x[:lanes], states), rng[:lanes], prev[:lanes],
                           prev2[:lanes], max_moves, record)
-    out = PlayoutResult(
-        score=jnp.zeros(total, jnp.float32),
-        winner=jnp.zeros(total, jnp.int8),
-        num_moves=jnp.zeros(total, jnp.int32),
-        ownership=jnp.zeros((total, points), jnp.int8),
-        first_colour=jnp.zeros((total, points), jnp.int8),
-        first_ply=jnp.full((total, points), -1, jnp.int16),
-        moves=jnp.full((total, max_moves if record else 0), -1, jnp.int16),
-    )
+    out = playout.empty_result(total, points, max_moves if record else 0)
     out = jax.lax.while_loop(lambda c: jnp.any(c[1] >= 0), body, (boards, first, jnp.int32(lanes), out))[3]
     return out.replace(winner=jnp.sign(out.score).astype(jnp.int8))
 

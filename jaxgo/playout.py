@@ -230,15 +230,7 @@ def _playouts(states: rules.State, rng, komi, max_moves: int, record: bool, lane
     first = jnp.arange(lanes, dtype=jnp.int32)
     boards = jax.tree_util.tree_map(lambda x: x[..., :lanes], _from_states(
         jax.tree_util.tree_map(lambda x: x[:lanes], states), rng[:lanes], max_moves, record))
-    out = PlayoutResult(
-        score=jnp.zeros(total, jnp.float32),
-        winner=jnp.zeros(total, jnp.int8),
-        num_moves=jnp.zeros(total, jnp.int32),
-        ownership=jnp.zeros((total, points), jnp.int8),
-        first_colour=jnp.zeros((total, points), jnp.int8),
-        first_ply=jnp.full((total, points), -1, jnp.int16),
-        moves=jnp.full((total, max_moves if record else 0), -1, jnp.int16),
-    )
+    out = empty_result(total, points, max_moves if record else 0)
     carry = (boards, first, jnp.int32(lanes), out)
     out = jax.lax.while_loop(lambda c: jnp.any(c[1] >= 0), body, carry)[3]
     return out.replace(winner=jnp.sign(out.score).astype(jnp.int8))
@@ -276,6 +268,19 @@ def run(states: rules.State, key, komi=7.5, *, num_per_state: int = 1, max_moves
 def run_from_empty(size: int, batch: int, key, komi=7.5, **kwargs) -> PlayoutResult:
     """``batch`` light playouts from the empty N x N board (Black first)."""
     return run(rules.new_state(size), key, komi, num_per_state=batch, **kwargs)
+
+
+def empty_result(total: int, points: int, moves: int) -> PlayoutResult:
+    """A PlayoutResult of ``total`` rows to be filled by ``retire_and_refill`` (``moves`` = move-list length)."""
+    return PlayoutResult(
+        score=jnp.zeros(total, jnp.float32),
+        winner=jnp.zeros(total, jnp.int8),
+        num_moves=jnp.zeros(total, jnp.int32),
+        ownership=jnp.zeros((total, points), jnp.int8),
+        first_colour=jnp.zeros((total, points), jnp.int8),
+        first_ply=jnp.full((total, points), -1, jnp.int16),
+        moves=jnp.full((total, moves), -1, jnp.int16),
+    )
 
 
 def retire_and_refill(boards, job, next_job, out, finished, load, collect: int, komi, size: int):
