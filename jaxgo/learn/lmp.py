@@ -54,15 +54,15 @@ def log_gamma(state: LMPState):
 def batch_factors(lg, features, mask):
     """float32 [K]: sum over the batch's positions d of beta_{k,d} = C_kd / S_d at log modes ``lg``.
 
-    C_kd / S_d = sum_{j holds k} P_d(j) / w_k: one exp per candidate (P) and one per feature (1 / w), then a
-    gather-multiply and a ``segment_sum`` (log gammas are clipped to +-80 for 1 / w, far beyond real values).
+    C_kd / S_d = (1 / w_k) sum_{j holds k} P_d(j): one exp per candidate (P), a ``segment_sum`` of P into the
+    candidates' features, then one exp per feature (1 / w; log gammas clipped to +-80, far beyond real values).
     """
     log_e, log_total, row = masked_log_strength(lg, features, mask)
     keep = mask & row[:, None]
     prob = jnp.where(keep, jnp.exp(jnp.where(keep, log_e - log_total, -jnp.inf)), 0.0)  # [B, C]
-    inv_w = jnp.exp(-jnp.clip(lg, -80.0, 80.0))
-    share = prob[..., None] * inv_w[features]  # [B, C, G]
-    return jax.ops.segment_sum(share.reshape(-1), features.reshape(-1), num_segments=lg.shape[0])
+    spread = jnp.broadcast_to(prob[..., None], features.shape)  # [B, C, G]
+    sums = jax.ops.segment_sum(spread.reshape(-1), features.reshape(-1), num_segments=lg.shape[0])
+    return sums * jnp.exp(-jnp.clip(lg, -80.0, 80.0))
 
 
 def batch_update(state: LMPState, features, mask, winner, old_factors, first):
