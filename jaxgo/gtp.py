@@ -455,10 +455,13 @@ class GtpEngine:
         empty board wins by Tromp-Taylor, but the game is not over.)"""
         if self.game.score() * color <= 0:
             return False
+        from jaxgo.status import stone_status
+
         owner = self.ownership().reshape(-1)
         if np.mean(np.abs(owner) > 0.5) < settled_fraction:
             return False
-        return self.settled_score() * color > 0
+        dead = stone_status(self.game.board().reshape(-1), owner) == "dead"
+        return self.settled_score(dead) * color > 0
 
     def _dead_stones_of(self, color: int) -> bool:
         status = self.stone_status()

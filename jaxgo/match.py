@@ -27,9 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from jaxgo.coords import BLACK, WHITE, gtp_to_point, point_to_gtp
-from jaxgo.gtp_client import GtpError as EngineError  # noqa: F401  (names kept for callers)
-from jaxgo.gtp_client import GtpFailure as EngineFailure  # noqa: F401
-from jaxgo.gtp_client import GtpProcess as Engine
+from jaxgo.gtp_client import GtpError, GtpFailure, GtpProcess
 from jaxgo.gtp_client import find_gnugo
 
 
@@ -66,12 +64,12 @@ def play_game(black_cmd: str, white_cmd: str, size: int = 9, komi: float = 7.5, 
     try:
         for color, command in ((BLACK, black_cmd), (WHITE, white_cmd)):
             try:
-                engine = Engine(command, timeout, stderr)
+                engine = GtpProcess(command, timeout, stderr)
                 engines[color] = engine
                 engine.send(f"boardsize {size}")
                 engine.send("clear_board")
                 engine.send(f"komi {komi}")
-            except (EngineError, EngineFailure, OSError) as exc:
+            except (GtpError, GtpFailure, OSError) as exc:
                 forfeit(color, f"setup failed: {exc}")
                 return record
         passes = 0
@@ -98,7 +96,7 @@ def play_game(black_cmd: str, white_cmd: str, size: int = 9, komi: float = 7.5, 
                 else "genmove"
             try:
                 reply = engine.send(f"{verb} {name}").lower()
-            except (EngineError, EngineFailure) as exc:
+            except (GtpError, GtpFailure) as exc:
                 forfeit(color, f"{verb} failed: {exc}")
                 break
             if reply == "resign":
@@ -114,7 +112,7 @@ def play_game(black_cmd: str, white_cmd: str, size: int = 9, komi: float = 7.5, 
             passes = passes + 1 if move == game.pass_move else 0
             try:
                 other.send(f"play {name} {point_to_gtp(move, size)}")
-            except (EngineError, EngineFailure) as exc:
+            except (GtpError, GtpFailure) as exc:
                 forfeit(-color, f"rejected the opponent's legal move {reply}: {exc}")
                 break
         record["moves"] = len(game.moves)

@@ -33,6 +33,7 @@ import jax
 import numpy as np
 
 from jaxgo import playout, rules
+from jaxgo.search import priors  # K(s, a): uniform unless bias_c2 > 0
 from jaxgo.search.tree import STATE_FIELDS, Tree, hash_key
 
 STRATEGIES = ("uct", "rave", "mc", "amaf", "pp", "depth2")
@@ -157,7 +158,6 @@ class Searcher:
         [S, L, P])."""
         if self.config.playouts == "heavy":
             from jaxgo import heavy_playout
-            from jaxgo.search import priors
 
             result = heavy_playout.run(states, self._next_key(), self.rules.komi, num_per_state=num_per_state,
                                        gammas=priors.playout_tables(self.config.gammas))
@@ -224,7 +224,6 @@ class Searcher:
         tree = Tree(self.num_actions)
         root = tree.add_nodes(_to_numpy(_stack(game.state, 1)), np.array([-1], np.int32), np.array([-1], np.int32))
         tree.children_legal[root[0]] = self._root_legal(game)
-        from jaxgo.search import priors  # K(s, a): uniform unless bias_c2 > 0
 
         tree.children_prior[root[0]] = priors.root_prior(self.config, game, tree.children_legal[root[0]])
         tree.expanded[root[0]] = True
@@ -343,8 +342,7 @@ class Searcher:
             if len(rows):
                 index = tree.add_nodes({n: v[rows] for n, v in child_np.items()}, parents[rows], actions[rows])
                 tree.children_legal[index] = child_legal[rows]
-                from jaxgo.search import priors  # K(s, a): uniform unless bias_c2 > 0
-
+        
                 tree.children_prior[index] = priors.children_prior(
                     self.config, child_states, rows, child_legal[rows], actions[rows],
                     tree.action_from_parent[parents[rows]])
