@@ -400,3 +400,27 @@ def _liberties(stones: np.ndarray, members, size: int) -> np.ndarray:
             if stones[nb] == EMPTY:
                 libs[nb] = True
     return libs
+
+
+def random_positions(size: int, count: int, seed: int, max_moves: int | None = None, komi: float = 7.5):
+    """Positions reached by uniformly random legal play (captures and kos included), for tests of fast paths.
+
+    Each of the ``count`` games plays a random number of moves in [0, max_moves) (default 2 N^2), stopping early
+    when no legal point is left.  Returns (boards: list of ``ReferenceBoard``, last_moves int32 [count, 2]: the
+    last move and the one before it, -1 where none).
+    """
+    rng = np.random.default_rng(seed)
+    boards, last = [], []
+    for _ in range(count):
+        board = ReferenceBoard(size, komi=komi)
+        history = [-1, -1]
+        for _ in range(int(rng.integers(0, max_moves or 2 * size * size))):
+            legal = np.flatnonzero(board.legal_mask()[:-1])
+            if not len(legal):
+                break
+            move = int(rng.choice(legal))
+            board.play(move)
+            history.append(move)
+        boards.append(board)
+        last.append(history[-1:-3:-1])
+    return boards, np.array(last, np.int32).reshape(count, 2)

@@ -25,8 +25,11 @@ from jaxgo.gtp_client import find_gnugo
 from jaxgo.match import run_match, wilson_interval
 
 
-def engine_command(strategy: str, playouts: int, extra: str = "") -> str:
-    return (f"{shlex.quote(sys.executable)} -m jaxgo gtp --quiet --size 9 --komi 7.5 --strategy {strategy} "
+DEFAULT_ENGINE = f"{shlex.quote(sys.executable)} -m jaxgo gtp"
+
+
+def engine_command(strategy: str, playouts: int, extra: str = "", engine: str = DEFAULT_ENGINE) -> str:
+    return (f"{engine} --quiet --size 9 --komi 7.5 --strategy {strategy} "
             f"--playouts {playouts} --seed {{seed}} {extra}").strip()
 
 
@@ -55,7 +58,8 @@ def run(args) -> int:
         for strategy, playouts in todo:
             first = done[(strategy, playouts, args.label)]
             # A fresh seed per game: GNU Go is deterministic, so repeated seeds would repeat games.
-            command = engine_command(strategy, playouts, args.engine_options).replace("{seed}", str(1000 + first))
+            command = engine_command(strategy, playouts, args.engine_options, args.engine).replace(
+                "{seed}", str(1000 + first))
             sgf_dir = str(Path(args.sgf_dir) / f"{strategy}_{playouts}_{first:04d}") if args.sgf_dir else None
             summary = run_match(command, opponent, games=2, size=9, komi=7.5, alternate=True, sgf_dir=sgf_dir,
                                 parallel=args.parallel, timeout=args.timeout, progress=None)
@@ -126,6 +130,8 @@ def main(argv=None) -> int:
     r.add_argument("--log", default="benchmarks/strength_9x9.jsonl")
     r.add_argument("--label", default="", help="tag for these games (e.g. heavy) kept apart in the report")
     r.add_argument("--engine-options", default="", help="extra `jaxgo gtp` options")
+    r.add_argument("--engine", default=DEFAULT_ENGINE,
+                   help="command that starts the jaxgo GTP engine (default: this Python's `-m jaxgo gtp`)")
     r.add_argument("--sgf-dir", default=None)
     r.add_argument("--parallel", type=int, default=1)
     r.add_argument("--timeout", type=float, default=600.0)

@@ -15,7 +15,7 @@ import pytest
 from jaxgo import bitboard as bb
 from jaxgo import playout, rules
 from jaxgo.coords import BLACK, WHITE
-from jaxgo.reference import ReferenceBoard
+from jaxgo.reference import ReferenceBoard, random_positions
 
 KOMI = 7.5
 
@@ -59,21 +59,6 @@ def test_playouts_from_empty_board_follow_the_rules(size, batch):
         _replay_and_check(ReferenceBoard(size, komi=KOMI), result, index, 3 * size * size)
 
 
-def _random_positions(size: int, count: int, seed: int):
-    """Positions reached by random legal play (with kos and captures), as reference boards."""
-    rng = np.random.default_rng(seed)
-    boards = []
-    for _ in range(count):
-        board = ReferenceBoard(size, komi=KOMI)
-        for _ in range(int(rng.integers(0, 2 * size * size))):
-            legal = np.flatnonzero(board.legal_mask()[:-1])
-            if not len(legal):
-                break
-            board.play(int(rng.choice(legal)))
-        boards.append(board)
-    return boards
-
-
 def _to_states(boards):
     states = [rules.from_board(b.stones, b.to_play) for b in boards]
     states = [s.replace(ko=jnp.int32(b.ko_point)) for s, b in zip(states, boards)]
@@ -82,7 +67,7 @@ def _to_states(boards):
 
 @pytest.mark.parametrize("size", [5, 9])
 def test_playouts_from_played_positions(size):
-    boards = _random_positions(size, 24, seed=size)
+    boards = random_positions(size, 24, seed=size, komi=KOMI)[0]
     per_state = 3
     result = playout.run(_to_states(boards), jax.random.PRNGKey(1), KOMI, num_per_state=per_state,
                          record_moves=True)
@@ -118,7 +103,7 @@ def test_deterministic_given_the_key():
 
 def test_results_do_not_depend_on_the_number_of_lanes():
     """Finished lanes take the next pending playout; every playout keeps its own start and random stream."""
-    boards = _random_positions(7, 6, seed=11)
+    boards = random_positions(7, 6, seed=11, komi=KOMI)[0]
     states = _to_states(boards)
     key = jax.random.PRNGKey(5)
     reference = playout.run(states, key, KOMI, num_per_state=20, lanes=120, record_moves=True)
