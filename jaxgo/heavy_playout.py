@@ -13,33 +13,37 @@ Tromp-Taylor area scoring with komi, the same ``PlayoutResult``.
 
 Implementation.  The boards are row bitboards with the batch axis innermost (``jaxgo.bitboard``) plus, kept
 up to date move by move, the *liberty class* of every chain: ``lib1`` / ``lib2`` hold the stones of chains
-with exactly one / exactly two liberties, and ``libsum`` (dense [N, N, B]) the sum of the two liberty indices
-of a two-liberty chain.  Every tactical feature of every point follows from the 4 neighbours' classes without
-playing the move:
+with exactly one / exactly two liberties, and ``libsum`` (dense int16 [N, N, B]) the sum of the liberty
+indices of a one- or two-liberty chain.  Every tactical feature of every point follows from the 4 neighbours'
+classes without playing the move, as word operations on the bitboards (``_tactics``):
 
-- capture: an opponent neighbour in ``lib1`` (its only liberty is the point); level 2 when that chain is the
+- capture: next to an opponent ``lib1`` stone (its only liberty is the point); level 2 when that chain is the
   chain of the previous move (``last_chain``);
-- atari: an opponent neighbour in ``lib2`` (and no capture), level 2 while a ko point exists;
+- atari: next to an opponent ``lib2`` stone (and no capture), level 2 while a ko point exists;
 - the liberties the new stone's chain keeps (captures aside) are the empty neighbours, plus the *other*
   liberty ``libsum - point`` of each own two-liberty neighbour, plus at least two from any own neighbour with
   three or more: counted exactly as 0, 1 or >= 2.  That gives legality (0 and no capture = suicide),
-  self-atari (exactly 1, no capture) and escape from atari (an own neighbour in ``lib1``, and >= 2 or a
-  capture);
+  self-atari (exactly 1, no capture) and escape from atari (next to an own ``lib1`` stone, and >= 2 or a
+  capture).  Only "exactly 1" needs the dense ``libsum`` comparison (``_one_liberty_left``);
 - the 3x3 pattern code is the 8 neighbours' colours plus the ``lib1`` bit of the 4 orthogonal ones, looked up
   in a gamma table over all 2**20 raw codes (canonicalisation folded in).
 
-All of this is a few dozen fused elementwise operations on [N, N, B] arrays per move.  Sampling: row sums,
-a cumulative sum over the N rows, then over the N points of the chosen row.  Playing the move reads the (at
-most 4) neighbouring chains off a dense chain-id array (``ids``, one comparison per point; no flood fill):
-opponent chains left without liberties are captured, the others and the merged own chain get their new class
-from their liberty count; own chains touching captured stones are re-counted one chain at a time (rare).
-Lanes that finish take the next pending playout, as in ``jaxgo.playout``; randomness is one xorshift32 stream
-per playout, so results depend only on the key.
+Sampling: row sums, a cumulative sum over the N rows, then over the N points of the chosen row.  Playing the
+move reads the (at most 4) neighbouring chains off a dense chain-id array (``ids``, one comparison per point;
+no flood fill): opponent chains left without liberties are captured, the others and the merged own chain get
+their new class from their liberty count.  Own chains next to captured stones gain liberties
+(``_gain_liberties``): two-liberty ones leave ``lib2`` (a bitboard flood), one-liberty ones gain the captured
+points next to them (``libsum`` + the point when they touch one, none left otherwise); only several one-liberty
+chains sharing two or more captured points are re-counted one chain at a time.  Lanes that finish take the
+next pending playout, as in ``jaxgo.playout``; randomness is one xorshift32 stream per playout, so results
+depend only on the key.
 
-XLA CPU notes (measured): reductions over the board axes of a batch-last [N, N, B] array are slow (strided
-loops per board), so short sums are unrolled into elementwise adds (``_sum_over``, ``_pack``); and the packed
-neighbour chains are put behind an ``optimization_barrier`` -- without it XLA re-derived them from the dense
-ids inside every consumer and a move cost 2-3x more.
+XLA CPU notes (measured, see docs/heavy.md): a cheap producer used by a fused consumer is recomputed for
+every consumer element -- a bitboard word once per point of its row, a per-board sum once per point of the
+board -- and such a fusion with a gather in it is not vectorised.  So per-board counts are real reductions
+(``_count``, ``_nonempty``: their results are buffers), bitboard sets and row sums read point by point are
+computed into buffers first (``_materialize``; ``optimization_barrier`` is expanded away before fusion on
+CPU), and short sums that stay inside one fusion are unrolled into elementwise adds (``_sum_over``, ``_pack``).
 """
 
 from __future__ import annotations
@@ -52,17 +56,17 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxgo import bitboard as bb
-from jaxgo import playout, rules
+from jaxgo import playout, rule_policy, rules
 from jaxgo.coords import BLACK, WHITE
 from jaxgo.features import moves as mf
 
 U32 = jnp.uint32
+DENSE = jnp.int16  # chain ids and liberty sums (< 2 * 361 + 19): half the memory traffic of int32
 PlayoutResult = playout.PlayoutResult
 
 # The 8 cells of the 3x3 pattern in ``jaxgo.features.moves`` order: 4 orthogonal (up, down, left, right), then
 # the 4 diagonals.
 _CELLS = ((-1, 0), (1, 0), (0, -1), (0, 1), (-1, -1), (-1, 1), (1, -1), (1, 1))
-_TACTICAL = ("capture", "extension", "self_atari", "atari")
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -156,10 +160,10 @@ class _Boards:
     black: chex.Array  # uint32 [N, B]
     white: chex.Array  # uint32 [N, B]
     ko: chex.Array  # uint32 [N, B]: the simple-ko point (empty set if none)
-    ids: chex.Array  # int32 [N, N, B]: chain id (a point of the chain) of every stone; junk on empty points
+    ids: chex.Array  # int16 [N, N, B]: chain id (a point of the chain) of every stone; junk on empty points
     lib1: chex.Array  # uint32 [N, B]: stones of chains with exactly one liberty
     lib2: chex.Array  # uint32 [N, B]: stones of chains with exactly two liberties
-    libsum: chex.Array  # int32 [N, N, B]: sum of the two liberty indices (meaningful on lib2 stones only)
+    libsum: chex.Array  # int16 [N, N, B]: sum of the liberty indices (meaningful on lib1 and lib2 stones only)
     last_chain: chex.Array  # uint32 [N, B]: chain of the previous move (empty after a pass / at the start)
     prev: chex.Array  # int32 [B]: previous move (P = pass, -1 = none)
     prev2: chex.Array  # int32 [B]: the move before it
@@ -191,19 +195,23 @@ def _index_sum(x, size: int):
 def _set_classes(lib1, lib2, libsum, updates, size: int):
     """Record liberty classes: for each (chain [N, B] (one chain per board, or empty), its liberties [N, B],
     apply [B]) put the chain's stones in ``lib1`` / ``lib2`` (uint32 [N, B]) by its liberty count and write the
-    liberty index sum into ``libsum`` (int32 [N, N, B]) for two.  The chains are disjoint or equal (then with
-    equal liberties); one pass over the dense ``libsum``.  Returns (lib1, lib2, libsum)."""
+    liberty index sum into ``libsum`` (int32 [N, N, B]) for one or two.  The chains are disjoint or equal (then
+    with equal liberties); one pass over the dense ``libsum``.  Returns (lib1, lib2, libsum)."""
     touched = jnp.zeros_like(lib1)
     one = jnp.zeros_like(lib1)
     two = jnp.zeros_like(lib1)
+    writes, sums = [], []
     for chain, libs, apply in updates:
         chain = jnp.where(apply[None], chain, U32(0))
-        count = bb.popcount(libs)
+        count = _count(libs)
         touched = touched | chain
         one = one | jnp.where((count == 1)[None], chain, U32(0))
         two = two | jnp.where((count == 2)[None], chain, U32(0))
-        write = _dense(chain, size) & (count == 2)[None, None]
-        libsum = jnp.where(write, _index_sum(libs, size)[None, None], libsum)
+        writes.append(jnp.where(((count == 1) | (count == 2))[None], chain, U32(0)))
+        sums.append(_index_sum(libs, size))
+    writes = (jnp.stack(writes))
+    for k in range(len(updates)):
+        libsum = jnp.where(_dense(writes[k], size), sums[k][None, None].astype(libsum.dtype), libsum)
     return (lib1 & ~touched) | one, (lib2 & ~touched) | two, libsum
 
 
@@ -211,8 +219,130 @@ def _set_classes(lib1, lib2, libsum, updates, size: int):
 # Features and move choice
 
 
+def _materialize(x):
+    """x, computed once into its own buffer: XLA's CPU backend otherwise fuses cheap producers into every
+    consumer and recomputes them per element (a bitboard word once per point of its row, say), which also
+    keeps the consumer's loop from vectorising.  A max over a stacked pair is a reduction, which it does not
+    fuse into consumers (``optimization_barrier`` is expanded away before fusion on CPU)."""
+    return jnp.max(jnp.stack([x, jnp.zeros_like(x)]), axis=0)
+
+
+def _count(x):
+    """int32 [B]: points in each set x uint32 [N, B].  A real reduction on purpose: XLA's CPU backend computes
+    it once into a buffer, whereas an unrolled sum of rows would be fused into, and recomputed by, every
+    consumer element of a broadcast of it."""
+    return bb.popcount(x)
+
+
+def _nonempty(x):
+    """bool [B]: the set x uint32 [N, B] is not empty (a reduction, see ``_count``)."""
+    return ~bb.is_empty_set(x)
+
+
+def _toward(x, k: int, size: int):
+    """uint32 [N, B]: the points whose neighbour in direction ``_CELLS[k]`` (k < 4) is in x."""
+    return (bb.shift_down(x), bb.shift_up(x), bb.shift_left(x, size), bb.shift_right(x))[k]
+
+
+def _at_least(sets, n: int):
+    """Points in at least ``n`` (1 or 2) of the sets."""
+    if n == 1:
+        return functools.reduce(jnp.bitwise_or, sets)
+    return functools.reduce(jnp.bitwise_or, [a & b for i, a in enumerate(sets) for b in sets[i + 1:]])
+
+
+def _tactics(boards: _Boards, size: int):
+    """The side to move's tactical view of every point, as bitboards uint32 [N, B] (batch last).
+
+    Returns (sets, has_ko): sets holds ``capture``, ``capture_prev`` (capture of the previous move's chain),
+    ``extension``, ``self_atari``, ``atari`` (without capture), ``legal`` (empty, not ko, not suicide) and
+    ``eye`` (the mover's own eye by the playout eye rule); has_ko bool [B].  Only "exactly one liberty left"
+    needs the liberty indices (``_one_liberty_left``, dense); everything else is a few word operations.
+    """
+    is_black = boards.to_play == BLACK
+    own = jnp.where(is_black, boards.black, boards.white)
+    opp = jnp.where(is_black, boards.white, boards.black)
+    empty = bb.row_mask(size) & ~(own | opp)
+    lib1, lib2 = boards.lib1, boards.lib2
+
+    def nb(x):
+        return bb.neighbours(x, size)
+
+    capture = nb(opp & lib1)
+    own_two = own & lib2
+    big = nb(own & ~lib1 & ~lib2)  # next to an own chain with >= 3 liberties
+    two = nb(own_two)
+    empties = [_toward(empty, k, size) for k in range(4)]
+    any_empty, two_empty = _at_least(empties, 1), _at_least(empties, 2)
+    few = ~big & ~two_empty  # the new chain keeps at most one liberty from its empty neighbours and no 3+ chain
+    none_left = few & ~any_empty & ~two
+    exact = _pack(_one_liberty_left(boards.libsum, own_two, empty, size), size)
+    one_left = few & ((any_empty & ~two) | (two & exact))
+    more_left = ~none_left & ~one_left
+    sets = {
+        "capture": capture,
+        "capture_prev": capture & nb(opp & lib1 & boards.last_chain),
+        "extension": nb(own & lib1) & (more_left | capture),
+        "self_atari": one_left & ~capture,
+        "atari": nb(opp & lib2) & ~capture,
+        "legal": empty & ~boards.ko & (~none_left | capture),
+        "eye": bb.eyes(own, opp, size),
+    }
+    return sets, _nonempty(boards.ko)
+
+
+def _one_liberty_left(libsum, own_two, empty, size: int):
+    """bool [N, N, B]: where a stone would keep exactly one liberty *given* that it has at most one empty
+    neighbour, no own neighbour chain with 3+ liberties and at least one liberty in total (elsewhere: junk).
+
+    The liberties are the empty neighbour (if any) and, for each own two-liberty neighbour chain, its other
+    liberty ``libsum - point``; they are all one point when they compare equal.  Compared as ``libsum`` values
+    (a two-liberty chain's other liberty q equals the empty neighbour e exactly when libsum = point + e)."""
+    pad = ((1, 1), (1, 1), (0, 0))
+    libsum = jnp.pad(libsum, pad)
+    dtype = libsum.dtype
+    row = jnp.arange(size, dtype=dtype).reshape(size, 1, 1)
+    col = jnp.arange(size, dtype=dtype).reshape(1, size, 1)
+    twice = 2 * (row * size + col)
+    ref_empty = jnp.zeros((size, size, 1), dtype)
+    has_empty = jnp.zeros((size, size, own_two.shape[-1]), bool)
+    sums, owns = [], []
+    for k, (dr, dc) in enumerate(_CELLS[:4]):
+        is_empty = _dense(_toward(empty, k, size), size)
+        ref_empty = jnp.where(is_empty, twice + (dr * size + dc), ref_empty)
+        has_empty = has_empty | is_empty
+        owns.append(_dense(_toward(own_two, k, size), size))
+        sums.append(libsum[1 + dr: 1 + dr + size, 1 + dc: 1 + dc + size])
+    first = sums[3]
+    for k in (2, 1, 0):
+        first = jnp.where(owns[k], sums[k], first)
+    ref = jnp.where(has_empty, ref_empty, first)
+    same = jnp.ones(ref.shape, bool)
+    for is_two, value in zip(owns, sums):
+        same = same & (~is_two | (value == ref))
+    return same
+
+
+def _pattern_code(boards: _Boards, size: int):
+    """int32 [N, N, B]: raw 3x3 code of every point (``moves.pattern_codes``: 2 bits per cell, own 1, opponent 2,
+    off board 3, in ``_CELLS`` order, plus the atari bit of the 4 orthogonal neighbours at bit 16 + k)."""
+    is_black = boards.to_play == BLACK
+    own = jnp.where(is_black, boards.black, boards.white)
+    opp = jnp.where(is_black, boards.white, boards.black)
+    value = (_dense(own, size).astype(jnp.int32) + 2 * _dense(opp, size).astype(jnp.int32)
+             + 4 * _dense(boards.lib1, size).astype(jnp.int32))
+    value = jnp.pad(value, ((1, 1), (1, 1), (0, 0)), constant_values=3)
+    code = jnp.zeros((size, size, value.shape[-1]), jnp.int32)
+    for i, (dr, dc) in enumerate(_CELLS):
+        cell = value[1 + dr: 1 + dr + size, 1 + dc: 1 + dc + size]
+        code = code | ((cell & 3) << (2 * i))
+        if i < 4:
+            code = code | ((cell >> 2) << (16 + i))
+    return code
+
+
 def _point_levels(boards: _Boards, size: int):
-    """Per-point feature levels for the side to move, all int32 [N, N, B] (batch last).
+    """Per-point feature levels for the side to move, all int32 [N, N, B] (batch last), for diagnostics.
 
     Returns (code, tactical, dist_prev, dist_prev2, legal, eye):
     code: raw 3x3 pattern code (``moves.pattern_codes``); tactical: dict of the capture / extension /
@@ -220,79 +350,30 @@ def _point_levels(boards: _Boards, size: int):
     suicide; eye: bool, the mover's own eye by the playout eye rule.
     """
     points = size * size
-    is_black = (boards.to_play == BLACK)
-    own = jnp.where(is_black, boards.black, boards.white)
-    opp = jnp.where(is_black, boards.white, boards.black)
-    empty_bits = bb.row_mask(size) & ~(own | opp)
-    pad = ((1, 1), (1, 1), (0, 0))
-    value = jnp.pad(_dense(own, size).astype(jnp.int32) + 2 * _dense(opp, size).astype(jnp.int32), pad,
-                    constant_values=3)
-    atari = jnp.pad(_dense(boards.lib1, size), pad)
-    two = jnp.pad(_dense(boards.lib2, size), pad)
-    libsum = jnp.pad(boards.libsum, pad)
-    last = jnp.pad(_dense(boards.last_chain, size), pad)
-
-    def cell(array, dr, dc):
-        return array[1 + dr: 1 + dr + size, 1 + dc: 1 + dc + size]
-
-    row = jnp.arange(size, dtype=jnp.int32).reshape(size, 1, 1)
-    col = jnp.arange(size, dtype=jnp.int32).reshape(1, size, 1)
-    point = row * size + col
-    code = jnp.zeros((size, size, value.shape[-1]), jnp.int32)
-    for i, (dr, dc) in enumerate(_CELLS):
-        code = code + (cell(value, dr, dc) << (2 * i))
-
-    capture = capture_prev = atari_any = own_atari = own_big = False
-    empty_count = two_count = 0
-    first_other = jnp.full(code.shape, -1, jnp.int32)
-    others = []
-    for k, (dr, dc) in enumerate(_CELLS[:4]):
-        v, a1, a2 = cell(value, dr, dc), cell(atari, dr, dc), cell(two, dr, dc)
-        code = code + (a1.astype(jnp.int32) << (16 + k))
-        is_own, is_opp, is_empty = v == 1, v == 2, v == 0
-        capture = capture | (is_opp & a1)
-        capture_prev = capture_prev | (is_opp & a1 & cell(last, dr, dc))
-        atari_any = atari_any | (is_opp & a2)
-        own_atari = own_atari | (is_own & a1)
-        own_big = own_big | (is_own & ~a1 & ~a2)
-        empty_count = empty_count + is_empty.astype(jnp.int32)
-        own_two = is_own & a2
-        two_count = two_count + own_two.astype(jnp.int32)
-        other = cell(libsum, dr, dc) - point  # the two-liberty chain's liberty besides this point
-        others.append((own_two, other, is_empty, point + dr * size + dc))
-    # The liberties the new chain keeps (captures aside): exactly 0, exactly 1 or more.
-    empty_point = sum(jnp.where(e, n, 0) for _, _, e, n in others)
-    for own_two, other, _, _ in reversed(others):
-        first_other = jnp.where(own_two, other, first_other)
-    ref = jnp.where(empty_count == 1, empty_point, first_other)
-    same = jnp.ones(code.shape, bool)
-    for own_two, other, _, _ in others:
-        same = same & (~own_two | (other == ref))
-    none_left = ~own_big & (empty_count == 0) & (two_count == 0)
-    one_left = ~own_big & (empty_count <= 1) & (empty_count + two_count >= 1) & same
-    more_left = ~none_left & ~one_left
-
-    dense_empty = _dense(empty_bits, size)
-    ko = _dense(boards.ko, size)
-    legal = dense_empty & ~ko & (~none_left | capture)
-    eye = _dense(bb.eyes(own, opp, size), size)
-    has_ko = ~bb.is_empty_set(boards.ko)
+    sets, has_ko = _tactics(boards, size)
+    bit = {name: _dense(value, size) for name, value in sets.items()}
     tactical = {
-        "capture": jnp.where(capture, jnp.where(capture_prev, 2, 1), 0),
-        "extension": (own_atari & (more_left | capture)).astype(jnp.int32),
-        "self_atari": (one_left & ~capture).astype(jnp.int32),
-        "atari": jnp.where(atari_any & ~capture, jnp.where(has_ko[None, None], 2, 1), 0),
+        "capture": jnp.where(bit["capture"], jnp.where(bit["capture_prev"], 2, 1), 0),
+        "extension": bit["extension"].astype(jnp.int32),
+        "self_atari": bit["self_atari"].astype(jnp.int32),
+        "atari": jnp.where(bit["atari"], jnp.where(has_ko[None, None], 2, 1), 0),
     }
 
-    def dist_level(prev):
-        valid = (prev >= 0) & (prev < points)
-        pr, pc = jnp.clip(prev, 0, points - 1) // size, jnp.clip(prev, 0, points - 1) % size
-        dr, dc = jnp.abs(row - pr[None, None]), jnp.abs(col - pc[None, None])
-        d = jnp.minimum(dr + dc + jnp.maximum(dr, dc), mf.MAX_DISTANCE)
-        level = jnp.where(d == 0, mf.SAME_POINT_LEVEL, d - 1)
-        return jnp.where(valid[None, None], level, 0)
+    return (_pattern_code(boards, size), tactical, _distance_levels(boards.prev, size),
+            _distance_levels(boards.prev2, size), bit["legal"], bit["eye"])
 
-    return code, tactical, dist_level(boards.prev), dist_level(boards.prev2), legal, eye
+
+def _distance_levels(prev, size: int):
+    """int32 [N, N, B]: ``moves`` distance level of every point from the move prev int32 [B] (0 for none / pass)."""
+    points = size * size
+    row = jnp.arange(size, dtype=jnp.int32).reshape(size, 1, 1)
+    col = jnp.arange(size, dtype=jnp.int32).reshape(1, size, 1)
+    valid = (prev >= 0) & (prev < points)
+    pr, pc = jnp.clip(prev, 0, points - 1) // size, jnp.clip(prev, 0, points - 1) % size
+    dr, dc = jnp.abs(row - pr[None, None]), jnp.abs(col - pc[None, None])
+    d = jnp.minimum(dr + dc + jnp.maximum(dr, dc), mf.MAX_DISTANCE)
+    level = jnp.where(d == 0, mf.SAME_POINT_LEVEL, d - 1)
+    return jnp.where(valid[None, None], level, 0)
 
 
 @functools.lru_cache(maxsize=None)
@@ -324,17 +405,16 @@ def _distance_rows(tables: PolicyTables, size: int):
     return tables.dist_prev[levels], tables.dist_prev2[levels]
 
 
-def _select(table, level):
-    """table[level] for a short table, as a chain of selects (cheaper than a gather per point)."""
-    out = jnp.broadcast_to(table[0], level.shape)
-    for i in range(1, table.shape[0]):
-        out = jnp.where(level == i, table[i], out)
-    return out
-
-
 def _weights(boards: _Boards, tables: PolicyTables, size: int, rows=None):
-    """float32 [N, N, B]: gamma of every candidate (0 elsewhere); rows: ``_distance_rows`` (built if None)."""
-    code, tactical, _, _, legal, eye = _point_levels(boards, size)
+    """float32 [N, N, B]: gamma of every candidate (0 elsewhere); rows: ``_distance_rows`` (built if None).
+
+    The same product, in the same order, as gamma_pattern * gamma_line * the four tactical gammas * the two
+    distance gammas; the tactical levels come as bitboards (``_tactics``) and are read out point by point.
+    With ``rule_policy.RuleTables`` instead of gammas: the MoGo-style rule tiers (``_rule_weights``)."""
+    if isinstance(tables, rule_policy.RuleTables):
+        return _rule_weights(boards, tables, size)
+    sets, has_ko = _tactics(boards, size)
+    sets = {name: _materialize(value) for name, value in sets.items()}
     rows = _distance_rows(tables, size) if rows is None else rows
     points = size * size
 
@@ -342,11 +422,34 @@ def _weights(boards: _Boards, tables: PolicyTables, size: int, rows=None):
         index = jnp.where((prev >= 0) & (prev < points), prev, points)
         return jnp.transpose(table[index]).reshape(size, size, -1)  # [B, P] rows -> [N, N, B]
 
-    gamma = tables.pattern[code] * tables.line[jnp.asarray(_line_levels(size))]
-    for name in _TACTICAL:
-        gamma = gamma * _select(getattr(tables, name), tactical[name])
-    gamma = gamma * by_previous(rows[0], boards.prev) * by_previous(rows[1], boards.prev2)
-    return jnp.where(legal & ~eye, gamma, 0.0)
+    def bit(name):
+        return _dense(sets[name], size)
+
+    pattern = tables.pattern[_pattern_code(boards, size)]
+    distance = by_previous(rows[0], boards.prev), by_previous(rows[1], boards.prev2)
+    gamma = pattern * tables.line[jnp.asarray(_line_levels(size))]
+    capture = tables.capture
+    gamma = gamma * jnp.where(bit("capture"), jnp.where(bit("capture_prev"), capture[2], capture[1]), capture[0])
+    gamma = gamma * jnp.where(bit("extension"), tables.extension[1], tables.extension[0])
+    gamma = gamma * jnp.where(bit("self_atari"), tables.self_atari[1], tables.self_atari[0])
+    atari = jnp.where(has_ko, tables.atari[2], tables.atari[1])[None, None]
+    gamma = gamma * jnp.where(bit("atari"), atari, tables.atari[0])
+    gamma = gamma * distance[0] * distance[1]
+    return jnp.where(_dense(sets["legal"] & ~sets["eye"], size), gamma, 0.0)
+
+
+def _rule_weights(boards: _Boards, tables, size: int):
+    """float32 [N, N, B]: the rule policy's tier weight of every candidate (``rule_policy.tier_weights``:
+    capture, save, MoGo shape next to the previous move, anything else), 0 elsewhere."""
+    sets, _ = _tactics(boards, size)
+    sets = {name: _materialize(sets[name]) for name in ("capture", "extension", "legal", "eye")}
+
+    def bit(name):
+        return _dense(sets[name], size)
+
+    return rule_policy.tier_weights(_pattern_code(boards, size), bit("capture"), bit("extension"),
+                                    _distance_levels(boards.prev, size), _dense(sets["legal"] & ~sets["eye"], size),
+                                    tables.shape)
 
 
 def _pick(weights, u):
@@ -361,13 +464,13 @@ def _pick(weights, u):
         last = jnp.max(jnp.where(w > 0, idx, 0), axis=0)
         return jnp.where(jnp.any(hit, axis=0), jnp.argmax(hit, axis=0).astype(jnp.int32), last)
 
-    row_sum = _sum_over(weights, 1)  # [N, B]
+    row_sum = _materialize(_sum_over(weights, 1))  # [N, B], summed once (not inside every consumer)
     row_cum = jnp.cumsum(row_sum, axis=0)
     target = u * row_cum[-1]
     row = first(row_cum, row_sum, target)
     at_row = idx == row[None]
     before = jnp.sum(jnp.where(at_row, row_cum - row_sum, 0.0), axis=0)
-    in_row = _sum_over(jnp.where(at_row[:, None, :], weights, 0.0), 0)  # [N, B]
+    in_row = _materialize(_sum_over(jnp.where(at_row[:, None, :], weights, 0.0), 0))  # [N, B]
     col = first(jnp.cumsum(in_row, axis=0), in_row, target - before)
     return row, col, row_cum[-1] > 0
 
@@ -422,7 +525,7 @@ def _play(boards: _Boards, point, placed, size: int) -> tuple[_Boards, chex.Arra
         neighbour = jnp.clip(point + dr * size + dc, 0, size * size - 1)
         target = flat_ids[neighbour * point.shape[0] + lanes]
         chain = jnp.where(present[None], _pack(boards.ids == target[None, None], size) & occupied, U32(0))
-        opp_k = present & ~bb.is_empty_set(chain & opp)
+        opp_k = present & _nonempty(there & opp)
         chains.append(chain)
         is_opp.append(opp_k)
     stacked = jax.lax.optimization_barrier(jnp.stack(chains, axis=1))  # [N, 4, B], computed once
@@ -440,13 +543,14 @@ def _play(boards: _Boards, point, placed, size: int) -> tuple[_Boards, chex.Arra
     boards = boards.replace(
         black=jnp.where(is_black[None], new_own, new_opp),
         white=jnp.where(is_black[None], new_opp, new_own),
-        ids=jnp.where(_dense(merged, size), point[None, None], boards.ids),
+        ids=jnp.where(_dense(merged, size), point[None, None].astype(boards.ids.dtype), boards.ids),
     )
     updates = [(c, lib, o & ~d) for c, lib, o, d in zip(chains, libs, is_opp, dead)]
     lib1, lib2, libsum = _set_classes(boards.lib1 & ~captured, boards.lib2 & ~captured, boards.libsum,
                                       updates + [(merged, merged_libs, placed)], size)
 
-    # Own chains next to captured stones gained liberties: re-count those that had one or two.
+    # Own chains next to captured stones gained liberties (``_gain_liberties``); the chains it leaves over are
+    # re-counted here one at a time.
     empty_now = full & ~(new_own | new_opp)
 
     ids = boards.ids
@@ -461,11 +565,42 @@ def _play(boards: _Boards, point, placed, size: int) -> tuple[_Boards, chex.Arra
         return lib1, lib2, libsum, todo & ~chain
 
     todo = new_own & bb.neighbours(captured, size) & ~merged & (lib1 | lib2)
-    lib1, lib2, libsum, _ = jax.lax.while_loop(lambda c: jnp.any(c[3] != 0), recount, (lib1, lib2, libsum, todo))
+    lib1, lib2, libsum, hard = _gain_liberties(todo, captured, new_own & ~merged, lib1, lib2, libsum, size)
+    lib1, lib2, libsum, _ = jax.lax.while_loop(lambda c: jnp.any(c[3] != 0), recount, (lib1, lib2, libsum, hard))
     ko_shape = (bb.is_empty_set(merged & ~stone) & (bb.popcount(merged_libs) == 1)
                 & (bb.popcount(captured) == 1))
     ko = jnp.where(placed[None], jnp.where(ko_shape[None], captured, U32(0)), boards.ko)
     return boards.replace(ko=ko, lib1=lib1, lib2=lib2, libsum=libsum), merged
+
+
+def _gain_liberties(seeds, captured, own, lib1, lib2, libsum, size: int):
+    """Own chains next to captured stones (all sets uint32 [N, B]; ``seeds``: their stones next to ``captured``,
+    ``own``: the mover's stones outside the new stone's chain) gain those points as liberties.
+
+    A two-liberty chain then has three or more: it leaves ``lib2`` whole (a flood within the own two-liberty
+    stones, whose connected parts are exactly those chains).  A one-liberty chain (``libsum`` = its liberty)
+    gains the captured points next to it: when a board's one-liberty chains touch a single captured point g
+    together, each touches g and becomes a two-liberty chain with libsum + g; when they touch two or more and
+    are a single chain, it has three or more.  The rest (several one-liberty chains sharing two or more captured
+    points, rare) is returned as ``hard`` to be re-counted one chain at a time.
+    Returns (lib1, lib2, libsum, hard)."""
+    ones = seeds & lib1
+    has = _nonempty(ones)
+    r, c = bb.select_point(jnp.where(has[None], ones, U32(1)), jnp.zeros_like(has, jnp.int32))
+    first = jnp.where(has[None], bb.point_mask(r, c, size), U32(0))
+    within1 = own & lib1
+    grown = bb.flood(jnp.stack([seeds & lib2, ones, first], axis=1),
+                     jnp.stack([own & lib2, within1, within1], axis=1), size)
+    twos, chains, first_chain = grown[:, 0], grown[:, 1], grown[:, 2]
+    gained = bb.neighbours(chains, size) & captured
+    count = _count(gained)
+    single = ~_nonempty(chains & ~first_chain)
+    to_two = (count == 1)[None]
+    done = jnp.where(to_two | ((count >= 2) & single)[None], chains, U32(0))
+    raised = jnp.where(to_two, chains, U32(0))
+    libsum = jnp.where(_dense(raised, size), libsum + _index_sum(gained, size)[None, None].astype(libsum.dtype),
+                       libsum)
+    return lib1 & ~done, (lib2 & ~twos) | raised, libsum, ones & ~done
 
 
 def _step(boards: _Boards, running, tables: PolicyTables, size: int, record: bool, rows=None) -> _Boards:
@@ -537,10 +672,10 @@ def _from_states(states: rules.State, rng, prev, prev2, max_moves: int, record: 
         black=bb.from_dense(grid == BLACK),
         white=bb.from_dense(grid == WHITE),
         ko=bits(ko_point),
-        ids=jnp.moveaxis(states.chain.reshape(batch, size, size), 0, -1).astype(jnp.int32),
+        ids=jnp.moveaxis(states.chain.reshape(batch, size, size), 0, -1).astype(DENSE),
         lib1=bits(lib1),
         lib2=bits(lib2),
-        libsum=jnp.moveaxis(libsum.reshape(batch, size, size), 0, -1).astype(jnp.int32),
+        libsum=jnp.moveaxis(libsum.reshape(batch, size, size), 0, -1).astype(DENSE),
         last_chain=bits(last),
         prev=prev.astype(jnp.int32),
         prev2=prev2.astype(jnp.int32),
@@ -565,8 +700,12 @@ def _playouts(states, rng, prev, prev2, komi, tables, max_moves: int, record: bo
     size = rules.board_size(points)
     lanes = min(lanes, total)
     collect = max(8, lanes // 16)
+    # Start positions that are compile-time constants (``run_from_empty``) would otherwise be constant-folded:
+    # XLA evaluates the liberty-count segment sum (a scatter-add s32[T, P+1]) at compile time, > 1 s with a
+    # warning, for work a real search pays at run time anyway (~10 us a board).
+    states = jax.lax.optimization_barrier(states)
     jobs = _from_states(states, rng, prev, prev2, max_moves, record=False)
-    rows = _distance_rows(tables, size)
+    rows = None if isinstance(tables, rule_policy.RuleTables) else _distance_rows(tables, size)
 
     def running(b):
         return (b.passes < 2) & (b.ply < max_moves)
@@ -605,7 +744,13 @@ def _playouts(states, rng, prev, prev2, komi, tables, max_moves: int, record: bo
 
 
 def default_lanes(num_points: int) -> int:
-    """Boards advanced together by default (as ``playout.default_lanes``)."""
+    """Boards advanced together by default.  A heavy lane carries ~3x the light one's working set (dense chain
+    ids, liberty sums, weights), so on a CPU 9x9 runs best with fewer lanes than the light playouts: 256
+    (measured on the shared 2-core CPU, one device, CPU time: 4,096 playouts/s at 256 lanes, 3,697 at 512,
+    2,946 at 1,024); 19x19 is flat between 64 and 256 lanes and keeps ``playout.default_lanes``, as do other
+    backends."""
+    if num_points <= 100 and jax.default_backend() == "cpu":
+        return 256
     return playout.default_lanes(num_points)
 
 
@@ -629,7 +774,8 @@ def run(states: rules.State, key, komi=7.5, *, gammas: PolicyTables, num_per_sta
     """Run heavy playouts from a batch of positions in one device call.
 
     states: ``rules.State`` batched [S, ...] (or one unbatched state); key: a ``jax.random`` key; komi: float.
-    gammas: ``PolicyTables`` (``policy_tables(log_gamma)``, ``load_default_tables()``).
+    gammas: ``PolicyTables`` (``policy_tables(log_gamma)``, ``load_default_tables()``), or
+    ``rule_policy.rule_tables()`` for the MoGo-style rule policy.
     last_moves: optional int [S, 2], the previous move and the one before it of each position (P = pass, -1 =
     none) for the distance features of the first playout move; default none.
     Returns a ``PlayoutResult`` over S * num_per_state playouts, position-major, as ``playout.run``.

@@ -8,12 +8,13 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from jaxgo import bitboard as bb
 from jaxgo import heavy_playout as hp
 from jaxgo import rules
 from jaxgo.coords import BLACK
 from jaxgo.features import moves as mf
 from jaxgo.learn import bt
-from jaxgo.reference import ReferenceBoard
+from jaxgo.reference import ReferenceBoard, random_positions
 
 KOMI = 7.5
 
@@ -21,25 +22,6 @@ KOMI = 7.5
 @pytest.fixture(scope="module")
 def tables():
     return hp.policy_tables(hp.synthetic_log_gammas(0))
-
-
-def _random_positions(size: int, count: int, seed: int, max_moves: int | None = None):
-    """(reference boards, last moves int [count, 2]) reached by random legal play with captures and kos."""
-    rng = np.random.default_rng(seed)
-    boards, last = [], []
-    for _ in range(count):
-        board = ReferenceBoard(size, komi=KOMI)
-        history = [-1, -1]
-        for _ in range(int(rng.integers(0, max_moves or 2 * size * size))):
-            legal = np.flatnonzero(board.legal_mask()[:-1])
-            if not len(legal):
-                break
-            move = int(rng.choice(legal))
-            board.play(move)
-            history.append(move)
-        boards.append(board)
-        last.append(history[-1:-3:-1])
-    return boards, np.array(last, np.int32)
 
 
 def _to_states(boards):
@@ -88,7 +70,7 @@ def test_playouts_from_empty_board_follow_the_rules(size, batch, tables):
 @pytest.mark.parametrize("size", [7, pytest.param(9, marks=pytest.mark.slow)])
 def test_playouts_from_played_positions_follow_the_rules(size, tables):
     """Positions with captures, kos and chains of every liberty class; 3 playouts each, lanes refilled."""
-    boards, last = _random_positions(size, 40, seed=size)
+    boards, last = random_positions(size, 40, seed=size, komi=KOMI)
     per_state = 3
     result = hp.run(_to_states(boards), jax.random.PRNGKey(1), KOMI, gammas=tables, num_per_state=per_state,
                     record_moves=True, last_moves=last, lanes=32)
@@ -99,7 +81,7 @@ def test_playouts_from_played_positions_follow_the_rules(size, tables):
 def test_point_features_equal_move_features(tables):
     """The playout's incremental view (liberty classes) gives the levels of ``moves.move_features``."""
     size = 9
-    boards, last = _random_positions(size, 60, seed=3)
+    boards, last = random_positions(size, 60, seed=3, komi=KOMI)
     states = _to_states(boards)
     mine = jax.tree_util.tree_map(np.asarray, hp.point_features(states, jnp.asarray(last)))
     pattern_ids = mf.canonical_pattern_table()[0]
@@ -122,7 +104,7 @@ def test_point_features_equal_move_features(tables):
 
 
 def test_eye_mask_matches_the_reference(tables):
-    boards, last = _random_positions(7, 30, seed=5)
+    boards, last = random_positions(7, 30, seed=5, komi=KOMI)
     mine = np.asarray(hp.point_features(_to_states(boards), jnp.asarray(last))["eye"])
     for s, board in enumerate(boards):
         np.testing.assert_array_equal(mine[s], board.eye_mask(board.to_play))
@@ -172,7 +154,7 @@ def test_first_move_frequencies_are_gamma_proportional(tables):
 
 @pytest.mark.slow
 def test_deterministic_given_the_key_and_independent_of_lanes(tables):
-    boards, last = _random_positions(7, 5, seed=11)
+    boards, last = random_positions(7, 5, seed=11, komi=KOMI)
     states = _to_states(boards)
     key = jax.random.PRNGKey(5)
     a = hp.run(states, key, KOMI, gammas=tables, num_per_state=12, lanes=60, record_moves=True, last_moves=last)
@@ -191,9 +173,57 @@ def test_policy_tables_reject_a_wrong_shape():
 
 def test_all_gammas_one_is_the_light_policy():
     """Log-gammas all 0: every candidate equally likely, as in the light playouts."""
-    boards, last = _random_positions(9, 6, seed=4, max_moves=60)
+    boards, last = random_positions(9, 6, seed=4, max_moves=60, komi=KOMI)
     probs = np.asarray(hp.move_probabilities(_to_states(boards), hp.policy_tables(np.zeros(mf.num_features())),
                                              jnp.asarray(last)))
     for board, p in zip(boards, probs):
         allowed = _candidates(board)
         np.testing.assert_allclose(p, np.where(allowed, 1.0 / allowed.sum(), 0.0), rtol=1e-5)
+
+
+def _rebuilt(boards, size: int):
+    """The loop state ``boards`` (hp._Boards, B lanes) rebuilt from its stones alone: chain ids and liberty
+    classes recounted from scratch (``rules.from_board`` flood fill); ko, move history and the previous move's
+    chain copied over."""
+    black = np.asarray(bb.to_dense(boards.black, size)).reshape(-1, size * size)
+    white = np.asarray(bb.to_dense(boards.white, size)).reshape(-1, size * size)
+    to_play = np.asarray(boards.to_play)
+    ko = np.asarray(bb.to_dense(boards.ko, size)).reshape(-1, size * size)
+    states = [rules.from_board(b.astype(np.int8) - w.astype(np.int8), int(t)).replace(
+        ko=jnp.int32(int(np.argmax(k)) if k.any() else -1)) for b, w, t, k in zip(black, white, to_play, ko)]
+    states = jax.tree_util.tree_map(lambda *xs: jnp.stack(xs), *states)
+    scratch = hp._from_states(states, boards.rng, boards.prev, boards.prev2, boards.moves.shape[0], False)
+    return scratch.replace(last_chain=boards.last_chain, passes=boards.passes)
+
+
+@pytest.mark.parametrize("size,steps", [(7, 30), pytest.param(9, 40, marks=pytest.mark.slow)])
+def test_incremental_liberty_classes_equal_a_recount(size, steps, tables):
+    """After every move of real heavy playouts (captures, merges, kos, chains gaining liberties from captures),
+    the incrementally kept liberty classes, liberty sums and chain ids equal a from-scratch recount of the same
+    stones, and so do the move weights computed from them."""
+    boards_in, last = random_positions(size, 16, seed=30 + size, komi=KOMI)
+    states = jax.tree_util.tree_map(lambda x: jnp.repeat(x, 3, axis=0), _to_states(boards_in))
+    last = jnp.repeat(jnp.asarray(last), 3, axis=0)
+    lanes = states.stones.shape[0]
+    seeds = jnp.arange(1, lanes + 1, dtype=jnp.uint32) * jnp.uint32(2654435761)
+    boards = hp._from_states(states, seeds, last[:, 0], last[:, 1], 3 * size * size, False)
+    step = jax.jit(lambda b: hp._step(b, b.passes < 2, tables, size, False))
+    weights = jax.jit(lambda b: hp._weights(b, tables, size))
+    classes_checked = 0
+    for _ in range(steps):
+        boards = step(boards)
+        scratch = _rebuilt(boards, size)
+        for name in ("black", "white", "ko", "lib1", "lib2"):
+            np.testing.assert_array_equal(np.asarray(getattr(boards, name)), np.asarray(getattr(scratch, name)),
+                                          err_msg=name)
+        classed = np.asarray(bb.to_dense(boards.lib1 | boards.lib2, size))  # [B, N, N]
+        mine = np.moveaxis(np.asarray(boards.libsum), -1, 0)
+        np.testing.assert_array_equal(mine[classed], np.moveaxis(np.asarray(scratch.libsum), -1, 0)[classed])
+        classes_checked += int(classed.sum())
+        stones = np.asarray(bb.to_dense(boards.black | boards.white, size))
+        ids, chains = np.moveaxis(np.asarray(boards.ids), -1, 0), np.moveaxis(np.asarray(scratch.ids), -1, 0)
+        for lane in range(lanes):  # the same partition of the stones into chains
+            pairs = set(zip(ids[lane][stones[lane]], chains[lane][stones[lane]]))
+            assert len(pairs) == len({a for a, _ in pairs}) == len({b for _, b in pairs})
+        np.testing.assert_array_equal(np.asarray(weights(boards)), np.asarray(weights(scratch)))
+    assert classes_checked > 1000
