@@ -706,11 +706,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seconds", type=float, default=None, help="seconds per move (overrides the GTP clock)")
     parser.add_argument("--leaves", type=int, default=None, help="leaves per device batch (K; default: from the budget, 4..128, about 48 batches per search)")
     parser.add_argument("--playouts-per-leaf", type=int, default=None, help="playouts per leaf (L, default 4)")
-    parser.add_argument("--playout-policy", choices=["light", "heavy"], default="light",
-                        help="leaf playouts: light (uniform) or heavy (gamma-proportional, jaxgo.heavy_playout)")
+    parser.add_argument("--playout-policy", choices=["light", "heavy", "rules"], default="light",
+                        help="leaf playouts: light (uniform), heavy (gamma-proportional, jaxgo.heavy_playout) or "
+                             "rules (MoGo-style capture / save / shape tiers, jaxgo.rule_policy)")
     parser.add_argument("--bias", type=float, default=0.0,
                         help="progressive-bias weight c2; K(s,a) = move-model probability (0 = off)")
     parser.add_argument("--gammas", default=None, help="gamma file for heavy playouts / bias (default: shipped)")
+    parser.add_argument("--resign-threshold", type=float, default=None,
+                        help="resign when the best move's win rate is below this (default 0.08; 0 never resigns)")
     parser.add_argument("--quiet", action="store_true", help="no debug output on stderr")
     parser.add_argument("--server", default=None, metavar="ADDR",
                         help="thin front end: run searches in a `jaxgo serve` process (tcp:HOST:PORT or unix:PATH)")
@@ -748,6 +751,8 @@ def main(argv: list[str] | None = None) -> int:
         options["bias_c2"] = args.bias
     if args.gammas:
         options["gammas"] = args.gammas
+    if args.resign_threshold is not None:
+        options["resign_threshold"] = args.resign_threshold
     engine = GtpEngine(rules, seed=args.seed, log=None if args.quiet else sys.stderr, strategy=args.strategy,
                        playouts=args.playouts, seconds=args.seconds, search_options=options)
     # Reads bytes (a stray non-UTF-8 byte cannot end the session) and streams analysis commands

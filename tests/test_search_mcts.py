@@ -167,3 +167,31 @@ def test_auto_leaves_gives_about_48_batches_in_powers_of_two():
     for budget in (800, 5000, 20000):
         k = auto_leaves(budget, 4)
         assert k & (k - 1) == 0 and budget / (4 * k) >= 48
+
+
+def test_leaf_last_moves_follow_the_tree_path_and_the_game():
+    from jaxgo.search.mcts import _last_moves
+
+    game = new_game(size=5, komi=0.5)
+    game.play(BLACK, gtp_to_point("C3", 5))
+    game.play(WHITE, gtp_to_point("B2", 5))
+    searcher = Searcher(game.rules, SearchConfig(strategy="rave", **SMALL), seed=3)
+    searcher.search(game, playouts=512)
+    tree = searcher.tree
+    nodes = np.arange(tree.size)
+    last = _last_moves(tree, nodes, (gtp_to_point("B2", 5), gtp_to_point("C3", 5)))
+    for node in nodes:
+        path = [gtp_to_point("C3", 5), gtp_to_point("B2", 5)]
+        chain, n = [], int(node)
+        while n != tree.root:
+            chain.append(int(tree.action_from_parent[n]))
+            n = int(tree.parents[n])
+        path += chain[::-1]
+        assert list(last[node]) == [path[-1], path[-2]]
+
+
+def test_rule_policy_search_plays_the_capture():
+    game = board_game(CAPTURE, BLACK)
+    searcher = Searcher(game.rules, SearchConfig(strategy="rave", playouts="rules", **SMALL), seed=4)
+    result = searcher.search(game, playouts=512)
+    assert point_to_gtp(result.move, 5) == "C2"

@@ -49,7 +49,7 @@ class SearchConfig:
     rave_c1: float = 0.1
     rave_c3: float = 1e-3  # Silver's RAVE bias constant (b^2 in his notation, times 4)
     bias_c2: float = 0.0  # progressive bias weight; K(s,a) = move-model probability (jaxgo.search.priors)
-    playouts: str = "light"  # leaf evaluation: "light" (uniform) or "heavy" (gamma-proportional, heavy_playout)
+    playouts: str = "light"  # leaf evaluation: "light" (uniform), "heavy" (gamma-proportional) or "rules" (MoGo)
     gammas: str | None = None  # gamma file for heavy playouts and bias priors (None: the shipped gammas)
     n_expand: int = 1  # edge visits before a node is descended through
     resign_threshold: float = 0.08  # resign when the chosen move's win rate is below this
@@ -103,6 +103,8 @@ class TreeJob:
     exhausted: bool = False  # the root has no move left to search
     pending: tuple | None = None  # (paths, leaves) selected and waiting for their playouts
     started: float = dataclasses.field(default_factory=time.perf_counter)
+    root_last: tuple = (-1, -1)  # the game's last move and the one before (P = pass, -1 = none)
+    last_moves: np.ndarray | None = None  # int32 [K, 2]: last two moves of each selected leaf's position
 
 
 class Searcher:
@@ -153,18 +155,21 @@ class Searcher:
         mask[-1] = not (self.forbid_pass and mask[:-1].any())
         return mask
 
-    def _evaluate(self, states, num_per_state: int):
-        """Light or heavy playouts (``config.playouts``) from a batched state; (winner [S, L], first_colour
-        [S, L, P])."""
-        if self.config.playouts == "heavy":
-            from jaxgo import heavy_playout
+    def _evaluate(self, states, num_per_state: int, last_moves=None):
+        """Light, heavy or rule-policy playouts (``config.playouts``) from a batched state [S]; (winner [S, L],
+        first_colour [S, L, P]).  last_moves: int [S, 2] (the positions' last two moves), used by the heavy
+        and rule policies for the first playout move's distance features."""
+        if self.config.playouts in ("heavy", "rules"):
+            from jaxgo import heavy_playout, rule_policy
 
+            tables = (priors.playout_tables(self.config.gammas) if self.config.playouts == "heavy"
+                      else rule_policy.rule_tables())
             result = heavy_playout.run(states, self._next_key(), self.rules.komi, num_per_state=num_per_state,
-                                       gammas=priors.playout_tables(self.config.gammas))
+                                       gammas=tables, last_moves=last_moves)
         elif self.config.playouts == "light":
             result = playout.run(states, self._next_key(), self.rules.komi, num_per_state=num_per_state)
         else:
-            raise ValueError(f"unknown playout policy {self.config.playouts!r}; 'light' or 'heavy'")
+            raise ValueError(f"unknown playout policy {self.config.playouts!r}; 'light', 'heavy' or 'rules'")
         count = np.shape(states.stones)[0]
         winner = np.asarray(result.winner).reshape(count, num_per_state)
         first = np.asarray(result.first_colour).reshape(count, num_per_state, -1)
@@ -264,7 +269,7 @@ class Searcher:
                 if job.exhausted:
                     break
                 continue
-            winner, first = self._evaluate(leaf_states, self.config.playouts_per_leaf)
+            winner, first = self._evaluate(leaf_states, self.config.playouts_per_leaf, job.last_moves)
             self.backup_leaves(job, winner, first)
         return self.finish_tree_search(game, job, start)
 
@@ -277,7 +282,9 @@ class Searcher:
         ``budget`` (expected playouts) sets K when ``leaves_per_batch`` is None; without it K is 128.
         """
         leaves = self.config.leaves_per_batch or auto_leaves(budget, self.config.playouts_per_leaf)
-        return TreeJob(tree=self._prepare_tree(game), history=self._history(game), leaves=leaves)
+        recent = [move for _, move in game.moves[-2:]][::-1] + [-1, -1]
+        return TreeJob(tree=self._prepare_tree(game), history=self._history(game), leaves=leaves,
+                       root_last=(recent[0], recent[1]))
 
     def _budget_estimate(self, playouts, seconds) -> int | None:
         """Playouts this search will run: the playout budget, or seconds times the rate measured so far."""
@@ -364,6 +371,7 @@ class Searcher:
             return None
         job.pending = ([paths[i] for i in valid], [leaves[i] for i in valid])
         leaf_nodes = np.array(job.pending[1] + [tree.root] * (k - len(valid)), np.int32)
+        job.last_moves = _last_moves(tree, leaf_nodes, job.root_last)
         return tree.gather_states(leaf_nodes)
 
     def backup_leaves(self, job: "TreeJob", winner: np.ndarray, first: np.ndarray) -> None:
@@ -520,6 +528,17 @@ class Searcher:
                 values[move] = means[move].min()
         visits = np.where(np.isnan(values), 0.0, np.nan_to_num(values) + 1.0)
         return self._finish(game, visits, values, done)
+
+
+def _last_moves(tree: Tree, nodes: np.ndarray, root_last: tuple) -> np.ndarray:
+    """int32 [len(nodes), 2]: the last move and the one before it in each node's position (actions; P = pass,
+    -1 = none), from the tree's edges and, above the root, the game's last moves ``root_last``."""
+    parent = tree.parents[nodes]
+    at_root = nodes == tree.root
+    last = np.where(at_root, root_last[0], tree.action_from_parent[nodes])
+    grand = tree.action_from_parent[np.maximum(parent, 0)]
+    before = np.where(at_root, root_last[1], np.where(parent == tree.root, root_last[0], grand))
+    return np.stack([last, before], axis=1).astype(np.int32)
 
 
 def auto_leaves(budget: int | None, playouts_per_leaf: int, iterations: int = 48) -> int:
