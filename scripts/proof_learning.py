@@ -2,10 +2,14 @@
 
   python scripts/proof_learning.py [--problems N] [--timeout S] [--max-nodes N] [--passes K] [--seed 0]
                                    [--models beta1,beta1000,gauss,gauss_tuned] [--out docs/figures]
+                                   [--only-problems] [--cache FILE] [--no-extra] [--per-collection N]
+                                   [--no-baseline] [--name FILE.json]
+  python scripts/proof_learning.py --merge PART.json ... [--out docs/figures]   (combine parts run in parallel)
 
-1. Problems (``jaxgo.search.proof.problems``): capture problems built from Lee Changho's tesuji books
-   (sanderland/tsumego) whose answer a reference PNS run proves TRUE, plus GNU Go's reading/capture attack tests
-   with expected code 1; shuffled with ``--seed`` and split 2:1 into training and test sets.
+1. Problems (``jaxgo.search.proof.problems.all_problems``): GNU Go reading tests (attack code 1, defend code 0,
+   including the tests GNU Go itself fails) and tesuji-collection problems (sanderland/tsumego) whose goal string a
+   reference PNS run proves capturable (for the extra collections also by the book's first move); duplicates up
+   to symmetry removed; split into training and test sets by a hash of the canonical position (1 in 3 to test).
 2. No knowledge: PNS and PP (prior 0.5) on every problem: nodes developed (Figure 4 analogue,
    ``proof_pns_vs_pp_nodes.png``).
 3. For each model: train on the training set (repeated passes re-attempting failures, harvesting throughout,
@@ -43,15 +47,17 @@ def make_model(name: str):
     raise ValueError(f"unknown model {name!r}")
 
 
-def load_problems(n: int, seed: int, verify_nodes: int, cache: str | None, tesuji_limit: int = 0) -> list[dict]:
-    from jaxgo.search.proof.problems import regression_problems, tesuji_problems
+def load_problems(n: int, seed: int, verify_nodes: int, cache: str | None, extra: bool = True,
+                  per_collection: int = 0) -> list[dict]:
+    """The problem set of ``problems.all_problems`` (cached as JSON), shuffled with ``seed``; the first ``n``."""
+    from jaxgo.search.proof.problems import all_problems
 
     if cache and os.path.exists(cache):
         with open(cache) as fh:
             probs = json.load(fh)
     else:
-        probs = regression_problems() + tesuji_problems(limit=tesuji_limit or None, verify_nodes=verify_nodes,
-                                                        verify_seconds=2.0)
+        probs = all_problems(verify_nodes=verify_nodes, verify_seconds=3.0, extra=extra,
+                             per_collection=per_collection or None, log=_log)
         if cache:
             with open(cache, "w") as fh:
                 json.dump(probs, fh)
@@ -75,12 +81,15 @@ def plot(out_dir: str, result: dict) -> None:
     ax.plot(lim, lim, "k--", lw=0.8)
     ax.set_xlabel("PNS nodes developed")
     ax.set_ylabel("PP (prior 0.5) nodes developed")
-    ax.set_title(f"{len(both)} capture problems solved by both\nmedian PP/PNS = {nk['median_ratio']:.2f}")
+    ax.set_title(f"{len(nk['pns'])} capture problems: PNS solves {nk['solved_pns']}, PP {nk['solved_pp']}\n"
+                 f"{len(both)} solved by both, median PP/PNS = {nk['median_ratio']:.2f}", fontsize=10)
     fig.tight_layout()
     fig.savefig(os.path.join(out_dir, "proof_pns_vs_pp_nodes.png"), dpi=110)
     plt.close(fig)
 
     models = result["models"]
+    if not models:
+        return
     fig, axes = plt.subplots(2, len(models), figsize=(4.2 * len(models), 8.2), squeeze=False)
     to = result["config"]["timeout"]
     budget = result["config"]["max_nodes"]
@@ -115,53 +124,34 @@ def plot(out_dir: str, result: dict) -> None:
     fig.savefig(os.path.join(out_dir, "proof_learning_speedup.png"), dpi=100)
     plt.close(fig)
 
-    fig, ax = plt.subplots(figsize=(5.5, 4))
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
     curves = {"PNS": result["test_pns"], "PP prior 0.5": result["test_pp_plain"]}
     curves.update({f"PP {k}": v["test"] for k, v in models.items()})
-    for label, rows in curves.items():
-        ts = sorted(r["seconds"] for r in rows if r["solved"])
-        ax.step(ts, range(1, len(ts) + 1), where="post", label=label)
-    ax.set_xscale("log")
-    ax.set_xlabel("time per problem (s)")
-    ax.set_ylabel("test problems solved within that time")
-    ax.legend(fontsize=8)
+    for ax, field, label in ((axes[0], "seconds", "time per problem (s; runs under different loads)"),
+                             (axes[1], "nodes", "nodes developed per problem")):
+        for name, rows in curves.items():
+            xs = sorted(max(r[field], 1e-6 if field == "seconds" else 1) for r in rows if r["solved"])
+            ax.step(xs, range(1, len(xs) + 1), where="post", label=name)
+        ax.set_xscale("log")
+        ax.set_xlabel(label)
+        ax.set_ylabel("test problems solved within that budget")
+    axes[1].legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(os.path.join(out_dir, "proof_learning_cumulative.png"), dpi=110)
     plt.close(fig)
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--problems", type=int, default=240, help="number of problems used (0 = all)")
-    ap.add_argument("--timeout", type=float, default=2.0, help="seconds per problem (paper: 120 s)")
-    ap.add_argument("--max-nodes", type=int, default=20000, help="node budget per problem")
-    ap.add_argument("--verify-nodes", type=int, default=3000, help="PNS budget when building tesuji problems")
-    ap.add_argument("--tesuji-limit", type=int, default=0, help="stop after this many tesuji problems (0 = all)")
-    ap.add_argument("--only-problems", action="store_true", help="build/cache the problem set and stop")
-    ap.add_argument("--passes", type=int, default=3)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--models", default="beta1,beta1000,gauss,gauss_tuned")
-    ap.add_argument("--out", default="docs/figures")
-    ap.add_argument("--cache", default="/tmp/proof_problems.json", help="problem-set cache ('' = none)")
-    ap.add_argument("--replot", default="", help="only redraw the figures from this proof_learning.json")
-    a = ap.parse_args(argv)
-    if a.replot:
-        with open(a.replot) as fh:
-            plot(a.out, json.load(fh))
-        return 0
+def _summary_line(name: str, summary: dict) -> str:
+    return (f"[{name}] test: solved {summary['solved']} (PNS {summary['solved_base']}), newly solved "
+            f"{summary['newly_solved']}, newly failed {summary['newly_failed']}, mean speedup "
+            f"{summary['mean_speedup']:.2f}x (median {summary['median_speedup']:.2f}, geomean "
+            f"{summary['geomean_speedup']:.2f}; node ratio mean {summary['mean_node_ratio']:.2f}, median "
+            f"{summary['median_node_ratio']:.2f})")
 
-    from jaxgo.search.proof.learning import compare, evaluate, train
 
-    t0 = time.time()
-    probs = load_problems(a.problems, a.seed, a.verify_nodes, a.cache or None, a.tesuji_limit)
-    if a.only_problems:
-        _log(f"{len(probs)} problems cached in {a.cache}")
-        return 0
-    n_test = len(probs) // 3
-    test, training = probs[:n_test], probs[n_test:]
-    _log(f"{len(probs)} problems: {len(training)} training, {len(test)} test "
-         f"({sum(p['name'].startswith(('reading', 'capture')) for p in probs)} from GNU Go regression)")
-    kw = dict(max_nodes=a.max_nodes, max_seconds=a.timeout)
+def no_knowledge(probs: list[dict], test: list[dict], kw: dict, t0: float) -> dict:
+    """PNS and PP (prior 0.5) on every problem (Figure 4 analogue) and the test-set rows of both."""
+    from jaxgo.search.proof.learning import compare, evaluate
 
     pns_all = evaluate(probs, "pns", **kw)
     _log(f"PNS done ({time.time() - t0:.0f} s)")
@@ -180,32 +170,116 @@ def main(argv=None) -> int:
     index = {p["name"]: i for i, p in enumerate(probs)}
     test_pns = [pns_all[index[p["name"]]] for p in test]
     test_pp_plain = [pp_all[index[p["name"]]] for p in test]
+    return dict(no_knowledge=nk, test_pns=test_pns, test_pp_plain=test_pp_plain,
+                pp_plain_vs_pns=compare(test_pns, test_pp_plain))
 
-    result = dict(config=vars(a) | dict(n_train=len(training), n_test=len(test)), no_knowledge=nk,
-                  test_pns=test_pns, test_pp_plain=test_pp_plain, models={},
-                  pp_plain_vs_pns=compare(test_pns, test_pp_plain))
+
+def merge(paths: list[str]) -> dict:
+    """Combine part results (one with the no-knowledge rows, others with models) and compute the comparisons."""
+    from jaxgo.search.proof.learning import compare
+
+    parts = []
+    for path in paths:
+        with open(path) as fh:
+            parts.append(json.load(fh))
+    base = next((p for p in parts if p.get("test_pns")), None)
+    if base is None:
+        raise SystemExit("merge: no part holds the no-knowledge rows (run one part without --no-baseline)")
+    result = dict(base, models={}, parts=[p["config"] for p in parts])
+    names = [r["name"] for r in base["test_pns"]]
+    for part in parts:
+        for name, m in part.get("models", {}).items():
+            by_name = {r["name"]: r for r in m["test"]}
+            if sorted(by_name) != sorted(names):
+                raise SystemExit(f"merge: model {name} was tested on other problems")
+            m = dict(m, test=[by_name[n] for n in names])
+            m["summary"] = compare(base["test_pns"], m["test"])
+            result["models"][name] = m
+            _log(_summary_line(name, m["summary"]))
+    return result
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--problems", type=int, default=0, help="number of problems used (0 = all)")
+    ap.add_argument("--timeout", type=float, default=2.0, help="seconds per problem (paper: 120 s)")
+    ap.add_argument("--max-nodes", type=int, default=20000, help="node budget per problem")
+    ap.add_argument("--verify-nodes", type=int, default=3000, help="PNS budget when building tesuji problems")
+    ap.add_argument("--per-collection", type=int, default=0,
+                    help="read at most this many records of each extra tesuji collection (0 = all)")
+    ap.add_argument("--no-extra", action="store_true", help="only the Lee Changho books and GNU Go tests")
+    ap.add_argument("--only-problems", action="store_true", help="build/cache the problem set and stop")
+    ap.add_argument("--passes", type=int, default=3)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--models", default="beta1,beta1000,gauss,gauss_tuned")
+    ap.add_argument("--no-baseline", action="store_true",
+                    help="skip the no-knowledge runs (a part to be merged with one that has them)")
+    ap.add_argument("--name", default="proof_learning.json", help="result file name under --out")
+    ap.add_argument("--merge", nargs="+", default=None,
+                    help="merge these part files into --out/--name and draw the figures")
+    ap.add_argument("--out", default="docs/figures")
+    ap.add_argument("--cache", default="/tmp/proof_problems_v2.json", help="problem-set cache ('' = none)")
+    ap.add_argument("--replot", default="", help="only redraw the figures from this proof_learning.json")
+    a = ap.parse_args(argv)
+    if a.replot:
+        with open(a.replot) as fh:
+            plot(a.out, json.load(fh))
+        return 0
+    os.makedirs(a.out, exist_ok=True)
+    out_json = os.path.join(a.out, a.name)
+    if a.merge:
+        result = merge(a.merge)
+        with open(out_json, "w") as fh:
+            json.dump(result, fh, default=str)
+        plot(a.out, result)
+        _log(f"merged {len(a.merge)} parts into {out_json}; figures in {a.out}")
+        return 0
+
+    from jaxgo.search.proof.learning import compare, evaluate, train
+
+    t0 = time.time()
+    probs = load_problems(a.problems, a.seed, a.verify_nodes, a.cache or None, not a.no_extra, a.per_collection)
+    if a.only_problems:
+        _log(f"{len(probs)} problems cached in {a.cache}")
+        return 0
+    test = [p for p in probs if p["split"] == "test"]
+    training = [p for p in probs if p["split"] != "test"]
+    sources = {}
+    for p in probs:
+        key = "gnugo" if p["source"].startswith("gnugo") else p["source"].split(":", 1)[1][:24]
+        sources[key] = sources.get(key, 0) + 1
+    _log(f"{len(probs)} problems: {len(training)} training, {len(test)} test (split by canonical position hash); "
+         f"sources {sources}")
+    kw = dict(max_nodes=a.max_nodes, max_seconds=a.timeout)
+    result = dict(config=vars(a) | dict(n_train=len(training), n_test=len(test), sources=sources,
+                                        test_names=[p["name"] for p in test]), models={})
+    if not a.no_baseline:
+        result.update(no_knowledge(probs, test, kw, t0))
+
+    def save():
+        with open(out_json, "w") as fh:
+            json.dump(result, fh, default=str)
+
+    save()
     for name in [m for m in a.models.split(",") if m]:
         model, tune_after = make_model(name)
         t1 = time.time()
         _log(f"[{name}] training")
         hist = train(model, training, "pp", max_passes=a.passes, tune_after=tune_after, log=_log, **kw)
         rows = evaluate(test, "pp", model, **kw)
-        summary = compare(test_pns, rows)
-        result["models"][name] = dict(history=hist, test=rows, summary=summary, table=len(model),
-                                      betas=getattr(model, "betas2", None), seconds=time.time() - t1)
-        os.makedirs(a.out, exist_ok=True)
-        with open(os.path.join(a.out, "proof_learning.json"), "w") as fh:
-            json.dump(result, fh, default=str)
-        _log(f"[{name}] test: solved {summary['solved']} (PNS {summary['solved_base']}), newly solved "
-             f"{summary['newly_solved']}, newly failed {summary['newly_failed']}, mean speedup "
-             f"{summary['mean_speedup']:.2f}x (median {summary['median_speedup']:.2f}, geomean "
-             f"{summary['geomean_speedup']:.2f}; node ratio mean {summary['mean_node_ratio']:.2f}, median "
-             f"{summary['median_node_ratio']:.2f})")
-    os.makedirs(a.out, exist_ok=True)
-    with open(os.path.join(a.out, "proof_learning.json"), "w") as fh:
-        json.dump(result, fh, default=str)
-    plot(a.out, result)
-    _log(f"done in {time.time() - t0:.0f} s; figures in {a.out}")
+        entry = dict(history=hist, test=rows, table=len(model), betas=getattr(model, "betas2", None),
+                     seconds=time.time() - t1)
+        if "test_pns" in result:
+            entry["summary"] = compare(result["test_pns"], rows)
+            _log(_summary_line(name, entry["summary"]))
+        else:
+            _log(f"[{name}] test: solved {sum(r['solved'] for r in rows)} of {len(rows)} "
+                 f"({time.time() - t1:.0f} s)")
+        result["models"][name] = entry
+        save()
+    if "test_pns" in result and result["models"]:
+        plot(a.out, result)
+    _log(f"done in {time.time() - t0:.0f} s; results in {out_json}")
     return 0
 
 

@@ -102,6 +102,60 @@ def test_ko_codes(solver):
 def test_defence_names_a_move_not_a_pass():
     b = Board.from_ascii(LADDER, -1)
     b.to_play = -1
-    # white cannot escape the ladder: defend fails at every ko level
-    code, move, *_ = solve_capture_ko(b, 17, False, "pns", max_nodes=2000)
+    # white to move reaches three liberties (a disproof at L = 2 by a move) and reading at L = 3 runs out of
+    # budget: the defence is answered by that move, never by a pass
+    code, move, *_ = solve_capture_ko(b, 17, False, "pns", max_nodes=400)
+    assert code == 1 and move in (10, 16, 18, 24) and move != 49
+    # without keeping the disproof the budget-exhausted search answers failure, again without a move
+    code, move, *_ = solve_capture_ko(b, 17, False, "pns", max_nodes=400, keep_disproof=False)
     assert code == 0 and move is None
+
+
+# white D5 has two liberties: the defender (to move) reaches three at once, so L = 2 is a disproof by a move,
+# while reading at L = 3 (can black stop it reaching four?) takes thousands of nodes
+OPEN_TWO = """
+.........
+.........
+.........
+...X.....
+...OX....
+..X......
+.........
+.........
+.........
+"""
+
+
+def test_keep_disproof_when_deeper_reading_runs_out_of_budget():
+    b = Board.from_ascii(OPEN_TWO, -1)
+    goal = 4 * 9 + 3
+    first, L = solve_capture(b, goal, False, "pns", max_l=2)
+    assert first.value is False and L == 2 and first.move is not None
+    budget = first.nodes + 50                    # the L = 3 search gets 50 nodes: not enough
+    res, L = solve_capture(b, goal, False, "pns", max_nodes=budget, max_l=4)
+    assert res.value is False and L == 2 and res.move == first.move and res.nodes == budget
+    res, L = solve_capture(b, goal, False, "pns", max_nodes=budget, max_l=4, keep_disproof=False)
+    assert res.value is None and L == 3
+
+
+# goal white D5; black D4 next to it is in atari (its liberty E4); white D3 presses on it with one liberty (D2):
+# the attacker may save D4 by capturing D3 (a break-chain move far from the goal)
+BREAK_CHAIN = """
+.......
+.......
+...O...
+..OX...
+..XOX..
+.......
+.......
+"""
+
+
+def test_attacker_break_chain_candidates():
+    from jaxgo.search.proof.capture import CaptureProblem
+
+    b = Board.from_ascii(BREAK_CHAIN, 1)
+    goal, capture_point = 2 * 7 + 3, 5 * 7 + 3
+    assert len(b.chain(3 * 7 + 3)[1]) == 1 and b.chain(4 * 7 + 3)[1] == {capture_point}
+    assert capture_point in CaptureProblem(goal, 1, 3).candidates(b)
+    assert capture_point not in CaptureProblem(goal, 1, 3, rescue_libs=0).candidates(b)

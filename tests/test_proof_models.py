@@ -21,6 +21,10 @@ def test_beta_prior_from_largest_seen_pattern_and_counts():
     m.update(SIBLING, False)          # T7 of the sibling is not in H: only the shared patterns count it
     assert m.predict(STACK) == pytest.approx(3 / 5)
     assert m.predict(SIBLING) == pytest.approx(3 / 6)
+    # a larger pattern harvested but never counted does not hide the counts of the smaller ones
+    cousin = STACK[:6] + (555, 556)
+    m.harvest(cousin)
+    assert m.predict(cousin) == pytest.approx(3 / 6)   # the shared T5 pattern: 2 proofs, 2 disproofs
     peaked = BetaModel(alpha=1000, beta=1000)
     peaked.harvest(STACK)
     peaked.update(STACK, True)

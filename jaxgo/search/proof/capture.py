@@ -12,6 +12,11 @@ Candidate moves (``CaptureProblem.candidates``):
   ``weak_libs_defender`` (defender to move) liberties (the defender captures them, the attacker saves them);
   the liberties of other defender strings that touch a goal liberty, with at most ``near_libs`` liberties
   (connections for the defender, to be blocked by the attacker);
+- break-chain moves around weak attacker strings adjacent to the goal: when such a string has at most
+  ``rescue_weak`` liberties (attacker to move; 1: in atari) the attacker may save it by capturing a defender
+  string pressing on it (liberties of those with at most ``rescue_libs`` liberties, other than the goal); when
+  it has at most ``support_weak`` liberties (defender to move) the defender may save or extend the defender
+  strings pressing on it (liberties of those with at most ``support_libs`` liberties);
 - the defender also: liberties of attacker strings touching a goal liberty (at most ``weak_libs_defender``
   liberties), and a pass (last; never at the root of a defence), so that it is never forced to fill its own
   liberties.
@@ -106,7 +111,8 @@ class CaptureProblem:
 
     def __init__(self, goal: int, attacker: int, max_libs: int = 3, use_ladder: bool = True,
                  weak_libs: int = 2, weak_libs_defender: int = 3, ko_rule=None, defender_pass: bool = True,
-                 root_key=None, near_libs: int = 3):
+                 root_key=None, near_libs: int = 3, rescue_weak: int = 1,
+                 rescue_libs: int = 1, support_weak: int = 2, support_libs: int = 2):
         self.goal = goal
         self.attacker = attacker
         self.max_libs = max_libs
@@ -114,6 +120,10 @@ class CaptureProblem:
         self.weak_libs = weak_libs
         self.weak_libs_defender = weak_libs_defender
         self.near_libs = near_libs
+        self.rescue_libs = rescue_libs
+        self.rescue_weak = rescue_weak
+        self.support_weak = support_weak
+        self.support_libs = support_libs
         self.root_key = root_key   # no defender pass at this position (a defence must name a move)
         self.ko_rule = dict(ko_rule or {})   # colour -> "simple" | "free"
         self.defender_pass = defender_pass
@@ -177,9 +187,17 @@ class CaptureProblem:
         attacking = b.to_play == self.attacker
         weak = self.weak_libs if attacking else self.weak_libs_defender
         for rep in b.neighbour_chains(pts, self.attacker):
-            _, l = b.chain(rep)
+            sp, l = b.chain(rep)
             if len(l) <= weak:
                 moves |= l
+                if len(l) <= (self.rescue_weak if attacking else self.support_weak):
+                    # defender strings pressing on a weak attacker string next to the goal: the attacker saves
+                    # its string by capturing them (break-chain), the defender saves them (keeps the pressure)
+                    lim = self.rescue_libs if attacking else self.support_libs
+                    for rep2 in b.neighbour_chains(sp, -self.attacker):
+                        sp2, l2 = b.chain(rep2)
+                        if self.goal not in sp2 and len(l2) <= lim:
+                            moves |= l2
         if self.near_libs:
             # strings touching the goal's liberties: the defender's connections and the attacker's blockers
             for rep in b.neighbour_chains(libs, -self.attacker):
@@ -219,7 +237,7 @@ def _root_move(b: Board, goal: int):
 def solve_capture(board: Board, goal: int, attacker_to_move: bool = True, solver: str = "pns",
                   max_nodes: int = 20000, max_seconds: float = 10.0, l_start: int = 2, max_l: int = 4,
                   prior=None, ko_rule=None, problem_kw=None, model=None, trees=None,
-                  order_by_prior: bool = False) -> tuple[Result, int]:
+                  order_by_prior: bool = False, keep_disproof: bool = True) -> tuple[Result, int]:
     """Attack (attacker to move) or defend (defender to move) the string at ``goal``.
 
     Returns (result of the last search, L used).  With the attacker to move, ``result.value`` True means the
@@ -228,6 +246,10 @@ def solve_capture(board: Board, goal: int, attacker_to_move: bool = True, solver
     L + 1 up to ``max_l``.  ``prior(state, move, child) -> P(TRUE)`` is used by PP; ``ko_rule`` maps a colour to
     "simple" / "free" (see the module docstring).  ``model``: a pattern model giving the priors (PP) and, with
     ``order_by_prior``, the child order (both solvers); every searched ``Tree`` is appended to ``trees`` if given.
+    With ``keep_disproof``, when the search at L + 1 runs out of budget after a disproof at L by a defender move
+    (defender to move), that disproof is returned (the defender reaches L + 1 liberties and deeper reading is out
+    of budget: the string is taken as safe, as liberty cut-offs in a reading engine do); nodes and seconds still
+    count every search.  Attacks are unaffected (unknown and disproved both mean failure).
     """
     if board.stones[goal] == 0:
         raise ValueError("goal point is empty")
@@ -238,6 +260,7 @@ def solve_capture(board: Board, goal: int, attacker_to_move: bool = True, solver
         b.to_play, b.ko = want, -1
     total_nodes, total_time = 0, 0.0
     res, L = None, l_start
+    last_false = None
     for L in range(l_start, max_l + 1):
         prob = CaptureProblem(goal, attacker, L, ko_rule=ko_rule, root_key=b.key(), **(problem_kw or {}))
         if prior is not None:
@@ -250,8 +273,12 @@ def solve_capture(board: Board, goal: int, attacker_to_move: bool = True, solver
             trees.append(res.tree)
         total_nodes += res.nodes
         total_time += res.seconds
+        if res.value is False and res.move is not None:   # a disproof by a defender move (not a trivial one)
+            last_false = (res, L)
         if res.value is not False or total_nodes >= max_nodes or total_time >= max_seconds:
             break
+    if res.value is None and keep_disproof and last_false is not None:
+        res, L = last_false
     if res.value is True and res.move is None and attacker_to_move:
         res.move = _root_move(b, goal)
     res.nodes, res.seconds = total_nodes, total_time

@@ -30,10 +30,14 @@ _COLOURS = {"b": 1, "black": 1, "w": -1, "white": -1}
 
 
 def parse_tst(path):
-    """Test cases of a .tst file: dicts id, cmd, vertex, sgf, move, expected, tries (list of (colour, vertex))."""
+    """Test cases of a .tst file: dicts id, cmd, vertex, sgf, move, expected, tries (list of (colour, vertex)).
+
+    ``tries`` holds the moves played on top of the loaded position: ``trymove`` (undone by ``popgo``) and the
+    GTP ``play COLOUR VERTEX`` / ``black VERTEX`` / ``white VERTEX`` lines (kept until the next ``loadsgf``).
+    Bytes that are not UTF-8 (comments in Latin-1) are replaced."""
     cases, current, tries = [], None, []
     pending = None
-    with open(path) as fh:
+    with open(path, encoding="utf-8", errors="replace") as fh:
         for line in fh:
             line = line.strip()
             m = re.match(r"loadsgf\s+(\S+)(?:\s+(\d+))?", line)
@@ -41,7 +45,8 @@ def parse_tst(path):
                 current = (m.group(1), int(m.group(2)) if m.group(2) else None)
                 tries = []
                 continue
-            m = re.match(r"trymove\s+(\S+)\s+(\S+)", line)
+            m = re.match(r"trymove\s+(\S+)\s+(\S+)", line) or re.match(r"play\s+(\S+)\s+(\S+)", line) \
+                or re.match(r"(black|white)\s+([A-Za-z]\d+|pass)\s*$", line, re.I)
             if m:
                 tries.append((_COLOURS.get(m.group(1).lower(), 0), m.group(2)))
                 continue
@@ -95,7 +100,8 @@ def case_board(case, base: str):
     for colour, vertex in case.get("tries", []):
         if colour and board.to_play != colour:
             board.to_play, board.ko = colour, -1
-        nxt = board.play(gtp_to_point(vertex, board.size))
+        point = board.size * board.size if vertex.lower() == "pass" else gtp_to_point(vertex, board.size)
+        nxt = board.play(point)
         if nxt is None:
             raise ValueError(f"illegal trymove {vertex}")
         board = nxt

@@ -8,9 +8,11 @@ Both models share one interface, used by ``CaptureProblem.prior_batch`` and the 
   created during search, *after* its prior was read);
 - ``update(stack, value)``: learn from a node proved (True) or disproved (False) once a search is over.
 
-``BetaModel``: H maps key -> [n_true, n_false]; the prior comes from the largest pattern of the stack that is
-in H ("observed at least once before"), P = (alpha + n_true) / (alpha + beta + n_true + n_false); with no
-pattern in H, alpha / (alpha + beta).  ``update`` counts the value into *every* pattern of the stack that is in H.
+``BetaModel``: H maps key -> [n_true, n_false]; the prior comes from the largest pattern of the stack that has
+been observed at least once before (in H with at least one counted proof or disproof: a pattern harvested but
+never counted says nothing, so a smaller pattern with counts speaks instead),
+P = (alpha + n_true) / (alpha + beta + n_true + n_false); with no such pattern, alpha / (alpha + beta).
+``update`` counts the value into *every* pattern of the stack that is in H.
 
 ``HierarchicalGaussian``: latent value x_i of the level-i pattern, x_0 ~ N(mu0, sigma0^2),
 x_{i+1} | x_i ~ N(x_i, beta_i^2), observation y ~ N(x_7, 1), node TRUE iff y > 0, so
@@ -77,7 +79,7 @@ class BetaModel:
     def predict(self, stack) -> float:
         for key in reversed(list(stack)):
             entry = self.table.get(int(key))
-            if entry is not None:
+            if entry is not None and entry[0] + entry[1] > 0:
                 return (self.alpha + entry[0]) / (self.alpha + self.beta + entry[0] + entry[1])
         return self.alpha / (self.alpha + self.beta)
 
