@@ -365,15 +365,14 @@ def _point_levels(boards: _Boards, size: int):
 
 def _distance_levels(prev, size: int):
     """int32 [N, N, B]: ``moves`` distance level of every point from the move prev int32 [B] (0 for none / pass)."""
+    return _by_previous(jnp.asarray(_distance_level_table(size)), prev, size)
+
+
+def _by_previous(table, prev, size: int):
+    """[N, N, B]: row ``prev`` of a per-previous-move table [P+1, P] (row P: no previous move) for every board."""
     points = size * size
-    row = jnp.arange(size, dtype=jnp.int32).reshape(size, 1, 1)
-    col = jnp.arange(size, dtype=jnp.int32).reshape(1, size, 1)
-    valid = (prev >= 0) & (prev < points)
-    pr, pc = jnp.clip(prev, 0, points - 1) // size, jnp.clip(prev, 0, points - 1) % size
-    dr, dc = jnp.abs(row - pr[None, None]), jnp.abs(col - pc[None, None])
-    d = jnp.minimum(dr + dc + jnp.maximum(dr, dc), mf.MAX_DISTANCE)
-    level = jnp.where(d == 0, mf.SAME_POINT_LEVEL, d - 1)
-    return jnp.where(valid[None, None], level, 0)
+    index = jnp.where((prev >= 0) & (prev < points), prev, points)
+    return jnp.transpose(table[index]).reshape(size, size, -1)  # [B, P] rows -> [N, N, B]
 
 
 @functools.lru_cache(maxsize=None)
@@ -416,17 +415,12 @@ def _weights(boards: _Boards, tables: PolicyTables, size: int, rows=None):
     sets, has_ko = _tactics(boards, size)
     sets = {name: _materialize(value) for name, value in sets.items()}
     rows = _distance_rows(tables, size) if rows is None else rows
-    points = size * size
-
-    def by_previous(table, prev):
-        index = jnp.where((prev >= 0) & (prev < points), prev, points)
-        return jnp.transpose(table[index]).reshape(size, size, -1)  # [B, P] rows -> [N, N, B]
 
     def bit(name):
         return _dense(sets[name], size)
 
     pattern = tables.pattern[_pattern_code(boards, size)]
-    distance = by_previous(rows[0], boards.prev), by_previous(rows[1], boards.prev2)
+    distance = _by_previous(rows[0], boards.prev, size), _by_previous(rows[1], boards.prev2, size)
     gamma = pattern * tables.line[jnp.asarray(_line_levels(size))]
     capture = tables.capture
     gamma = gamma * jnp.where(bit("capture"), jnp.where(bit("capture_prev"), capture[2], capture[1]), capture[0])

@@ -229,7 +229,6 @@ class Searcher:
         tree = Tree(self.num_actions)
         root = tree.add_nodes(_to_numpy(_stack(game.state, 1)), np.array([-1], np.int32), np.array([-1], np.int32))
         tree.children_legal[root[0]] = self._root_legal(game)
-
         tree.children_prior[root[0]] = priors.root_prior(self.config, game, tree.children_legal[root[0]])
         tree.expanded[root[0]] = True
         self.tree, self._tree_moves = tree, moves
@@ -349,7 +348,6 @@ class Searcher:
             if len(rows):
                 index = tree.add_nodes({n: v[rows] for n, v in child_np.items()}, parents[rows], actions[rows])
                 tree.children_legal[index] = child_legal[rows]
-        
                 tree.children_prior[index] = priors.children_prior(
                     self.config, child_states, rows, child_legal[rows], actions[rows],
                     tree.action_from_parent[parents[rows]])
