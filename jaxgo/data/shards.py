@@ -2,13 +2,15 @@
 
 A shard ``shard-NNNNN`` is three files in the shard folder:
 
-    shard-NNNNN.codes.npy  uint32 [N, P+1]  per-candidate codes (``jaxgo.features.codes``)
+    shard-NNNNN.codes.npy  uint32 [N, P+1]  per-candidate codes (``jaxgo.features.codes``); uint32 [N, P+1, 2]
+                                            with a large-pattern dictionary (base code, large-pattern level)
     shard-NNNNN.meta.npy   int16  [N, 4]    played move, previous move, the move before, move number (0-based)
     shard-NNNNN.games.npy  int32  [g+1]     first position of each game (and N at the end)
 
 ``manifest.json`` lists finished shards; every file is written to a temporary name and ``os.replace``d, and the
 manifest is rewritten (atomically) after each shard, so an interrupted ``extract`` resumes where it stopped:
 shard k always holds kept games [k * shard_games, (k + 1) * shard_games) of the source stream.
+A folder extracted with a large-pattern dictionary keeps it as ``large.npz`` (``large_dictionary(folder)``).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import numpy as np
 from jaxgo.data.archives import SkipStats, is_pro_vs_pro, iter_records
 
 MANIFEST = "manifest.json"
+LARGE_FILE = "large.npz"
 VERSION = 1
 META_MOVE, META_PREV, META_PREV2, META_NUMBER = range(4)
 
@@ -67,12 +70,14 @@ def write_shard(folder, name: str, games: list) -> dict:
 
 
 def extract(folder, sources, *, games: int | None = None, shard_games: int = 250, pro_only: bool = False,
-            batch: int = 16, progress: bool = True, stop_after: int | None = None, size: int = 19) -> dict:
+            batch: int = 16, progress: bool = True, stop_after: int | None = None, size: int = 19,
+            large=None) -> dict:
     """Extract shards from the archives ``sources`` into ``folder`` (created), resuming from its manifest.
 
     games: how many kept games in all (None: every game; a larger number later extends the folder);
     shard_games: games per shard; pro_only: keep only pro-vs-pro even games (``is_pro_vs_pro``); size: board
-    size kept; stop_after: write at most this many new shards, then return (tests of resumption).
+    size kept; stop_after: write at most this many new shards, then return (tests of resumption); large: a
+    ``jaxgo.features.large.LargeDictionary`` whose levels are stored next to the codes.
     Returns the manifest.
     """
     from jaxgo.features.games import games_codes
@@ -82,6 +87,8 @@ def extract(folder, sources, *, games: int | None = None, shard_games: int = 250
     settings = {"sources": [str(s) for s in sources], "shard_games": shard_games, "pro_only": pro_only}
     if size != 19:
         settings["size"] = size
+    if large is not None:
+        settings["large"] = {"fingerprint": large.fingerprint(), "entries": len(large)}
     manifest = read_manifest(folder)
     if manifest is None or manifest.get("settings") != settings or manifest.get("version") != VERSION:
         if manifest is not None and manifest.get("shards"):
@@ -91,6 +98,10 @@ def extract(folder, sources, *, games: int | None = None, shard_games: int = 250
                     "read": 0}
     if manifest["complete"]:
         return manifest
+    if large is not None and not (folder / LARGE_FILE).exists():
+        tmp = folder / "large.tmp.npz"
+        large.save(tmp)
+        os.replace(tmp, folder / LARGE_FILE)
     if manifest["shards"] and manifest["shards"][-1]["games"] < shard_games:
         manifest["shards"].pop()  # a short last shard (an earlier, smaller limit): redo it
     total = sum(s["games"] for s in manifest["shards"])
@@ -112,7 +123,8 @@ def extract(folder, sources, *, games: int | None = None, shard_games: int = 250
     def flush():
         nonlocal pending, written
         index = len(manifest["shards"])
-        entry = write_shard(folder, f"shard-{index:05d}", games_codes(pending, batch=batch))
+        entry = write_shard(folder, f"shard-{index:05d}", games_codes(pending, batch=batch,
+                                                                             large_dictionary=large))
         entry["seconds"] = round(time.time() - t0, 2)
         manifest["shards"].append(entry)
         manifest["skipped"] = dict(stats.skipped)
@@ -162,6 +174,20 @@ class Shard:
         return len(self.meta)
 
 
+def large_dictionary(folder):
+    """The ``LargeDictionary`` a shard folder was extracted with, or None."""
+    from jaxgo.features.large import LargeDictionary
+
+    manifest = read_manifest(folder)
+    wanted = (manifest or {}).get("settings", {}).get("large")
+    if wanted is None:
+        return None
+    large = LargeDictionary.load(Path(folder) / LARGE_FILE)
+    if large.fingerprint() != wanted["fingerprint"]:
+        raise ValueError(f"{folder}/{LARGE_FILE} is not the dictionary the shards were extracted with")
+    return large
+
+
 def shard_names(folder) -> list[str]:
     manifest = read_manifest(folder)
     if manifest is None:
@@ -175,7 +201,7 @@ def iter_shards(folder, mmap: bool = True) -> Iterator[Shard]:
 
 
 def batches(codes, meta, batch_size: int):
-    """Split one shard into fixed-size batches (last one padded): (codes uint32 [nb, B, P+1], meta int16
+    """Split one shard into fixed-size batches (last one padded): (codes uint32 [nb, B, P+1(, 2)], meta int16
     [nb, B, 4], valid bool [nb, B])."""
     n = len(meta)
     nb = max(1, -(-n // batch_size))
@@ -184,7 +210,8 @@ def batches(codes, meta, batch_size: int):
     m = np.zeros((total, 4), np.int16)
     c[:n] = codes
     m[:n] = meta
-    m[n:, META_MOVE] = codes.shape[1] - 1 if codes.ndim == 2 else 0
+    m[n:, META_MOVE] = codes.shape[1] - 1 if codes.ndim >= 2 else 0
     m[n:, META_PREV:META_PREV2 + 1] = -1
     valid = np.arange(total) < n
-    return (c.reshape(nb, batch_size, -1), m.reshape(nb, batch_size, 4), valid.reshape(nb, batch_size))
+    return (c.reshape((nb, batch_size) + codes.shape[1:]), m.reshape(nb, batch_size, 4),
+            valid.reshape(nb, batch_size))

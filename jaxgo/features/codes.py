@@ -17,7 +17,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxgo import rules
-from jaxgo.features.moves import GROUPS, MAX_DISTANCE, SAME_POINT_LEVEL, distance, group_offsets
+from jaxgo.features.moves import GROUPS, MAX_DISTANCE, SAME_POINT_LEVEL, distance, group_offsets, num_features
 
 PATTERN_BITS = 18
 _FIELDS = (("capture", 18, 2), ("extension", 20, 1), ("self_atari", 21, 1), ("atari", 22, 2))
@@ -70,6 +70,15 @@ def decode_levels(codes, prev, prev2):
 
 
 def decode(codes, prev, prev2):
-    """Global feature indices int32 [..., P+1, G] (group offsets added) and legal bool [..., P+1]."""
-    levels, legal = decode_levels(codes, prev, prev2)
-    return levels + jnp.asarray(group_offsets()), legal
+    """Global feature indices int32 [..., P+1, G] (group offsets added) and legal bool [..., P+1].
+
+    Codes uint32 [..., P+1, 2] (base code, large-pattern level; ``jaxgo.features.large``) give one more column,
+    the ``"large"`` group, whose level 0 ("no frequent large pattern") sits at index ``num_features()``."""
+    codes = jnp.asarray(codes)
+    with_large = codes.shape[-1] == 2
+    levels, legal = decode_levels(codes[..., 0] if with_large else codes, prev, prev2)
+    features = levels + jnp.asarray(group_offsets())
+    if with_large:
+        big = jnp.where(legal, codes[..., 1].astype(jnp.int32), 0) + num_features()
+        features = jnp.concatenate([features, big[..., None]], -1)
+    return features, legal

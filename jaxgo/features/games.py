@@ -17,6 +17,7 @@ import numpy as np
 
 from jaxgo import rules
 from jaxgo.coords import BLACK, WHITE
+from jaxgo.features import large
 from jaxgo.features.codes import pack
 from jaxgo.features.moves import canonical_pattern_table, group_offsets, group_sizes, move_features
 from jaxgo.sgf import GameRecord
@@ -66,22 +67,48 @@ def check_levels(levels) -> None:
 
 
 @jax.jit
-def _scan_codes(state: rules.State, colours, moves, table):
+def _scan_codes(state: rules.State, colours, moves, table, large_tables=None):
     """Batched: state (leading axis B), colours int8 [B, T], moves int32 [B, T] -> (codes uint32
-    [B, T, P+1], ok bool [B, T])."""
+    [B, T, P+1], ok bool [B, T]).  With ``large_tables`` (``LargeDictionary.tables()`` as arrays) the codes are
+    uint32 [B, T, P+1, 2]: the base code and the large-pattern level (``jaxgo.features.large``)."""
+
+    def features(state, prev, prev2):
+        levels, legal = move_features(state, prev, prev2, table)
+        code = pack(levels, legal)
+        if large_tables is not None:
+            code = jnp.stack([code, large.candidate_levels(state, legal, large_tables).astype(jnp.uint32)], -1)
+        return code, legal
 
     def one(state, colours, moves):
         def step(carry, xs):
             state, prev, prev2 = carry
             colour, move = xs
             state = state.replace(to_play=colour)
-            levels, legal = move_features(state, prev, prev2, table)
+            code, legal = features(state, prev, prev2)
             ok = legal[move]
             nxt = rules.play(state, jnp.where(ok, move, state.stones.shape[0]))
-            return (nxt, move, prev), (pack(levels, legal), ok)
+            return (nxt, move, prev), (code, ok)
 
         _, out = jax.lax.scan(step, (state, jnp.int32(-1), jnp.int32(-1)), (colours, moves))
         return out
+
+    return jax.vmap(one)(state, colours, moves)
+
+
+@jax.jit
+def _scan_played_hashes(state: rules.State, colours, moves):
+    """Batched like ``_scan_codes`` -> (hashes uint32 [B, T, S]: canonical large-pattern hashes around each
+    played point, ok bool [B, T])."""
+
+    def one(state, colours, moves):
+        def step(state, xs):
+            colour, move = xs
+            state = state.replace(to_play=colour)
+            ok = rules.legal_mask(state)[move]
+            hashes = large.point_hashes(state, move)
+            return rules.play(state, jnp.where(ok, move, state.stones.shape[0])), (hashes, ok)
+
+        return jax.lax.scan(step, state, (colours, moves))[1]
 
     return jax.vmap(one)(state, colours, moves)
 
@@ -94,22 +121,13 @@ def previous_moves(moves):
     return prev.astype(np.int16), prev2.astype(np.int16)
 
 
-def games_codes(records, batch: int = 8):
-    """Packed candidate codes for several games at once (one vmapped scan per ``batch`` games).
-
-    records: list of 19x19 (or same-size) GameRecords.  Returns a list, one per record, of
-    (codes uint32 [T, P+1], moves int16 [T]) for the usable moves (up to the first illegal one).
-    Games are padded with passes to a common bucketed length and the batch with empty games (kept in the given
-    order: grouping by length would save padding but compile one program per length bucket).
-    """
-    out = [None] * len(records)
-    table = jnp.asarray(canonical_pattern_table()[0])
-    order = list(range(len(records)))
+def _replay_batches(records, batch: int):
+    """Yield (indices, states, colours int8 [batch, T], moves int32 [batch, T]) per ``batch`` records: games
+    padded with passes to a common bucketed length, the batch padded with empty games."""
     for start in range(0, len(records), batch):
-        index = order[start:start + batch]
-        chunk = [records[i] for i in index]
-        inits = [_initial(r) for r in chunk]
-        points = chunk[0].size ** 2
+        index = list(range(start, min(start + batch, len(records))))
+        inits = [_initial(records[i]) for i in index]
+        points = records[index[0]].size ** 2
         length = max(1, max(len(m) for _, _, m in inits))
         padded = -(-length // BUCKET) * BUCKET
         while len(inits) < batch:
@@ -120,13 +138,52 @@ def games_codes(records, batch: int = 8):
             colours[i, :len(c)] = c
             moves[i, :len(m)] = m
         states = jax.tree.map(lambda *xs: jnp.stack(xs), *[s for s, _, _ in inits])
-        codes, ok = _scan_codes(states, jnp.asarray(colours), jnp.asarray(moves), table)
-        codes, ok = np.asarray(codes), np.asarray(ok)
-        for i, record in enumerate(chunk):
-            num = len(record.moves)
-            good = ok[i, :num]
-            usable = num if good.all() else int(np.argmin(good))
-            out[index[i]] = (codes[i, :usable], moves[i, :usable].astype(np.int16))
+        yield index, states, jnp.asarray(colours), jnp.asarray(moves)
+
+
+def _usable(num: int, ok) -> int:
+    """Moves of a record before its first illegal one."""
+    good = ok[:num]
+    return num if good.all() else int(np.argmin(good))
+
+
+def games_codes(records, batch: int = 8, large_dictionary=None):
+    """Packed candidate codes for several games at once (one vmapped scan per ``batch`` games).
+
+    records: list of 19x19 (or same-size) GameRecords.  Returns a list, one per record, of
+    (codes uint32 [T, P+1], moves int16 [T]) for the usable moves (up to the first illegal one); with a
+    ``large.LargeDictionary`` the codes are uint32 [T, P+1, 2] (base code, large-pattern level).
+    Games are padded with passes to a common bucketed length and the batch with empty games (kept in the given
+    order: grouping by length would save padding but compile one program per length bucket).
+    """
+    records = list(records)
+    out = [None] * len(records)
+    table = jnp.asarray(canonical_pattern_table()[0])
+    tables = None
+    if large_dictionary is not None:
+        tables = tuple(jnp.asarray(x) for x in large_dictionary.tables())
+    for index, states, colours, moves in _replay_batches(records, batch):
+        codes, ok = _scan_codes(states, colours, moves, table, tables)
+        codes, ok, moves = np.asarray(codes), np.asarray(ok), np.asarray(moves)
+        for i, r in enumerate(index):
+            usable = _usable(len(records[r].moves), ok[i])
+            out[r] = (codes[i, :usable], moves[i, :usable].astype(np.int16))
+    return out
+
+
+def games_played_hashes(records, batch: int = 8):
+    """Per record, uint32 [T, S]: the canonical large-pattern hashes around each played point of the usable
+    non-pass moves (``jaxgo.features.large``), for harvesting a pattern dictionary."""
+    records = list(records)
+    out = [None] * len(records)
+    for index, states, colours, moves in _replay_batches(records, batch):
+        hashes, ok = _scan_played_hashes(states, colours, moves)
+        hashes, ok, moves = np.asarray(hashes), np.asarray(ok), np.asarray(moves)
+        for i, r in enumerate(index):
+            num = len(records[r].moves)
+            played = moves[i, :num] < records[r].size ** 2
+            usable = _usable(num, ok[i])
+            out[r] = hashes[i, :usable][played[:usable]]
     return out
 
 

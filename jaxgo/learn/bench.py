@@ -50,13 +50,13 @@ def _lmp_speed(shard_folder, batch: int) -> dict:
     import jax.numpy as jnp
 
     from jaxgo.data import shards as shardlib
-    from jaxgo.features import num_features
     from jaxgo.learn import lmp
     from jaxgo.learn.train import _fixed, _lmp_shard, _shard_batches
 
     name = shardlib.shard_names(shard_folder)[0]
     codes, meta, valid = _shard_batches(shardlib.Shard(shard_folder, name), batch, None)
-    state = lmp.init(num_features(), _fixed())
+    fixed = _fixed(shard_folder)
+    state = lmp.init(len(fixed), fixed)
     jax.block_until_ready(_lmp_shard(state, codes[:2], meta[:2], valid[:2], None, jnp.bool_(True), keep=False))
     jax.block_until_ready(_lmp_shard(state, codes, meta, valid, None, jnp.bool_(True), keep=False))  # compile
     t0 = time.perf_counter()
@@ -79,6 +79,9 @@ def _subset(folder, n: int, into: Path) -> Path:
             link = into / f"{e['name']}.{part}.npy"
             if not link.exists():
                 link.symlink_to(Path(folder).resolve() / f"{e['name']}.{part}.npy")
+    large = Path(folder) / shardlib.LARGE_FILE
+    if large.exists() and not (into / shardlib.LARGE_FILE).exists():
+        (into / shardlib.LARGE_FILE).symlink_to(large.resolve())
     shardlib.write_json_atomic(into / shardlib.MANIFEST, dict(manifest, shards=entries))
     return into
 

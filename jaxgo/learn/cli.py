@@ -1,6 +1,8 @@
 """``jaxgo gammas``: extract training shards, train gammas (MM, LMP, Adam), evaluate move prediction.
 
+    jaxgo gammas harvest --out PATTERNS.npz [--split ... | --games-path PATH] [--games N] [--min-count C]
     jaxgo gammas extract --out SHARDS [--split train|kgs2017|fox | --games-path PATH] [--games N]
+                         [--large PATTERNS.npz]
     jaxgo gammas train --shards SHARDS --method {mm,lmp,sgd} --out FILE [--checkpoint DIR] [--passes N]
                        [--iterations N] [--batch B] [--lr LR] [--devices N]
     jaxgo gammas eval [--gammas FILE] --games PATH [--limit N] [--pro-only] [--json] [--curve]
@@ -23,18 +25,26 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="jaxgo gammas", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
+    def add_sources(p):
+        src = p.add_mutually_exclusive_group()
+        src.add_argument("--split", choices=["train", "kgs2017", "fox"], default="train",
+                         help="archives of ../shared/data (fox: pro-vs-pro even games only)")
+        src.add_argument("--games-path", nargs="+", help="tar.gz archives / SGF folders instead of a split")
+        p.add_argument("--data", default=None, help="data root (default: ../shared/data)")
+        p.add_argument("--games", type=int, default=None, help="games in all (default: every game)")
+        p.add_argument("--batch", type=int, default=16, help="games per vmapped call")
+        p.add_argument("--size", type=int, default=19, help="board size of the games kept")
+        p.add_argument("--no-progress", action="store_true")
+
+    hv = sub.add_parser("harvest", help="dictionary of the large patterns played at least --min-count times")
+    hv.add_argument("--out", required=True, help="dictionary file to write (.npz)")
+    hv.add_argument("--min-count", type=int, default=10)
+    add_sources(hv)
     ex = sub.add_parser("extract", help="write training shards (resumable: re-running skips finished shards)")
     ex.add_argument("--out", required=True, help="shard folder (manifest.json + .npy files)")
-    src = ex.add_mutually_exclusive_group()
-    src.add_argument("--split", choices=["train", "kgs2017", "fox"], default="train",
-                     help="archives of ../shared/data (fox: pro-vs-pro even games only)")
-    src.add_argument("--games-path", nargs="+", help="tar.gz archives / SGF folders instead of a split")
-    ex.add_argument("--data", default=None, help="data root (default: ../shared/data)")
-    ex.add_argument("--games", type=int, default=None, help="games in all (default: every game)")
     ex.add_argument("--shard-games", type=int, default=250)
-    ex.add_argument("--batch", type=int, default=16, help="games per vmapped extraction call")
-    ex.add_argument("--size", type=int, default=19, help="board size of the games kept")
-    ex.add_argument("--no-progress", action="store_true")
+    ex.add_argument("--large", default=None, help="large-pattern dictionary (jaxgo gammas harvest) to add")
+    add_sources(ex)
 
     tr = sub.add_parser("train", help="fit gammas on shards (resumes from --checkpoint)")
     tr.add_argument("--shards", required=True)
@@ -59,9 +69,8 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _extract(args) -> int:
+def _sources(args):
     from jaxgo.data import DEFAULT_ROOT, heldout_archives, train_archives
-    from jaxgo.data.shards import extract
 
     root = args.data or DEFAULT_ROOT
     if args.games_path:
@@ -71,11 +80,29 @@ def _extract(args) -> int:
     else:
         sources = heldout_archives(root, args.split)
     if not sources:
-        print(f"no archives found under {root}", file=sys.stderr)
-        return 1
-    manifest = extract(args.out, sources, games=args.games, shard_games=args.shard_games,
+        raise FileNotFoundError(f"no archives found under {root}")
+    return sources
+
+
+def _harvest(args) -> int:
+    from jaxgo.data.patterns import harvest
+
+    dictionary, summary = harvest(_sources(args), games=args.games, min_count=args.min_count,
+                                  pro_only=args.split == "fox" and not args.games_path, batch=args.batch,
+                                  progress=not args.no_progress, size=args.size)
+    dictionary.save(args.out)
+    print(json.dumps(summary))
+    return 0
+
+
+def _extract(args) -> int:
+    from jaxgo.data.shards import extract
+    from jaxgo.features.large import LargeDictionary
+
+    large = LargeDictionary.load(args.large) if args.large else None
+    manifest = extract(args.out, _sources(args), games=args.games, shard_games=args.shard_games,
                        pro_only=args.split == "fox" and not args.games_path, batch=args.batch,
-                       progress=not args.no_progress, size=args.size)
+                       progress=not args.no_progress, size=args.size, large=large)
     print(json.dumps({"shards": len(manifest["shards"]), "games": sum(s["games"] for s in manifest["shards"]),
                       "positions": sum(s["positions"] for s in manifest["shards"]),
                       "skipped": manifest["skipped"], "complete": manifest["complete"]}))
@@ -107,7 +134,7 @@ def _eval(args) -> int:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        return {"extract": _extract, "train": _train, "eval": _eval}[args.command](args)
+        return {"harvest": _harvest, "extract": _extract, "train": _train, "eval": _eval}[args.command](args)
     except (ValueError, FileNotFoundError, OSError) as exc:
         if getattr(args, "json", False):
             print(json.dumps({"error": str(exc)}))

@@ -35,7 +35,7 @@ def score_games(gammas: Gammas, records, batch: int = 16):
         raise ValueError("gamma file layout does not match jaxgo.features (groups/sizes differ)")
     lg = jnp.asarray(gammas.log_gamma)
     all_codes, metas = [], []
-    for codes, moves in games_codes(list(records), batch=batch):
+    for codes, moves in games_codes(list(records), batch=batch, large_dictionary=gammas.large):
         if len(moves) == 0:
             continue
         prev, prev2 = previous_moves(moves)

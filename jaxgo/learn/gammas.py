@@ -8,6 +8,9 @@ Format (``.npz``, see docs/gammas.md, "Gamma file format"):
     sizes        int32 [G]   levels per group (level 0 = absent, gamma 1)
     log_gamma    float32 [K] natural log of gamma per global index ``offsets[g] + level``; K = sum(sizes)
     meta         str   []    JSON: method, training games/positions, data split, command, date ...
+    large_size_index, large_hashes, large_counts   (optional) the large-pattern dictionary of the ``"large"``
+                             group (``jaxgo.features.large.LargeDictionary``); the group comes last, level 1 + i
+                             is dictionary entry i
 
 A move's strength is ``exp(sum_g log_gamma[offsets[g] + level_g])``; the pattern group's level is
 ``1 + pattern id`` with ids from ``jaxgo.features.canonical_pattern_table()``.  ``load_default()`` reads the
@@ -23,10 +26,24 @@ from pathlib import Path
 
 import numpy as np
 
-from jaxgo.features import GROUPS, group_offsets, group_sizes
+from jaxgo.features import GROUPS, group_offsets, group_sizes, num_features
+from jaxgo.features.large import LargeDictionary
 
 FORMAT = 1
 DEFAULT_PATH = Path(__file__).with_name("default_gammas.npz")
+LARGE_GROUP = "large"
+
+
+def layout(large: LargeDictionary | None = None):
+    """(groups, sizes int32 [G'], fixed bool [K]) of a move model: the base groups of ``jaxgo.features``, plus
+    the ``"large"`` group (dictionary entries + the absent level) when ``large`` is given; ``fixed`` marks every
+    group's absent level (gamma 1)."""
+    groups, sizes = tuple(GROUPS), group_sizes()
+    if large is not None:
+        groups, sizes = groups + (LARGE_GROUP,), np.append(sizes, len(large) + 1).astype(np.int32)
+    fixed = np.zeros(int(sizes.sum()), bool)
+    fixed[np.concatenate([[0], np.cumsum(sizes)[:-1]])] = True
+    return groups, sizes, fixed
 
 
 @dataclasses.dataclass
@@ -38,6 +55,7 @@ class Gammas:
     offsets: np.ndarray = dataclasses.field(default_factory=group_offsets)
     sizes: np.ndarray = dataclasses.field(default_factory=group_sizes)
     meta: dict = dataclasses.field(default_factory=dict)
+    large: LargeDictionary | None = None
 
     def __post_init__(self):
         self.log_gamma = np.asarray(self.log_gamma, np.float32)
@@ -48,6 +66,14 @@ class Gammas:
             raise ValueError(f"log_gamma has {self.log_gamma.shape} entries, sizes sum to {int(self.sizes.sum())}")
         if not np.array_equal(self.offsets, np.concatenate([[0], np.cumsum(self.sizes)[:-1]])):
             raise ValueError("offsets do not match sizes")
+        if (LARGE_GROUP in self.groups) != (self.large is not None):
+            raise ValueError("a large-pattern group needs its dictionary (and a dictionary its group)")
+
+    @classmethod
+    def from_layout(cls, log_gamma, large: LargeDictionary | None = None, meta: dict | None = None) -> "Gammas":
+        groups, sizes, _ = layout(large)
+        return cls(log_gamma, groups=groups, offsets=np.concatenate([[0], np.cumsum(sizes)[:-1]]), sizes=sizes,
+                   meta=meta or {}, large=large)
 
     def group(self, name: str) -> np.ndarray:
         """float32 [levels]: log gammas of one group, indexed by level (entry 0 = absent = 0.0)."""
@@ -60,15 +86,26 @@ class Gammas:
         return self.group("pattern")[1:]
 
     def compatible(self) -> bool:
-        """True when the layout matches this version of ``jaxgo.features``."""
-        return self.groups == tuple(GROUPS) and np.array_equal(self.sizes, group_sizes())
+        """True when the layout matches this version of ``jaxgo.features`` (and its dictionary, if any)."""
+        groups, sizes, _ = layout(self.large)
+        return self.groups == groups and np.array_equal(self.sizes, sizes)
+
+    @property
+    def base_log_gamma(self) -> np.ndarray:
+        """float32 [num_features()]: the base groups' log gammas (what playouts and search priors use)."""
+        return self.log_gamma[:num_features()]
 
     def save(self, path) -> None:
         """Write atomically (temporary file, then ``os.replace``)."""
         path = Path(path)
         tmp = path.with_name(path.name + ".tmp.npz")
+        extra = {}
+        if self.large is not None:
+            extra = {"large_size_index": self.large.size_index, "large_hashes": self.large.hashes,
+                     "large_counts": self.large.counts}
         np.savez_compressed(tmp, format=np.int32(FORMAT), groups=np.array(self.groups), offsets=self.offsets,
-                            sizes=self.sizes, log_gamma=self.log_gamma, meta=np.array(json.dumps(self.meta)))
+                            sizes=self.sizes, log_gamma=self.log_gamma, meta=np.array(json.dumps(self.meta)),
+                            **extra)
         os.replace(tmp, path)
 
 
@@ -78,8 +115,12 @@ def load(path) -> Gammas:
         with np.load(os.fspath(path), allow_pickle=False) as data:
             if int(data["format"]) != FORMAT:
                 raise ValueError(f"{path}: gamma file format {int(data['format'])}, expected {FORMAT}")
+            large = None
+            if "large_hashes" in data.files:
+                large = LargeDictionary(data["large_size_index"], data["large_hashes"], data["large_counts"])
             return Gammas(log_gamma=data["log_gamma"], groups=tuple(data["groups"].tolist()),
-                          offsets=data["offsets"], sizes=data["sizes"], meta=json.loads(str(data["meta"])))
+                          offsets=data["offsets"], sizes=data["sizes"], meta=json.loads(str(data["meta"])),
+                          large=large)
     except (KeyError, OSError, json.JSONDecodeError) as exc:
         raise ValueError(f"{path}: not a gamma file ({exc})") from exc
 

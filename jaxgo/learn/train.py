@@ -27,17 +27,16 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxgo.data import shards as shardlib
-from jaxgo.features import GROUPS, group_offsets, num_features
 from jaxgo.features.codes import decode
 from jaxgo.learn import bt, lmp, parallel
-from jaxgo.learn.gammas import Gammas
+from jaxgo.learn.gammas import Gammas, layout
 
 METHODS = ("mm", "lmp", "sgd")
 
 
 def decode_batch(codes, meta, valid):
-    """codes uint32 [B, P+1], meta int16 [B, 4], valid bool [B] -> (features int32 [B, P+1, G], mask bool
-    [B, P+1], winner int32 [B])."""
+    """codes uint32 [B, P+1] (or [B, P+1, 2] with large patterns), meta int16 [B, 4], valid bool [B] ->
+    (features int32 [B, P+1, G], mask bool [B, P+1], winner int32 [B])."""
     meta = meta.astype(jnp.int32)
     features, legal = decode(codes, meta[:, shardlib.META_PREV], meta[:, shardlib.META_PREV2])
     return features, legal & valid[:, None], meta[:, shardlib.META_MOVE]
@@ -154,10 +153,9 @@ def _shard_batches(shard, batch, mesh):
     return parallel.put_batches(mesh, (codes, meta, valid), axis=1)
 
 
-def _fixed():
-    fixed = np.zeros(num_features(), bool)
-    fixed[group_offsets()] = True
-    return fixed
+def _fixed(shards):
+    """bool [K]: the absent level of every group of the shards' model (``gammas.layout``)."""
+    return layout(shardlib.large_dictionary(shards))[2]
 
 
 def train(shards, method: str, out=None, *, checkpoint=None, passes: int = 1, iterations: int = 20,
@@ -194,19 +192,20 @@ def train(shards, method: str, out=None, *, checkpoint=None, passes: int = 1, it
                "seconds_this_call": round(time.time() - t0, 2), "finished": finished,
                "devices": devices or 1, **{k: v for k, v in settings.items() if k not in ("names",)}, **extra}
     if finished and out is not None:
-        Gammas(np.asarray(log_gamma), meta=summary).save(out)
+        Gammas.from_layout(np.asarray(log_gamma), shardlib.large_dictionary(shards), meta=summary).save(out)
     return summary
 
 
 def _train_lmp(shards, names, ckpt, arrays, info, settings, mesh, stop_after, log):
     passes, batch = settings["passes"], settings["batch"]
     keep = passes > 1
+    fixed = _fixed(shards)
     if ckpt and info is not None:
         _recover_factors(ckpt, info)
-        state = lmp.LMPState(jnp.asarray(arrays["alpha"]), jnp.asarray(arrays["beta"]), jnp.asarray(_fixed()))
+        state = lmp.LMPState(jnp.asarray(arrays["alpha"]), jnp.asarray(arrays["beta"]), jnp.asarray(fixed))
         p, s = info["pass"], info["shard"]
     else:
-        state, p, s = lmp.init(num_features(), _fixed()), 0, 0
+        state, p, s = lmp.init(len(fixed), fixed), 0, 0
     state = parallel.put_replicated(mesh, state)
     done = 0
     while p < passes:
@@ -219,7 +218,7 @@ def _train_lmp(shards, names, ckpt, arrays, info, settings, mesh, stop_after, lo
             old = None
             if keep:
                 old = (jnp.asarray(np.load(_factor_path(ckpt, names[s]))) if p > 0 and ckpt
-                       else jnp.zeros((codes.shape[0], num_features()), jnp.float32))
+                       else jnp.zeros((codes.shape[0], len(fixed)), jnp.float32))
                 if p > 0 and not ckpt:
                     old = _memory_factors[names[s]]
             state, factors = _lmp_shard(state, codes, meta, valid, old, first, keep=keep)
@@ -250,8 +249,8 @@ def _train_sgd(shards, names, ckpt, arrays, info, settings, mesh, stop_after, lo
 
     passes, batch = settings["passes"], settings["batch"]
     optimizer = optax.adam(settings["lr"])
-    fixed = jnp.asarray(_fixed())
-    params = jnp.zeros(num_features(), jnp.float32)
+    fixed = jnp.asarray(_fixed(shards))
+    params = jnp.zeros(fixed.shape[0], jnp.float32)
     opt_state = optimizer.init(params)
     leaves, treedef = jax.tree.flatten(opt_state)
     total = sum(len(shardlib.Shard(shards, n)) for n in names)
@@ -292,11 +291,11 @@ def _train_mm(shards, names, ckpt, arrays, info, settings, mesh, stop_after, log
     del loaded
     codes, meta, valid = shardlib.batches(codes, meta, batch)
     codes, meta, valid = parallel.put_batches(mesh, (codes, meta, valid), axis=1)
-    num = num_features()
-    fixed = _fixed()
+    groups, sizes, fixed = layout(shardlib.large_dictionary(shards))
+    num = len(fixed)
     wins, occ = _counts(codes, meta, valid, parallel.put_replicated(mesh, jnp.zeros(num, jnp.float32)))
     positions = float(np.sum(np.asarray(valid)))
-    offsets = np.concatenate([group_offsets(), [num]])
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
     if ckpt and info is not None:
         lg, sweep = jnp.asarray(arrays["log_gamma"]), info["sweep"]
     else:
@@ -306,7 +305,7 @@ def _train_mm(shards, names, ckpt, arrays, info, settings, mesh, stop_after, log
     while sweep < iterations:
         if stop_after is not None and done >= stop_after:
             return lg, {}, False
-        for g in range(len(GROUPS)):
+        for g in range(len(groups)):
             denom = _mm_denominator(lg, codes, meta, valid, jnp.int32(g))
             in_group = np.zeros(num, bool)
             in_group[offsets[g]:offsets[g + 1]] = True

@@ -1,0 +1,190 @@
+"""Large shape patterns: canonical hashes are invariant to the 8 symmetries and to colour swap + side to move,
+nested by Coulom's distance, equal between the board-wide and the per-point form; the dictionary keeps frequent
+patterns and a candidate takes its largest one; harvest, extraction, training and evaluation carry the group."""
+
+import os
+
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+import json
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from jaxgo import reference, rules
+from jaxgo.coords import BLACK, WHITE
+from jaxgo.data import shards
+from jaxgo.data.patterns import harvest
+from jaxgo.features import large, num_features
+from jaxgo.features.codes import decode
+from jaxgo.features.games import games_codes, games_played_hashes
+from jaxgo.learn import gammas as gm
+from jaxgo.learn.synthetic import random_game_sgf, write_archive
+from jaxgo.sgf import load_sgf
+
+hashes_of = jax.jit(large.canonical_hashes)
+point_hashes_of = jax.jit(large.point_hashes)
+
+
+def state_of(stones, to_play=BLACK):
+    return rules.from_board(np.asarray(stones, np.int8), to_play=to_play)
+
+
+def transform(stones, size, t):
+    """The board under symmetry t (as ``large._symmetry_maps``) about the centre, and the point map."""
+    swap, sr, sc = large._symmetry_maps()[t]
+    grid = np.asarray(stones).reshape(size, size)
+    out = np.zeros_like(grid)
+    mapping = np.zeros(size * size, np.int64)
+    half = (size - 1) // 2
+    for r in range(size):
+        for c in range(size):
+            dr, dc = r - half, c - half
+            if swap:
+                dr, dc = dc, dr
+            r2, c2 = half + sr * dr, half + sc * dc
+            out[r2, c2] = grid[r, c]
+            mapping[r * size + c] = r2 * size + c2
+    return out.reshape(-1), mapping
+
+
+def test_offsets_are_nested_by_coulom_distance():
+    offs = large.offsets()
+    d = np.array([large.coulom_distance(*o) for o in offs])
+    assert np.all(np.diff(d) >= 0) and d[0] == 2 and d[-1] == large.MAX_SIZE
+    assert large.prefix_lengths().tolist() == [12, 20, 28, 36, 48, 60, 72]
+    # every prefix is closed under the 8 symmetries
+    for n in large.prefix_lengths():
+        cells = {tuple(o) for o in offs[:n]}
+        assert cells == {(c, r) for r, c in cells} == {(-r, c) for r, c in cells}
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_hashes_are_invariant_to_the_eight_symmetries(seed):
+    boards, _ = reference.random_positions(9, 6, seed, 60)
+    for board in boards:
+        base = np.asarray(hashes_of(state_of(board.stones, board.to_play)))
+        for t in range(8):
+            stones, mapping = transform(board.stones, 9, t)
+            moved = np.asarray(hashes_of(state_of(stones, board.to_play)))
+            assert np.array_equal(moved[:, mapping], base)
+
+
+def test_colour_swap_with_the_side_to_move_keeps_the_hash():
+    boards, _ = reference.random_positions(9, 8, 3, 60)
+    for board in boards:
+        a = hashes_of(state_of(board.stones, BLACK))
+        b = hashes_of(state_of(-board.stones, WHITE))
+        c = hashes_of(state_of(board.stones, WHITE))
+        assert np.array_equal(a, b)
+        if np.any(board.stones != 0):
+            assert not np.array_equal(a, c)
+
+
+def test_board_wide_and_per_point_hashes_agree():
+    boards, _ = reference.random_positions(19, 3, 5, 300)
+    for board in boards:
+        st = state_of(board.stones, board.to_play)
+        grid = np.asarray(hashes_of(st))
+        for p in range(0, 361, 7):
+            assert np.array_equal(np.asarray(point_hashes_of(st, jnp.int32(p))), grid[:, p])
+
+
+def test_a_stone_changes_only_the_sizes_that_reach_it():
+    empty = reference.ReferenceBoard.from_ascii("\n".join(["." * 9] * 9))
+    centre = 4 * 9 + 4
+    base = np.asarray(hashes_of(state_of(empty.stones)))[:, centre]
+    for (dr, dc) in [(2, 0), (2, 1), (2, 2), (3, 1), (3, 2), (4, 1)]:
+        stones = empty.stones.copy()
+        stones[(4 + dr) * 9 + 4 + dc] = WHITE
+        h = np.asarray(hashes_of(state_of(stones)))[:, centre]
+        d = large.coulom_distance(dr, dc)
+        for i, s in enumerate(large.SIZES):
+            assert (h[i] == base[i]) == (s < d), (dr, dc, s)
+    # the edge is seen: a point near the edge of an empty board differs from the centre from size 4 on
+    near_edge = np.asarray(hashes_of(state_of(empty.stones)))[:, 1 * 9 + 4]
+    assert near_edge[0] != base[0]
+
+
+def test_dictionary_keeps_frequent_patterns_and_levels_take_the_largest():
+    size_index = np.array([0, 0, 0, 1, 1, 2, 0])
+    hashes = np.array([7, 7, 9, 7, 7, 5, 7], np.uint32)
+    d = large.LargeDictionary.from_counts(size_index, hashes, min_count=2)
+    assert d.size_index.tolist() == [0, 1] and d.hashes.tolist() == [7, 7] and d.counts.tolist() == [3, 2]
+    tables = tuple(jnp.asarray(x) for x in d.tables())
+    # three candidates: size-4 and size-5 hash known (level 2: the size-5 entry), only size 4 (level 1), none
+    h = np.full((len(large.SIZES), 3), 123, np.uint32)
+    h[0, :2] = 7
+    h[1, 0] = 7
+    assert np.asarray(large.levels_of(jnp.asarray(h), tables)).tolist() == [2, 1, 0]
+    with pytest.raises(ValueError):
+        large.LargeDictionary(np.array([1, 0], np.int8), np.array([1, 2], np.uint32), np.array([1, 1]))
+
+
+def test_played_hashes_follow_the_game(tmp_path):
+    record = load_sgf(random_game_sgf(9, 30, seed=4))
+    (played,) = games_played_hashes([record], batch=2)
+    board = reference.ReferenceBoard(9)
+    rows = []
+    for colour, move in record.moves:
+        board.to_play = colour
+        if move < 81:
+            rows.append(np.asarray(point_hashes_of(state_of(board.stones, colour), jnp.int32(move))))
+        board.play(move)
+    assert np.array_equal(played, np.array(rows))
+
+
+@pytest.fixture(scope="module")
+def archive(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("large_games")
+    members = [(f"g{i}.sgf", random_game_sgf(9, 40, seed=20 + i)) for i in range(6)]
+    members.append(("broken.sgf", b"(;GM[1]SZ[9];B[ee"))
+    return write_archive(folder / "games.tar.gz", members)
+
+
+def test_harvest_extract_train_and_evaluate_carry_the_large_group(archive, tmp_path):
+    from jaxgo.learn.train import train
+
+    dictionary, summary = harvest([archive], min_count=2, size=9, progress=False)
+    assert summary["games"] == 6 and summary["skipped"] and len(dictionary) == summary["entries"] > 0
+    assert dictionary.counts.min() >= 2
+    manifest = shards.extract(tmp_path / "sh", [archive], shard_games=3, size=9, progress=False, large=dictionary)
+    assert manifest["settings"]["large"]["entries"] == len(dictionary)
+    assert shards.large_dictionary(tmp_path / "sh").fingerprint() == dictionary.fingerprint()
+    shard = shards.Shard(tmp_path / "sh", "shard-00000")
+    assert shard.codes.shape[1:] == (82, 2)
+    levels = shard.codes[..., 1]
+    legal = (shard.codes[..., 0] >> 24) & 1
+    assert levels.max() > 0 and np.all(levels[legal == 0] == 0) and levels.max() <= len(dictionary)
+    # the base column equals the extraction without a dictionary, the large column decodes after the base groups
+    plain = shards.extract(tmp_path / "plain", [archive], shard_games=3, size=9, progress=False)
+    assert plain["shards"][0]["positions"] == manifest["shards"][0]["positions"]
+    assert np.array_equal(shards.Shard(tmp_path / "plain", "shard-00000").codes, shard.codes[..., 0])
+    feats, legal = decode(shard.codes[:5], shard.meta[:5, 1], shard.meta[:5, 2])
+    assert feats.shape[-1] == 10 and np.all(np.asarray(feats[..., -1]) >= num_features())
+    out = tmp_path / "large.npz"
+    summary = train(tmp_path / "sh", "lmp", out, passes=2, batch=16)
+    loaded = gm.load(out)
+    assert loaded.large is not None and loaded.groups[-1] == "large" and loaded.compatible()
+    assert loaded.sizes[-1] == len(dictionary) + 1 and np.any(loaded.group("large")[1:] != 0)
+    assert loaded.base_log_gamma.shape == (num_features(),)
+    # codes for scoring come with the dictionary's levels
+    (codes, moves), = games_codes([load_sgf(random_game_sgf(9, 12, seed=21))], large_dictionary=loaded.large)
+    assert codes.shape == (12, 82, 2)
+
+
+def test_cli_harvest_and_extract_with_a_dictionary(archive, tmp_path, capsys):
+    from jaxgo.learn.cli import main
+
+    patterns = tmp_path / "patterns.npz"
+    assert main(["harvest", "--out", str(patterns), "--games-path", str(archive), "--size", "9",
+                 "--min-count", "2", "--no-progress"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["entries"] == len(large.LargeDictionary.load(patterns))
+    assert main(["extract", "--out", str(tmp_path / "sh"), "--games-path", str(archive), "--size", "9",
+                 "--large", str(patterns), "--no-progress"]) == 0
+    assert json.loads(capsys.readouterr().out)["games"] == 6
+    assert main(["extract", "--out", str(tmp_path / "sh2"), "--games-path", str(archive), "--size", "9",
+                 "--large", str(tmp_path / "missing.npz"), "--no-progress"]) == 1
