@@ -71,6 +71,15 @@ def test_interrupted_run_resumes_to_the_same_gammas(data, tmp_path, method, kwar
         train.train(data, method, tmp_path / "x.npz", checkpoint=tmp_path / "ck_part", batch=32)
 
 
+def test_mm_streams_its_in_memory_data_in_chunks(data, tmp_path, monkeypatch):
+    one = train.train(data, "mm", tmp_path / "one.npz", iterations=2, batch=8)
+    monkeypatch.setattr(train, "MM_CHUNK", 2)  # 15 batches: 8 device calls per pass, the last one shorter
+    chunked = train.train(data, "mm", tmp_path / "chunked.npz", iterations=2, batch=8)
+    assert np.allclose(gm.load(tmp_path / "one.npz").log_gamma, gm.load(tmp_path / "chunked.npz").log_gamma,
+                       atol=1e-5)
+    assert one["train_mean_log_likelihood"] == pytest.approx(chunked["train_mean_log_likelihood"], abs=1e-5)
+
+
 @pytest.mark.slow
 def test_mm_and_lmp_agree_on_shards(data, tmp_path):
     train.train(data, "mm", tmp_path / "mm.npz", iterations=60, batch=16)

@@ -4,8 +4,9 @@
 is saved after every shard (LMP, SGD) or every sweep (MM) to ``DIR/state.npz`` (temporary file + ``os.replace``),
 and a new call with the same arguments resumes from it: a killed run loses at most one shard / sweep of work.
 
-- ``mm``: batch MM (``jaxgo.learn.bt``); all shards are held in memory (packed codes, 4 bytes per candidate), every
-  group update is one pass over them.  Memory grows with the number of games.
+- ``mm``: batch MM (``jaxgo.learn.bt``); all shards are held in host memory once (packed codes, 4 bytes per
+  candidate; ``MM_CHUNK`` batches at a time go to the device), every group update is one pass over them.  Memory
+  grows with the number of games.
 - ``lmp``: Laplace_q marginal propagation (``jaxgo.learn.lmp``), streaming one memory-mapped shard at a time.
   Several passes keep each batch's factors in ``DIR/factors-<shard>.npy`` (committed together with the state).
 - ``sgd``: Adam (optax) on the log-gammas, minibatches streamed like LMP, the same Gamma prior as LMP/MM.
@@ -283,18 +284,47 @@ def _train_sgd(shards, names, ckpt, arrays, info, settings, mesh, stop_after, lo
     return jnp.where(fixed, 0.0, params), {"last_batch_loss": last}, True
 
 
+MM_CHUNK = 64  # batches per device call of an MM pass
+
+
+def _mm_data(shards, names, batch):
+    """All positions of the shards as host arrays (codes [nb, B, P+1(, 2)], meta [nb, B, 4], valid [nb, B]),
+    filled shard by shard into arrays allocated once (no concatenated copy): MM's memory is this data."""
+    loaded = [shardlib.Shard(shards, n) for n in names]
+    total = sum(len(s) for s in loaded)
+    nb = max(1, -(-total // batch))
+    first = loaded[0].codes
+    codes = np.zeros((nb * batch,) + first.shape[1:], np.uint32)
+    meta = np.zeros((nb * batch, 4), np.int16)
+    at = 0
+    for shard in loaded:
+        codes[at:at + len(shard)] = shard.codes
+        meta[at:at + len(shard)] = shard.meta
+        at += len(shard)
+    meta[total:, shardlib.META_MOVE] = first.shape[1] - 1
+    meta[total:, shardlib.META_PREV:shardlib.META_PREV2 + 1] = -1
+    valid = np.arange(nb * batch) < total
+    return (codes.reshape((nb, batch) + first.shape[1:]), meta.reshape(nb, batch, 4), valid.reshape(nb, batch))
+
+
+def _mm_pass(fn, data, mesh):
+    """Sum of ``fn(codes, meta, valid)`` over chunks of ``MM_CHUNK`` batches (one device call each)."""
+    total = None
+    for lo in range(0, data[0].shape[0], MM_CHUNK):
+        chunk = parallel.put_batches(mesh, tuple(a[lo:lo + MM_CHUNK] for a in data), axis=1)
+        part = fn(*chunk)
+        total = part if total is None else jax.tree.map(jnp.add, total, part)
+    return total
+
+
 def _train_mm(shards, names, ckpt, arrays, info, settings, mesh, stop_after, log):
     batch, iterations = settings["batch"], settings["iterations"]
-    loaded = [shardlib.Shard(shards, n, mmap=False) for n in names]  # MM keeps everything in memory
-    codes = np.concatenate([s.codes for s in loaded])
-    meta = np.concatenate([s.meta for s in loaded])
-    del loaded
-    codes, meta, valid = shardlib.batches(codes, meta, batch)
-    codes, meta, valid = parallel.put_batches(mesh, (codes, meta, valid), axis=1)
+    data = _mm_data(shards, names, batch)  # MM keeps everything in memory
     groups, sizes, fixed = layout(shardlib.large_dictionary(shards))
     num = len(fixed)
-    wins, occ = _counts(codes, meta, valid, parallel.put_replicated(mesh, jnp.zeros(num, jnp.float32)))
-    positions = float(np.sum(np.asarray(valid)))
+    zeros = parallel.put_replicated(mesh, jnp.zeros(num, jnp.float32))
+    wins, occ = _mm_pass(lambda c, m, v: _counts(c, m, v, zeros), data, mesh)
+    positions = float(np.sum(data[2]))
     offsets = np.concatenate([[0], np.cumsum(sizes)])
     if ckpt and info is not None:
         lg, sweep = jnp.asarray(arrays["log_gamma"]), info["sweep"]
@@ -306,14 +336,14 @@ def _train_mm(shards, names, ckpt, arrays, info, settings, mesh, stop_after, log
         if stop_after is not None and done >= stop_after:
             return lg, {}, False
         for g in range(len(groups)):
-            denom = _mm_denominator(lg, codes, meta, valid, jnp.int32(g))
+            denom = _mm_pass(lambda c, m, v: _mm_denominator(lg, c, m, v, jnp.int32(g)), data, mesh)
             in_group = np.zeros(num, bool)
             in_group[offsets[g]:offsets[g + 1]] = True
             update = jnp.asarray(in_group & ~fixed) & (occ > 0)
             lg = _mm_update(lg, wins, denom, update)
         sweep += 1
         done += 1
-        ll = float(_ll_sum(lg, codes, meta, valid)) / positions
+        ll = float(_mm_pass(lambda c, m, v: _ll_sum(lg, c, m, v), data, mesh)) / positions
         log(f"mm sweep {sweep}/{iterations} train mean log-likelihood {ll:.4f}")
         if ckpt:
             save_state(ckpt, {"log_gamma": lg}, {"settings": settings, "sweep": sweep})
