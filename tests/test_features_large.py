@@ -24,8 +24,10 @@ from jaxgo.learn import gammas as gm
 from jaxgo.learn.synthetic import random_game_sgf, write_archive
 from jaxgo.sgf import load_sgf
 
-hashes_of = jax.jit(large.canonical_hashes)
+hashes_of = jax.jit(large.board_hashes)
 point_hashes_of = jax.jit(large.point_hashes)
+all_point_hashes = jax.jit(lambda st: jax.vmap(lambda p: large.point_hashes(st, p))(
+    jnp.arange(st.stones.shape[0])))  # [P, S, 8]
 
 
 def state_of(stones, to_play=BLACK):
@@ -62,14 +64,31 @@ def test_offsets_are_nested_by_coulom_distance():
 
 
 @pytest.mark.parametrize("seed", [0, 1])
-def test_hashes_are_invariant_to_the_eight_symmetries(seed):
-    boards, _ = reference.random_positions(9, 6, seed, 60)
+def test_frame_hashes_are_permuted_by_the_eight_symmetries(seed):
+    boards, _ = reference.random_positions(9, 5, seed, 60)
     for board in boards:
-        base = np.asarray(hashes_of(state_of(board.stones, board.to_play)))
+        base = np.sort(np.asarray(all_point_hashes(state_of(board.stones, board.to_play))), axis=-1)
         for t in range(8):
             stones, mapping = transform(board.stones, 9, t)
-            moved = np.asarray(hashes_of(state_of(stones, board.to_play)))
-            assert np.array_equal(moved[:, mapping], base)
+            moved = np.sort(np.asarray(all_point_hashes(state_of(stones, board.to_play))), axis=-1)
+            assert np.array_equal(moved[mapping], base)  # same 8 hashes, so the same canonical (smallest) one
+
+
+def test_levels_do_not_depend_on_the_orientation():
+    boards, _ = reference.random_positions(9, 4, 7, 50)
+    for board in boards:
+        st = state_of(board.stones, board.to_play)
+        h = np.asarray(all_point_hashes(st))  # [P, S, 8]
+        sizes = np.broadcast_to(np.arange(len(large.SIZES)), h.shape[:2])
+        d = large.LargeDictionary.from_counts(sizes.reshape(-1), h.reshape(-1, 8), min_count=1)
+        tables = tuple(jnp.asarray(x) for x in d.tables())
+        legal = jnp.ones(82, bool)
+        base = np.asarray(large.candidate_levels(st, legal, tables))[:81]
+        assert np.all(base > 0)
+        for t in range(8):
+            stones, mapping = transform(board.stones, 9, t)
+            moved = np.asarray(large.candidate_levels(state_of(stones, board.to_play), legal, tables))[:81]
+            assert np.array_equal(moved[mapping], base)
 
 
 def test_colour_swap_with_the_side_to_move_keeps_the_hash():
@@ -83,13 +102,11 @@ def test_colour_swap_with_the_side_to_move_keeps_the_hash():
             assert not np.array_equal(a, c)
 
 
-def test_board_wide_and_per_point_hashes_agree():
+def test_board_wide_hashes_are_the_first_frame_of_the_per_point_ones():
     boards, _ = reference.random_positions(19, 3, 5, 300)
     for board in boards:
         st = state_of(board.stones, board.to_play)
-        grid = np.asarray(hashes_of(st))
-        for p in range(0, 361, 7):
-            assert np.array_equal(np.asarray(point_hashes_of(st, jnp.int32(p))), grid[:, p])
+        assert np.array_equal(np.asarray(all_point_hashes(st))[:, :, 0].T, np.asarray(hashes_of(st)))
 
 
 def test_a_stone_changes_only_the_sizes_that_reach_it():
@@ -110,17 +127,20 @@ def test_a_stone_changes_only_the_sizes_that_reach_it():
 
 def test_dictionary_keeps_frequent_patterns_and_levels_take_the_largest():
     size_index = np.array([0, 0, 0, 1, 1, 2, 0])
-    hashes = np.array([7, 7, 9, 7, 7, 5, 7], np.uint32)
-    d = large.LargeDictionary.from_counts(size_index, hashes, min_count=2)
+    seven = [7, 70, 71, 72, 73, 74, 75, 76]  # one pattern seen in two orientations: same 8 frame hashes
+    variants = np.array([seven, seven[::-1], [9] * 8, seven, seven, [5] * 8, seven], np.uint32)
+    d = large.LargeDictionary.from_counts(size_index, variants, min_count=2)
     assert d.size_index.tolist() == [0, 1] and d.hashes.tolist() == [7, 7] and d.counts.tolist() == [3, 2]
     tables = tuple(jnp.asarray(x) for x in d.tables())
-    # three candidates: size-4 and size-5 hash known (level 2: the size-5 entry), only size 4 (level 1), none
+    # three candidates: size-4 and size-5 hash known (level 2: the size-5 entry), only size 4 (level 1, found
+    # through another frame's hash), none
     h = np.full((len(large.SIZES), 3), 123, np.uint32)
-    h[0, :2] = 7
-    h[1, 0] = 7
+    h[0, :2] = [7, 74]
+    h[1, 0] = 72
     assert np.asarray(large.levels_of(jnp.asarray(h), tables)).tolist() == [2, 1, 0]
     with pytest.raises(ValueError):
-        large.LargeDictionary(np.array([1, 0], np.int8), np.array([1, 2], np.uint32), np.array([1, 1]))
+        large.LargeDictionary(np.array([1, 0], np.int8), np.array([1, 2], np.uint32), np.ones((2, 8), np.uint32),
+                              np.array([1, 1]))
 
 
 def test_played_hashes_follow_the_game(tmp_path):

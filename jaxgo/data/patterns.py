@@ -45,9 +45,9 @@ def harvest(sources, *, games: int | None = None, min_count: int = 10, pro_only:
         flush()
     if bar is not None:
         bar.close()
-    hashes = np.concatenate(parts) if parts else np.zeros((0, len(large.SIZES)), np.uint32)  # [moves, S]
-    size_index = np.broadcast_to(np.arange(len(large.SIZES)), hashes.shape)
-    dictionary = large.LargeDictionary.from_counts(size_index.reshape(-1), hashes.reshape(-1), min_count)
+    hashes = np.concatenate(parts) if parts else np.zeros((0, len(large.SIZES), 8), np.uint32)  # [moves, S, 8]
+    size_index = np.broadcast_to(np.arange(len(large.SIZES)), hashes.shape[:2])
+    dictionary = large.LargeDictionary.from_counts(size_index.reshape(-1), hashes.reshape(-1, 8), min_count)
     summary = {"games": kept, "moves": int(len(hashes)), "min_count": min_count,
                "seconds": round(time.time() - t0, 2), "entries": len(dictionary),
                "entries_per_size": {str(s): int(np.sum(dictionary.size_index == i))

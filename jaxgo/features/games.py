@@ -97,8 +97,8 @@ def _scan_codes(state: rules.State, colours, moves, table, large_tables=None):
 
 @jax.jit
 def _scan_played_hashes(state: rules.State, colours, moves):
-    """Batched like ``_scan_codes`` -> (hashes uint32 [B, T, S]: canonical large-pattern hashes around each
-    played point, ok bool [B, T])."""
+    """Batched like ``_scan_codes`` -> (hashes uint32 [B, T, S, 8]: the large-pattern hashes around each played
+    point in the 8 symmetry frames, ok bool [B, T])."""
 
     def one(state, colours, moves):
         def step(state, xs):
@@ -172,8 +172,8 @@ def games_codes(records, batch: int = 8, large_dictionary=None):
 
 
 def games_played_hashes(records, batch: int = 8):
-    """Per record, uint32 [T, S]: the canonical large-pattern hashes around each played point of the usable
-    non-pass moves (``jaxgo.features.large``), for harvesting a pattern dictionary."""
+    """Per record, uint32 [T, S, 8]: the large-pattern hashes (8 symmetry frames) around each played point of
+    the usable non-pass moves (``jaxgo.features.large.point_hashes``), for harvesting a pattern dictionary."""
     records = list(records)
     out = [None] * len(records)
     for index, states, colours, moves in _replay_batches(records, batch):

@@ -4,10 +4,11 @@ the frequent ones (Coulom 2007, section 3.2; Stern, Herbrich and Graepel 2006 us
 The pattern of size s around point p is the colour of every point at Coulom's distance
 d(dr, dc) = |dr| + |dc| + max(|dr|, |dc|) <= s from p (p itself excluded), relative to the side to move: empty,
 own, opponent or off the board.  ``SIZES`` = 4..10 (size 3 is the 3x3 square of ``jaxgo.features.moves``,
-size 10 holds 72 points).  The hash of a pattern is the XOR of one random 32-bit key per (offset, colour); its
-canonical hash is the smallest hash over the 8 symmetries (rotations, reflections), so two patterns that are
-images of each other under a symmetry share it (colour reversal is handled by the normalisation to the side to
-move, not by the hash).
+size 10 holds 72 points).  The hash of a pattern read in a given frame is sum_o value_o * key_o mod 2**32 with
+a random odd 32-bit key per offset; a pattern has 8 frame hashes, one per symmetry of the square (rotations, reflections), and
+its canonical hash is their minimum, shared by all its symmetric images (colour reversal is handled by the
+normalisation to the side to move, not by the hash).  Extraction hashes every point in one frame only
+(``board_hashes``, 8x cheaper than all frames) and the dictionary lists each entry's 8 frame hashes.
 
 A ``LargeDictionary`` lists the (size, canonical hash) pairs seen often enough as the *played* move in training
 games (``harvest`` counts them, ``LargeDictionary.from_counts`` keeps those with ``min_count``).  A candidate's
@@ -59,10 +60,11 @@ def prefix_lengths() -> np.ndarray:
 
 @functools.lru_cache(maxsize=None)
 def keys() -> np.ndarray:
-    """uint32 [O, 4]: the random key of each (offset, colour value) pair (value 0 empty, 1 own, 2 opponent,
-    3 off board)."""
+    """uint32 [O]: a random odd multiplier per offset; a pattern's hash is sum_o value_o * key_o mod 2**32
+    (value 0 empty, 1 own, 2 opponent, 3 off board): one multiply-add per offset, and two patterns collide
+    with probability about 2**-31."""
     rng = np.random.default_rng(_KEY_SEED)
-    return rng.integers(1, 2**32, size=(len(offsets()), 4), dtype=np.uint32)
+    return rng.integers(0, 2**31, size=len(offsets()), dtype=np.uint32) * np.uint32(2) + np.uint32(1)
 
 
 def _symmetry_maps():
@@ -93,118 +95,126 @@ def colour_values(state: rules.State):
     return jnp.concatenate([values, jnp.array([3], jnp.int32)])
 
 
-def _canonical(cell_values):
-    """cell_values int32 [8, O, ...] -> uint32 [S, ...]: canonical hash of each size's pattern."""
-    key_rows = jnp.asarray(keys())  # [O, 4]
-    shape = (1, key_rows.shape[0]) + (1,) * (cell_values.ndim - 2)
-    o_index = jnp.arange(key_rows.shape[0]).reshape(shape)
-    hashed = key_rows[o_index, cell_values]  # [8, O, ...]
+def _frame_hashes(cell_values):
+    """cell_values int32 [8, O, ...] (the values read in each symmetry's frame) -> uint32 [S, 8, ...]: the hash
+    of each size's pattern in each frame."""
+    key = jnp.asarray(keys()).reshape((1, -1) + (1,) * (cell_values.ndim - 2))
+    hashed = cell_values.astype(jnp.uint32) * key  # [8, O, ...]
     bounds = [0] + [int(n) for n in prefix_lengths()]
-    rings = [jax.lax.reduce(hashed[:, lo:hi], jnp.uint32(0), jax.lax.bitwise_xor, (1,))
-             for lo, hi in zip(bounds[:-1], bounds[1:])]  # each [8, ...]
     out, acc = [], None
-    for ring in rings:
-        acc = ring if acc is None else acc ^ ring
-        out.append(jnp.min(acc, axis=0))
-    return jnp.stack(out)
-
-
-def canonical_hashes(state: rules.State):
-    """uint32 [S, P]: canonical hash of every point's pattern of each size (occupied points included).
-
-    Board-wide form of ``point_hashes``: per offset o the keys selected over the padded board, then, per symmetry
-    T, the lookup shifted by T(o) (a static slice) is XORed in; no per-point gathers.
-    """
-    points = state.stones.shape[0]
-    size = rules.board_size(points)
-    reach = MAX_SIZE // 2
-    grid = jnp.pad(colour_values(state)[:points].reshape(size, size), reach, constant_values=3)
-    planes = [grid == v for v in range(3)]
-    bounds = [0] + [int(n) for n in prefix_lengths()]
-    acc = [jnp.zeros((size, size), jnp.uint32) for _ in range(8)]
-    out = []
     for lo, hi in zip(bounds[:-1], bounds[1:]):
-        for o in range(lo, hi):
-            k = [jnp.uint32(x) for x in keys()[o]]
-            looked_up = jnp.where(planes[0], k[0], jnp.where(planes[1], k[1], jnp.where(planes[2], k[2], k[3])))
-            dr, dc = (int(x) for x in offsets()[o])
-            for t, (swap, sr, sc) in enumerate(_symmetry_maps()):
-                r, c = (dc, dr) if swap else (dr, dc)
-                r, c = reach + sr * r, reach + sc * c
-                acc[t] = acc[t] ^ looked_up[r:r + size, c:c + size]
-        out.append(functools.reduce(jnp.minimum, acc).reshape(points))
+        ring = jnp.sum(hashed[:, lo:hi], axis=1, dtype=jnp.uint32)
+        acc = ring if acc is None else acc + ring
+        out.append(acc)
     return jnp.stack(out)
 
 
 def point_hashes(state: rules.State, point):
-    """uint32 [S]: canonical hashes of the patterns around one point (int32 [], on the board); equals
-    ``canonical_hashes(state)[:, point]`` at a fraction of the cost."""
+    """uint32 [S, 8]: the hashes of the patterns around one point (int32 [], on the board) in the 8 symmetry
+    frames (frame 0: the board as it is).  Their minimum over the frames is the canonical hash; the set of the 8
+    is the same for every symmetric image of the pattern."""
     size = rules.board_size(state.stones.shape[0])
     index = jnp.asarray(neighbour_index(size))[:, :, jnp.clip(point, 0, size * size - 1)]  # [8, O]
-    return _canonical(colour_values(state)[index])
+    return _frame_hashes(colour_values(state)[index])
+
+
+def board_hashes(state: rules.State):
+    """uint32 [S, P]: the frame-0 hash (``point_hashes(state, p)[:, 0]``) of every point's pattern of each size.
+
+    One multiply-add per offset o: the padded board's values shifted by o (a static slice) times o's key; no
+    gathers.  A dictionary lists the 8 frame hashes of each pattern, so looking up frame 0 finds
+    every symmetric image.
+    """
+    points = state.stones.shape[0]
+    size = rules.board_size(points)
+    reach = MAX_SIZE // 2
+    grid = jnp.pad(colour_values(state)[:points].reshape(size, size), reach, constant_values=3).astype(jnp.uint32)
+    bounds = [0] + [int(n) for n in prefix_lengths()]
+    acc = jnp.zeros((size, size), jnp.uint32)
+    out = []
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        for o in range(lo, hi):
+            r, c = (reach + int(x) for x in offsets()[o])
+            acc = acc + grid[r:r + size, c:c + size] * jnp.uint32(keys()[o])
+        out.append(acc.reshape(points))
+    return jnp.stack(out)
 
 
 @dataclasses.dataclass(frozen=True)
 class LargeDictionary:
-    """Frequent large patterns: entry i (level 1 + i) is (``sizes[i]``, ``hashes[i]``), sorted by size, then hash.
+    """Frequent large patterns: entry i (level 1 + i) is the pattern of size ``SIZES[size_index[i]]`` whose
+    canonical hash is ``hashes[i]``; sorted by size, then hash.
 
-    size_index int8 [M]: index into ``SIZES``; hashes uint32 [M]; counts int64 [M]: times played in the harvest.
+    size_index int8 [M]; hashes uint32 [M]; variants uint32 [M, 8]: its hashes in the 8 symmetry frames
+    (``point_hashes``; hashes = variants.min(1)); counts int32 [M]: times played in the harvest.
     """
 
     size_index: np.ndarray
     hashes: np.ndarray
+    variants: np.ndarray
     counts: np.ndarray
 
     def __post_init__(self):
         order = np.lexsort((self.hashes, self.size_index))
         if not np.array_equal(order, np.arange(len(order))):
             raise ValueError("dictionary entries must be sorted by size, then hash")
+        if len(self.hashes) and not np.array_equal(np.asarray(self.variants).min(1), self.hashes):
+            raise ValueError("each entry's hash must be the smallest of its 8 variants")
 
     def __len__(self) -> int:
         return len(self.hashes)
 
     @classmethod
-    def from_counts(cls, size_index, hashes, min_count: int) -> "LargeDictionary":
-        """Keep the (size, hash) pairs occurring at least ``min_count`` times in the given occurrence lists
-        (int [n], uint32 [n]: one entry per harvested (move, size))."""
-        pairs = (np.asarray(size_index, np.int64) << 32) | np.asarray(hashes, np.uint32).astype(np.int64)
-        unique, counts = np.unique(pairs, return_counts=True)
+    def from_counts(cls, size_index, variants, min_count: int) -> "LargeDictionary":
+        """Keep the patterns occurring at least ``min_count`` times among the occurrences given as size_index
+        int [n] and variants uint32 [n, 8] (one row per harvested (move, size))."""
+        variants = np.asarray(variants, np.uint32).reshape(-1, 8)
+        canonical = variants.min(1)
+        pairs = (np.asarray(size_index, np.int64).reshape(-1) << 32) | canonical.astype(np.int64)
+        unique, first, counts = np.unique(pairs, return_index=True, return_counts=True)
         keep = counts >= min_count
-        unique, counts = unique[keep], counts[keep]
-        return cls((unique >> 32).astype(np.int8), (unique & 0xFFFFFFFF).astype(np.uint32), counts.astype(np.int64))
+        unique, first, counts = unique[keep], first[keep], counts[keep]
+        return cls((unique >> 32).astype(np.int8), (unique & 0xFFFFFFFF).astype(np.uint32), variants[first],
+                   counts.astype(np.int32))
 
     def fingerprint(self) -> str:
         """A short digest of the entries (shard folders record it, so codes of another dictionary are refused)."""
-        digest = hashlib.sha1(self.size_index.tobytes() + self.hashes.tobytes())
+        digest = hashlib.sha1(self.size_index.tobytes() + np.ascontiguousarray(self.variants).tobytes())
         return digest.hexdigest()[:16]
 
     def tables(self):
-        """(hashes uint32 [S, W], levels int32 [S, W]): per size, the sorted hashes (padded with 0xFFFFFFFF)
-        and their levels (1 + entry index; 0 on padding), for ``levels_of``."""
-        width = max(1, max((int(np.sum(self.size_index == s)) for s in range(len(SIZES))), default=1))
+        """(hashes uint32 [S, W], levels int32 [S, W]): per size, the sorted frame hashes of its entries (the
+        distinct variants of each, padded with 0xFFFFFFFF) and their levels (1 + entry index; 0 on padding),
+        for ``levels_of``."""
+        rows = []
+        for s in range(len(SIZES)):
+            entries = np.flatnonzero(self.size_index == s)
+            pairs = np.stack([self.variants[entries].reshape(-1).astype(np.int64), np.repeat(entries + 1, 8)])
+            rows.append(np.unique(pairs, axis=1))  # sorted by hash
+        width = max(1, max(r.shape[1] for r in rows))
         table = np.full((len(SIZES), width), _NONE, np.uint32)
         level = np.zeros((len(SIZES), width), np.int32)
-        for s in range(len(SIZES)):
-            rows = np.flatnonzero(self.size_index == s)
-            table[s, :len(rows)] = self.hashes[rows]
-            level[s, :len(rows)] = rows + 1
+        for s, pairs in enumerate(rows):
+            table[s, :pairs.shape[1]] = pairs[0]
+            level[s, :pairs.shape[1]] = pairs[1]
         return table, level
 
     def save(self, path) -> None:
-        np.savez_compressed(path, size_index=self.size_index, hashes=self.hashes, counts=self.counts,
-                            sizes=np.array(SIZES, np.int32))
+        np.savez_compressed(path, size_index=self.size_index, hashes=self.hashes, variants=self.variants,
+                            counts=self.counts, sizes=np.array(SIZES, np.int32))
 
     @classmethod
     def load(cls, path) -> "LargeDictionary":
         with np.load(path) as data:
             if tuple(data["sizes"].tolist()) != SIZES:
                 raise ValueError(f"{path}: pattern sizes {data['sizes'].tolist()} differ from {SIZES}")
-            return cls(data["size_index"], data["hashes"], data["counts"])
+            return cls(data["size_index"], data["hashes"], data["variants"], data["counts"])
 
 
 def levels_of(hashes, tables):
-    """Large-pattern levels int32 [...] from canonical hashes uint32 [S, ...] and ``LargeDictionary.tables()``
-    (as arrays): the level of the largest size whose hash is in the dictionary, 0 if none."""
+    """Large-pattern levels int32 [...] from frame-0 hashes uint32 [S, ...] (``board_hashes``) and
+    ``LargeDictionary.tables()`` (as arrays): the level of the largest size whose hash is in the dictionary, 0 if
+    none."""
     table, level = tables
     out = jnp.zeros(hashes.shape[1:], jnp.int32)
     for s in range(hashes.shape[0]):
@@ -217,5 +227,5 @@ def levels_of(hashes, tables):
 
 def candidate_levels(state: rules.State, legal, tables):
     """int32 [P+1]: large-pattern level of every candidate (0 for pass and illegal points)."""
-    levels = levels_of(canonical_hashes(state), tables)
+    levels = levels_of(board_hashes(state), tables)
     return jnp.where(legal, jnp.concatenate([levels, jnp.zeros(1, jnp.int32)]), 0)
