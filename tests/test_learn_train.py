@@ -104,6 +104,15 @@ def test_gamma_file_round_trip_and_errors(tmp_path):
         gm.Gammas(np.zeros(5))
 
 
+def test_large_pattern_gammas_ship_in_the_package():
+    g = gm.load_named(None)
+    assert g.large is not None and g.compatible() and g.meta.get("games", 0) > 0
+    assert len(g.large) > 1000 and g.group("large")[0] == 0.0
+    assert np.all(g.log_gamma[g.offsets] == 0.0)
+    assert np.array_equal(gm.load_named("base").log_gamma, gm.load_default().log_gamma)
+    assert g.base_log_gamma.shape == gm.load_default().log_gamma.shape
+
+
 def test_default_gammas_ship_in_the_package():
     g = gm.load_default()
     assert g.compatible() and g.meta.get("train_games", 0) > 0

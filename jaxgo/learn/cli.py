@@ -5,7 +5,7 @@
                          [--large PATTERNS.npz]
     jaxgo gammas train --shards SHARDS --method {mm,lmp,sgd} --out FILE [--checkpoint DIR] [--passes N]
                        [--iterations N] [--batch B] [--lr LR] [--devices N]
-    jaxgo gammas eval [--gammas FILE] --games PATH [--limit N] [--pro-only] [--json] [--curve]
+    jaxgo gammas eval [--gammas FILE|large|base] --games PATH [--limit N] [--pro-only] [--json] [--curve]
 
 ``eval`` prints one JSON object (top1, top5, mean_log_likelihood, positions, games, skipped); errors are
 printed as {"error": ...} with exit status 1 (with --json) or as a message on stderr.
@@ -59,7 +59,9 @@ def _parser() -> argparse.ArgumentParser:
     tr.add_argument("--quiet", action="store_true")
 
     ev = sub.add_parser("eval", help="top-1/top-5/log-likelihood of gammas on game records")
-    ev.add_argument("--gammas", default=None, help="gamma file (default: the gammas shipped in the package)")
+    ev.add_argument("--gammas", default=None,
+                    help="gamma file, or 'large' (default: the shipped model with large patterns) or 'base' (the "
+                         "shipped 3x3 + tactical model that playouts and priors use)")
     ev.add_argument("--games", required=True, help="SGF file, folder of SGF files or tar.gz archive")
     ev.add_argument("--limit", type=int, default=None, help="at most this many games")
     ev.add_argument("--pro-only", action="store_true", help="keep pro-vs-pro even games only (Fox archive)")
@@ -124,9 +126,9 @@ def _eval(args) -> int:
     from jaxgo.learn import gammas as gm
     from jaxgo.learn.evaluate import evaluate
 
-    g = gm.load(args.gammas) if args.gammas else gm.load_default()
+    g = gm.load_named(args.gammas)
     result = evaluate(g, args.games, limit=args.limit, pro_only=args.pro_only, curve=args.curve, size=args.size)
-    result["gammas"] = args.gammas or "default"
+    result["gammas"] = args.gammas or "large"
     print(json.dumps(result))
     return 0
 

@@ -31,6 +31,7 @@ from jaxgo.features.large import LargeDictionary
 
 FORMAT = 1
 DEFAULT_PATH = Path(__file__).with_name("default_gammas.npz")
+DEFAULT_LARGE_PATH = Path(__file__).with_name("default_gammas_large.npz")
 LARGE_GROUP = "large"
 
 
@@ -127,8 +128,24 @@ def load(path) -> Gammas:
 
 
 def load_default() -> Gammas:
-    """The gammas shipped with the package (trained on the training split; see ``meta``)."""
+    """The gammas shipped with the package (trained on the training split; see ``meta``): 3x3 patterns and
+    tactical features, the model of the heavy playouts and the search priors."""
     return load(DEFAULT_PATH)
+
+
+def load_default_large() -> Gammas:
+    """The shipped move model with large patterns too (``jaxgo.features.large``): the better move predictor,
+    the default of ``jaxgo gammas eval``."""
+    return load(DEFAULT_LARGE_PATH)
+
+
+def load_named(name: str | None) -> Gammas:
+    """``"large"`` or None: ``load_default_large()``; ``"base"``: ``load_default()``; anything else: a path."""
+    if name in (None, "large"):
+        return load_default_large()
+    if name == "base":
+        return load_default()
+    return load(name)
 
 
 def neutral() -> Gammas:
