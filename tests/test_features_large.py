@@ -28,6 +28,15 @@ hashes_of = jax.jit(large.board_hashes)
 point_hashes_of = jax.jit(large.point_hashes)
 all_point_hashes = jax.jit(lambda st: jax.vmap(lambda p: large.point_hashes(st, p))(
     jnp.arange(st.stones.shape[0])))  # [P, S, 8]
+all_point_cells = jax.jit(lambda st: jax.vmap(lambda p: large.point_cells(st, p))(
+    jnp.arange(st.stones.shape[0])))  # [P, O]
+
+
+def dictionary_of(st, points=None, min_count=1):
+    """The dictionary of the patterns around ``points`` (default: every point) of one position."""
+    h, c = np.asarray(all_point_hashes(st)), np.asarray(all_point_cells(st))
+    points = np.arange(len(h)) if points is None else np.asarray(points)
+    return large.LargeDictionary.from_occurrences(h[points], c[points], min_count)
 
 
 def state_of(stones, to_play=BLACK):
@@ -78,9 +87,7 @@ def test_levels_do_not_depend_on_the_orientation():
     boards, _ = reference.random_positions(9, 4, 7, 50)
     for board in boards:
         st = state_of(board.stones, board.to_play)
-        h = np.asarray(all_point_hashes(st))  # [P, S, 8]
-        sizes = np.broadcast_to(np.arange(len(large.SIZES)), h.shape[:2])
-        d = large.LargeDictionary.from_counts(sizes.reshape(-1), h.reshape(-1, 8), min_count=1)
+        d = dictionary_of(st)
         tables = tuple(jnp.asarray(x) for x in d.tables())
         legal = jnp.ones(82, bool)
         base = np.asarray(large.candidate_levels(st, legal, tables))[:81]
@@ -125,35 +132,54 @@ def test_a_stone_changes_only_the_sizes_that_reach_it():
     assert near_edge[0] != base[0]
 
 
-def test_dictionary_keeps_frequent_patterns_and_levels_take_the_largest():
-    size_index = np.array([0, 0, 0, 1, 1, 2, 0])
-    seven = [7, 70, 71, 72, 73, 74, 75, 76]  # one pattern seen in two orientations: same 8 frame hashes
-    variants = np.array([seven, seven[::-1], [9] * 8, seven, seven, [5] * 8, seven], np.uint32)
-    d = large.LargeDictionary.from_counts(size_index, variants, min_count=2)
-    assert d.size_index.tolist() == [0, 1] and d.hashes.tolist() == [7, 7] and d.counts.tolist() == [3, 2]
+def test_dictionary_keeps_frequent_patterns_and_levels_take_the_largest(tmp_path):
+    empty = state_of(np.zeros(361, np.int8))
+    centre, corner = 9 * 19 + 9, 19 + 1
+    # played three times in the middle of an empty board (all sizes the same), once near a corner
+    d = dictionary_of(empty, [centre, centre - 1, centre + 19, corner], min_count=2)
+    assert d.size_index.tolist() == list(range(len(large.SIZES))) and d.counts.tolist() == [3] * 7
+    assert np.all(d.cells == 0)  # all empty
+    h = np.asarray(all_point_hashes(empty))
+    assert np.array_equal(d.variants, h[centre]) and np.array_equal(d.hashes, h[centre].min(1))
     tables = tuple(jnp.asarray(x) for x in d.tables())
-    # three candidates: size-4 and size-5 hash known (level 2: the size-5 entry), only size 4 (level 1, found
-    # through another frame's hash), none
-    h = np.full((len(large.SIZES), 3), 123, np.uint32)
-    h[0, :2] = [7, 74]
-    h[1, 0] = 72
-    assert np.asarray(large.levels_of(jnp.asarray(h), tables)).tolist() == [2, 1, 0]
-    with pytest.raises(ValueError):
-        large.LargeDictionary(np.array([1, 0], np.int8), np.array([1, 2], np.uint32), np.ones((2, 8), np.uint32),
-                              np.array([1, 1]))
+    levels = np.asarray(large.candidate_levels(empty, jnp.ones(362, bool), tables))
+    # the centre knows its size-10 pattern; 3 rows from the edge the pattern of size 8 reaches off the board
+    # (d(4, 0) = 8), so the largest known is size 7; the corner point knows none; pass has level 0
+    assert levels[centre] == 7 and levels[3 * 19 + 9] == 4 and levels[corner] == 0 and levels[361] == 0
+    assert levels[3 * 19 + 9] == 1 + large.SIZES.index(7)
+    # stored as frame-0 cells packed 4 per byte; reloaded cells give the same hashes; drawn as text
+    d.save(tmp_path / "d.npz")
+    again = large.LargeDictionary.load(tmp_path / "d.npz")
+    assert again.fingerprint() == d.fingerprint() and np.array_equal(again.cells, d.cells)
+    picture = d.ascii(0).splitlines()
+    assert picture == ["  .", " ...", "..*..", " ...", "  ."]
+    with pytest.raises(ValueError):  # entries out of order
+        large.LargeDictionary(np.array([1, 0], np.int8), np.zeros((2, 72), np.uint8), np.array([1, 1]))
+
+
+def test_cells_reproduce_the_frame_hashes_of_real_patterns():
+    boards, _ = reference.random_positions(9, 3, 11, 50)
+    for board in boards:
+        st = state_of(board.stones, board.to_play)
+        d = dictionary_of(st)  # min_count 1: every pattern around every point, its first occurrence's cells
+        h = np.asarray(all_point_hashes(st))
+        for i in range(0, len(d), 17):
+            assert any(np.array_equal(d.variants[i], h[p, d.size_index[i]]) for p in range(81))
 
 
 def test_played_hashes_follow_the_game(tmp_path):
     record = load_sgf(random_game_sgf(9, 30, seed=4))
-    (played,) = games_played_hashes([record], batch=2)
+    ((played, cells),) = games_played_hashes([record], batch=2)
     board = reference.ReferenceBoard(9)
-    rows = []
+    rows, cell_rows = [], []
     for colour, move in record.moves:
         board.to_play = colour
         if move < 81:
-            rows.append(np.asarray(point_hashes_of(state_of(board.stones, colour), jnp.int32(move))))
+            st = state_of(board.stones, colour)
+            rows.append(np.asarray(point_hashes_of(st, jnp.int32(move))))
+            cell_rows.append(np.asarray(large.point_cells(st, jnp.int32(move))))
         board.play(move)
-    assert np.array_equal(played, np.array(rows))
+    assert np.array_equal(played, np.array(rows)) and np.array_equal(cells, np.array(cell_rows))
 
 
 @pytest.fixture(scope="module")

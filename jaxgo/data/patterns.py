@@ -27,11 +27,12 @@ def harvest(sources, *, games: int | None = None, min_count: int = 10, pro_only:
     if progress:
         from tqdm import tqdm
         bar = tqdm(total=games, unit="game", desc="harvest")
-    parts, pending, kept, t0 = [], [], 0, time.time()
+    parts, cell_parts, pending, kept, t0 = [], [], [], 0, time.time()
 
     def flush():
-        for hashes in games_played_hashes(pending, batch=batch):
+        for hashes, cells in games_played_hashes(pending, batch=batch):
             parts.append(hashes)
+            cell_parts.append(cells)
         if bar is not None:
             bar.update(len(pending))
         pending.clear()
@@ -46,8 +47,8 @@ def harvest(sources, *, games: int | None = None, min_count: int = 10, pro_only:
     if bar is not None:
         bar.close()
     hashes = np.concatenate(parts) if parts else np.zeros((0, len(large.SIZES), 8), np.uint32)  # [moves, S, 8]
-    size_index = np.broadcast_to(np.arange(len(large.SIZES)), hashes.shape[:2])
-    dictionary = large.LargeDictionary.from_counts(size_index.reshape(-1), hashes.reshape(-1, 8), min_count)
+    cells = np.concatenate(cell_parts) if cell_parts else np.zeros((0, len(large.offsets())), np.uint8)
+    dictionary = large.LargeDictionary.from_occurrences(hashes, cells, min_count)
     summary = {"games": kept, "moves": int(len(hashes)), "min_count": min_count,
                "seconds": round(time.time() - t0, 2), "entries": len(dictionary),
                "entries_per_size": {str(s): int(np.sum(dictionary.size_index == i))

@@ -98,7 +98,7 @@ def _scan_codes(state: rules.State, colours, moves, table, large_tables=None):
 @jax.jit
 def _scan_played_hashes(state: rules.State, colours, moves):
     """Batched like ``_scan_codes`` -> (hashes uint32 [B, T, S, 8]: the large-pattern hashes around each played
-    point in the 8 symmetry frames, ok bool [B, T])."""
+    point in the 8 symmetry frames, cells uint8 [B, T, O]: the colour values around it, ok bool [B, T])."""
 
     def one(state, colours, moves):
         def step(state, xs):
@@ -106,7 +106,8 @@ def _scan_played_hashes(state: rules.State, colours, moves):
             state = state.replace(to_play=colour)
             ok = rules.legal_mask(state)[move]
             hashes = large.point_hashes(state, move)
-            return rules.play(state, jnp.where(ok, move, state.stones.shape[0])), (hashes, ok)
+            cells = large.point_cells(state, move).astype(jnp.uint8)
+            return rules.play(state, jnp.where(ok, move, state.stones.shape[0])), (hashes, cells, ok)
 
         return jax.lax.scan(step, state, (colours, moves))[1]
 
@@ -172,18 +173,19 @@ def games_codes(records, batch: int = 8, large_dictionary=None):
 
 
 def games_played_hashes(records, batch: int = 8):
-    """Per record, uint32 [T, S, 8]: the large-pattern hashes (8 symmetry frames) around each played point of
-    the usable non-pass moves (``jaxgo.features.large.point_hashes``), for harvesting a pattern dictionary."""
+    """Per record, (hashes uint32 [T, S, 8], cells uint8 [T, O]): the large-pattern hashes (8 symmetry frames)
+    and colour values around each played point of the usable non-pass moves (``jaxgo.features.large``), for
+    harvesting a pattern dictionary."""
     records = list(records)
     out = [None] * len(records)
     for index, states, colours, moves in _replay_batches(records, batch):
-        hashes, ok = _scan_played_hashes(states, colours, moves)
-        hashes, ok, moves = np.asarray(hashes), np.asarray(ok), np.asarray(moves)
+        hashes, cells, ok = _scan_played_hashes(states, colours, moves)
+        hashes, cells, ok, moves = np.asarray(hashes), np.asarray(cells), np.asarray(ok), np.asarray(moves)
         for i, r in enumerate(index):
             num = len(records[r].moves)
             played = moves[i, :num] < records[r].size ** 2
             usable = _usable(num, ok[i])
-            out[r] = hashes[i, :usable][played[:usable]]
+            out[r] = (hashes[i, :usable][played[:usable]], cells[i, :usable][played[:usable]])
     return out
 
 

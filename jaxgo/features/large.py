@@ -109,6 +109,13 @@ def _frame_hashes(cell_values):
     return jnp.stack(out)
 
 
+def point_cells(state: rules.State, point):
+    """int32 [O]: the colour values around one point in frame 0 (``offsets()`` order), the cells a dictionary
+    stores."""
+    size = rules.board_size(state.stones.shape[0])
+    return colour_values(state)[jnp.asarray(neighbour_index(size))[0, :, jnp.clip(point, 0, size * size - 1)]]
+
+
 def point_hashes(state: rules.State, point):
     """uint32 [S, 8]: the hashes of the patterns around one point (int32 [], on the board) in the 8 symmetry
     frames (frame 0: the board as it is).  Their minimum over the frames is the canonical hash; the set of the 8
@@ -140,47 +147,94 @@ def board_hashes(state: rules.State):
     return jnp.stack(out)
 
 
+@functools.lru_cache(maxsize=None)
+def symmetry_permutation() -> np.ndarray:
+    """int32 [8, O]: index in ``offsets()`` of T_t(o) for every symmetry t and offset o, so that frame t of a
+    pattern stored as its frame-0 cells c is sum_o key_o * c[perm[t, o]] (as ``point_hashes`` reads it)."""
+    where = {tuple(o): i for i, o in enumerate(offsets().tolist())}
+    perm = np.zeros((8, len(where)), np.int32)
+    for t, (swap, sr, sc) in enumerate(_symmetry_maps()):
+        for o, (dr, dc) in enumerate(offsets().tolist()):
+            if swap:
+                dr, dc = dc, dr
+            perm[t, o] = where[(sr * dr, sc * dc)]
+    return perm
+
+
+def cell_variants(cells, size_index) -> np.ndarray:
+    """uint32 [M, 8]: the 8 frame hashes of patterns given by their frame-0 cells uint8 [M, O] (values 0-3,
+    ``colour_values`` order) and sizes (int [M], index into ``SIZES``); numpy."""
+    cells = np.asarray(cells, np.uint64)
+    size_index = np.asarray(size_index, np.int64)
+    inside = np.arange(len(offsets()))[None, :] < prefix_lengths()[size_index][:, None]  # [M, O]
+    key = keys().astype(np.uint64)
+    out = np.zeros((len(cells), 8), np.uint32)
+    for t, perm in enumerate(symmetry_permutation()):
+        total = np.sum(np.where(inside, cells[:, perm] * key, 0), axis=1, dtype=np.uint64)
+        out[:, t] = (total & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+    return out
+
+
 @dataclasses.dataclass(frozen=True)
 class LargeDictionary:
-    """Frequent large patterns: entry i (level 1 + i) is the pattern of size ``SIZES[size_index[i]]`` whose
-    canonical hash is ``hashes[i]``; sorted by size, then hash.
+    """Frequent large patterns: entry i (level 1 + i) is the pattern of size ``SIZES[size_index[i]]``; sorted by
+    size, then canonical hash.
 
-    size_index int8 [M]; hashes uint32 [M]; variants uint32 [M, 8]: its hashes in the 8 symmetry frames
-    (``point_hashes``; hashes = variants.min(1)); counts int32 [M]: times played in the harvest.
+    size_index int8 [M]; cells uint8 [M, O]: the pattern's colour values in the frame it was first seen in (0
+    beyond its size); counts int32 [M]: times played in the harvest.  Derived: ``variants`` uint32 [M, 8], its
+    hashes in the 8 symmetry frames (``point_hashes``), and ``hashes`` uint32 [M] = variants.min(1), canonical.
     """
 
     size_index: np.ndarray
-    hashes: np.ndarray
-    variants: np.ndarray
+    cells: np.ndarray
     counts: np.ndarray
 
     def __post_init__(self):
+        variants = cell_variants(self.cells, self.size_index) if len(self.cells) else np.zeros((0, 8), np.uint32)
+        object.__setattr__(self, "variants", variants)
+        object.__setattr__(self, "hashes", variants.min(1) if len(variants) else np.zeros(0, np.uint32))
         order = np.lexsort((self.hashes, self.size_index))
         if not np.array_equal(order, np.arange(len(order))):
-            raise ValueError("dictionary entries must be sorted by size, then hash")
-        if len(self.hashes) and not np.array_equal(np.asarray(self.variants).min(1), self.hashes):
-            raise ValueError("each entry's hash must be the smallest of its 8 variants")
+            raise ValueError("dictionary entries must be sorted by size, then canonical hash")
 
     def __len__(self) -> int:
-        return len(self.hashes)
+        return len(self.size_index)
 
     @classmethod
-    def from_counts(cls, size_index, variants, min_count: int) -> "LargeDictionary":
-        """Keep the patterns occurring at least ``min_count`` times among the occurrences given as size_index
-        int [n] and variants uint32 [n, 8] (one row per harvested (move, size))."""
-        variants = np.asarray(variants, np.uint32).reshape(-1, 8)
-        canonical = variants.min(1)
-        pairs = (np.asarray(size_index, np.int64).reshape(-1) << 32) | canonical.astype(np.int64)
-        unique, first, counts = np.unique(pairs, return_index=True, return_counts=True)
+    def from_occurrences(cls, variants, cells, min_count: int) -> "LargeDictionary":
+        """Keep the patterns played at least ``min_count`` times.  variants uint32 [n, S, 8]: the frame hashes of
+        every size around n played points (``point_hashes``); cells uint8 [n, O]: the colour values around them
+        (frame 0)."""
+        variants = np.asarray(variants, np.uint32)
+        n, sizes = variants.shape[:2]
+        canonical = variants.min(2).reshape(-1)  # occurrence k = (move k // S, size k % S)
+        size_of = np.tile(np.arange(sizes, dtype=np.int64), n)
+        unique, first, counts = np.unique((size_of << 32) | canonical.astype(np.int64), return_index=True,
+                                          return_counts=True)
         keep = counts >= min_count
         unique, first, counts = unique[keep], first[keep], counts[keep]
-        return cls((unique >> 32).astype(np.int8), (unique & 0xFFFFFFFF).astype(np.uint32), variants[first],
-                   counts.astype(np.int32))
+        size_index = (unique >> 32).astype(np.int8)
+        inside = np.arange(len(offsets()))[None, :] < prefix_lengths()[size_index][:, None]
+        kept_cells = np.where(inside, np.asarray(cells, np.uint8)[first // sizes], 0).astype(np.uint8)
+        return cls(size_index, kept_cells, counts.astype(np.int32))
 
     def fingerprint(self) -> str:
         """A short digest of the entries (shard folders record it, so codes of another dictionary are refused)."""
-        digest = hashlib.sha1(self.size_index.tobytes() + np.ascontiguousarray(self.variants).tobytes())
+        digest = hashlib.sha1(self.size_index.astype(np.int8).tobytes() + np.ascontiguousarray(self.variants).tobytes())
         return digest.hexdigest()[:16]
+
+    def ascii(self, i: int) -> str:
+        """Entry i drawn as text (side to move: X own, O opponent; ``#`` off board, ``*`` the move, blank: outside
+        the pattern)."""
+        reach = MAX_SIZE // 2
+        grid = [[" "] * (2 * reach + 1) for _ in range(2 * reach + 1)]
+        grid[reach][reach] = "*"
+        for o in range(int(prefix_lengths()[self.size_index[i]])):
+            dr, dc = offsets()[o]
+            grid[reach + dr][reach + dc] = ".XO#"[int(self.cells[i, o])]
+        lines = ["".join(row).rstrip() for row in grid if row.count(" ") < len(row)]
+        indent = min(len(line) - len(line.lstrip()) for line in lines)
+        return "\n".join(line[indent:] for line in lines)
 
     def tables(self):
         """(hashes uint32 [S, W], levels int32 [S, W]): per size, the sorted frame hashes of its entries (the
@@ -200,15 +254,29 @@ class LargeDictionary:
         return table, level
 
     def save(self, path) -> None:
-        np.savez_compressed(path, size_index=self.size_index, hashes=self.hashes, variants=self.variants,
-                            counts=self.counts, sizes=np.array(SIZES, np.int32))
+        np.savez_compressed(path, **self.arrays(), sizes=np.array(SIZES, np.int32))
+
+    def arrays(self, prefix: str = "") -> dict:
+        """The stored arrays (cells packed 4 per byte), for ``save`` and the gamma file."""
+        cells = np.asarray(self.cells, np.uint8)
+        packed = cells[:, 0::4] | (cells[:, 1::4] << 2) | (cells[:, 2::4] << 4) | (cells[:, 3::4] << 6)
+        return {f"{prefix}size_index": self.size_index.astype(np.int8), f"{prefix}cells": packed,
+                f"{prefix}counts": self.counts.astype(np.int32)}
+
+    @classmethod
+    def from_arrays(cls, data, prefix: str = "") -> "LargeDictionary":
+        packed = np.asarray(data[f"{prefix}cells"], np.uint8)
+        cells = np.zeros((len(packed), packed.shape[1] * 4), np.uint8)
+        for j in range(4):
+            cells[:, j::4] = (packed >> (2 * j)) & 3
+        return cls(np.asarray(data[f"{prefix}size_index"], np.int8), cells, np.asarray(data[f"{prefix}counts"]))
 
     @classmethod
     def load(cls, path) -> "LargeDictionary":
         with np.load(path) as data:
             if tuple(data["sizes"].tolist()) != SIZES:
                 raise ValueError(f"{path}: pattern sizes {data['sizes'].tolist()} differ from {SIZES}")
-            return cls(data["size_index"], data["hashes"], data["variants"], data["counts"])
+            return cls.from_arrays(data)
 
 
 def levels_of(hashes, tables):

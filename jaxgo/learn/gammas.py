@@ -8,7 +8,7 @@ Format (``.npz``, see docs/gammas.md, "Gamma file format"):
     sizes        int32 [G]   levels per group (level 0 = absent, gamma 1)
     log_gamma    float32 [K] natural log of gamma per global index ``offsets[g] + level``; K = sum(sizes)
     meta         str   []    JSON: method, training games/positions, data split, command, date ...
-    large_*      (optional) size_index, hashes, variants, counts of the large-pattern dictionary
+    large_*      (optional) size_index, cells (packed 4 per byte), counts of the large-pattern dictionary
                              (``jaxgo.features.large.LargeDictionary``) of the ``"large"`` group, which comes
                              last; its level 1 + i is dictionary entry i
 
@@ -102,8 +102,7 @@ class Gammas:
         tmp = path.with_name(path.name + ".tmp.npz")
         extra = {}
         if self.large is not None:
-            extra = {"large_size_index": self.large.size_index, "large_hashes": self.large.hashes,
-                     "large_variants": self.large.variants, "large_counts": self.large.counts}
+            extra = self.large.arrays(prefix="large_")
         np.savez_compressed(tmp, format=np.int32(FORMAT), groups=np.array(self.groups), offsets=self.offsets,
                             sizes=self.sizes, log_gamma=self.log_gamma, meta=np.array(json.dumps(self.meta)),
                             **extra)
@@ -117,9 +116,8 @@ def load(path) -> Gammas:
             if int(data["format"]) != FORMAT:
                 raise ValueError(f"{path}: gamma file format {int(data['format'])}, expected {FORMAT}")
             large = None
-            if "large_hashes" in data.files:
-                large = LargeDictionary(data["large_size_index"], data["large_hashes"], data["large_variants"],
-                                        data["large_counts"])
+            if "large_cells" in data.files:
+                large = LargeDictionary.from_arrays(data, prefix="large_")
             return Gammas(log_gamma=data["log_gamma"], groups=tuple(data["groups"].tolist()),
                           offsets=data["offsets"], sizes=data["sizes"], meta=json.loads(str(data["meta"])),
                           large=large)
