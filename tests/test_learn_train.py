@@ -139,6 +139,10 @@ def test_cli_train_and_eval(data, tmp_path, capsys):
     result = json.loads(capsys.readouterr().out)
     assert result["games"] == 2 and result["positions"] == 30
     assert 0 <= result["top1"] <= result["top5"] <= 1 and result["mean_log_likelihood"] < 0
+    for shipped in ("base", "large"):  # the two shipped models by name (large: its patterns on a 9x9 board too)
+        assert main(["eval", "--gammas", shipped, "--games", str(games), "--size", "9", "--limit", "2"]) == 0
+        named = json.loads(capsys.readouterr().out)
+        assert named["positions"] == 30 and named["gammas"] == shipped and 0 <= named["top1"] <= named["top5"]
     assert main(["eval", "--gammas", str(games / "0.sgf"), "--games", str(games), "--json"]) == 1
     assert "error" in json.loads(capsys.readouterr().out)
     # extract from a folder of SGF files: one shard per 2 games, re-running skips the finished shards
