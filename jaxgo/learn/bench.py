@@ -1,10 +1,12 @@
 """``jaxgo bench gammas``: extraction speed, LMP speed, and MM vs LMP wall time / peak memory.
 
-    jaxgo bench gammas [--games 64] [--shards DIR] [--subsets 1,4] [--mm-iterations 2] [--lmp-passes 1]
+    jaxgo bench gammas [--games 64] [--large default] [--shards DIR] [--subsets 1,4] [--mm-iterations 2]
+                       [--lmp-passes 1]
 
 Prints one JSON object.  ``extract_positions_per_s``: packed features of every move (vmapped scan over
 ``--batch`` games, compiled beforehand; SGF parsing excluded, reported apart).  ``lmp_examples_per_s``: LMP
-batch updates over one shard (positions per second, compiled beforehand).  With ``--shards`` (a folder from
+batch updates over one shard (positions per second, compiled beforehand).  ``--large``: the extraction again with
+a large-pattern dictionary (``with_large``).  With ``--shards`` (a folder from
 ``jaxgo gammas extract``) MM and LMP are each run in a fresh subprocess on the first n shards for every n in
 ``--subsets``, reporting wall time and peak RSS (``resource.getrusage``): MM holds every shard in memory, LMP
 streams one at a time.
@@ -25,7 +27,7 @@ from pathlib import Path
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 
-def _extraction(games: int, batch: int, data_root=None) -> dict:
+def _extraction(games: int, batch: int, data_root=None, large=None) -> dict:
     from jaxgo.data import DEFAULT_ROOT, iter_records, train_archives
     from jaxgo.features.games import games_codes
 
@@ -34,15 +36,16 @@ def _extraction(games: int, batch: int, data_root=None) -> dict:
     parse_s = time.perf_counter() - t0
     if not records:
         return {"extract_error": "no training archives found"}
-    games_codes(records[:batch], batch=batch)  # compile
+    games_codes(records[:batch], batch=batch, large_dictionary=large)  # compile
     t0 = time.perf_counter()
-    out = games_codes(records[batch:], batch=batch)
+    out = games_codes(records[batch:], batch=batch, large_dictionary=large)
     seconds = time.perf_counter() - t0
     positions = sum(len(m) for _, m in out)
     parsed_positions = sum(len(r.moves) for r in records)
     return {"extract_games": len(out), "extract_positions": positions, "extract_seconds": round(seconds, 2),
             "extract_positions_per_s": round(positions / seconds, 1),
-            "sgf_parse_positions_per_s": round(parsed_positions / parse_s, 1), "extract_batch": batch}
+            "sgf_parse_positions_per_s": round(parsed_positions / parse_s, 1), "extract_batch": batch,
+            "extract_large_patterns": 0 if large is None else len(large)}
 
 
 def _lmp_speed(shard_folder, batch: int) -> dict:
@@ -128,6 +131,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lmp-passes", type=int, default=1)
     parser.add_argument("--batch-positions", type=int, default=1024, help="positions per LMP/MM batch")
     parser.add_argument("--skip-extract", action="store_true")
+    parser.add_argument("--large", default=None,
+                        help="time the extraction with large patterns too: 'default' (the shipped large model's "
+                             "dictionary) or a dictionary file")
     parser.add_argument("--child", choices=["mm", "lmp"], help=argparse.SUPPRESS)
     parser.add_argument("--child-shards", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -139,6 +145,13 @@ def main(argv: list[str] | None = None) -> int:
            "cpu_count": os.cpu_count()}
     if not args.skip_extract:
         out.update(_extraction(args.games, args.batch, args.data))
+        if args.large:
+            from jaxgo.features.large import LargeDictionary
+            from jaxgo.learn.gammas import load_default_large
+
+            large = load_default_large().large if args.large == "default" else LargeDictionary.load(args.large)
+            with_large = _extraction(args.games, args.batch, args.data, large)
+            out["with_large"] = {k: v for k, v in with_large.items() if k.startswith("extract")}
     if args.shards:
         out.update(_lmp_speed(args.shards, args.batch_positions))
         out["mm_vs_lmp"] = _memory(args)
