@@ -4,7 +4,7 @@
                        [--lmp-passes 1]
 
 Prints one JSON object.  ``extract_positions_per_s``: packed features of every move (vmapped scan over
-``--batch`` games, compiled beforehand; SGF parsing excluded, reported apart).  ``lmp_examples_per_s``: LMP
+``--batch`` games, compiled beforehand for every padded game length; SGF parsing excluded, reported apart).  ``lmp_examples_per_s``: LMP
 batch updates over one shard (positions per second, compiled beforehand).  ``--large``: the extraction again with
 a large-pattern dictionary (``with_large``).  With ``--shards`` (a folder from
 ``jaxgo gammas extract``) MM and LMP are each run in a fresh subprocess on the first n shards for every n in
@@ -36,7 +36,7 @@ def _extraction(games: int, batch: int, data_root=None, large=None) -> dict:
     parse_s = time.perf_counter() - t0
     if not records:
         return {"extract_error": "no training archives found"}
-    games_codes(records[:batch], batch=batch, large_dictionary=large)  # compile
+    games_codes(records[batch:], batch=batch, large_dictionary=large)  # compile every padded length
     t0 = time.perf_counter()
     out = games_codes(records[batch:], batch=batch, large_dictionary=large)
     seconds = time.perf_counter() - t0
