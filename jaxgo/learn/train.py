@@ -290,21 +290,23 @@ MM_CHUNK = 64  # batches per device call of an MM pass
 def _mm_data(shards, names, batch):
     """All positions of the shards as host arrays (codes [nb, B, P+1(, 2)], meta [nb, B, 4], valid [nb, B]),
     filled shard by shard into arrays allocated once (no concatenated copy): MM's memory is this data."""
-    loaded = [shardlib.Shard(shards, n) for n in names]
-    total = sum(len(s) for s in loaded)
+    manifest = {s["name"]: s for s in shardlib.read_manifest(shards)["shards"]}
+    total = sum(manifest[n]["positions"] for n in names)
     nb = max(1, -(-total // batch))
-    first = loaded[0].codes
-    codes = np.zeros((nb * batch,) + first.shape[1:], np.uint32)
+    shape = shardlib.Shard(shards, names[0]).codes.shape[1:]
+    codes = np.zeros((nb * batch,) + shape, np.uint32)
     meta = np.zeros((nb * batch, 4), np.int16)
     at = 0
-    for shard in loaded:
+    for name in names:  # one memory map at a time, closed after the copy (its pages would count as resident)
+        shard = shardlib.Shard(shards, name)
         codes[at:at + len(shard)] = shard.codes
         meta[at:at + len(shard)] = shard.meta
         at += len(shard)
-    meta[total:, shardlib.META_MOVE] = first.shape[1] - 1
+        del shard
+    meta[total:, shardlib.META_MOVE] = shape[0] - 1
     meta[total:, shardlib.META_PREV:shardlib.META_PREV2 + 1] = -1
     valid = np.arange(nb * batch) < total
-    return (codes.reshape((nb, batch) + first.shape[1:]), meta.reshape(nb, batch, 4), valid.reshape(nb, batch))
+    return (codes.reshape((nb, batch) + shape), meta.reshape(nb, batch, 4), valid.reshape(nb, batch))
 
 
 def _mm_pass(fn, data, mesh):
