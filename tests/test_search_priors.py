@@ -73,3 +73,38 @@ def test_search_with_heavy_playouts_and_progressive_bias():
     children = tree.children_index[tree.root]
     child = int(children[children >= 0][0])
     assert abs(tree.children_prior[child].sum() - 1.0) < 1e-5
+
+
+def test_tree_priors_take_the_game_last_moves_at_the_root():
+    # Light playouts with progressive bias: the priors of the root's children use the game's last move as the
+    # move before theirs (it was -1 before), grandchildren their parent's edge -- as the playouts' last moves.
+    game = new_game(7, 7.5)
+    for move in ("D4", "C4", "D3"):
+        game.play(game.to_play, gtp_to_point(move, 7))
+    config = SearchConfig(bias_c2=1.0, leaves_per_batch=16, playouts_per_leaf=2)
+    searcher = Searcher(game.rules, config, seed=1)
+    searcher.search(game, playouts=256)
+    tree, log_gamma = searcher.tree, priors.log_gammas()
+    last = gtp_to_point("D3", 7)
+
+    def expected(node, prev, prev2):
+        return priors.prior_probabilities(tree.gather_states(np.array([node])), tree.children_legal[node][None],
+                                          [prev], [prev2], log_gamma)[0]
+
+    np.testing.assert_allclose(tree.children_prior[tree.root], expected(tree.root, last, gtp_to_point("C4", 7)),
+                               rtol=1e-5, atol=1e-7)
+    children = [int(c) for c in tree.children_index[tree.root] if c >= 0]
+    checked = 0
+    for child in children[:4]:
+        action = int(tree.action_from_parent[child])
+        np.testing.assert_allclose(tree.children_prior[child], expected(child, action, last), rtol=1e-5, atol=1e-7)
+        for grand in [int(g) for g in tree.children_index[child] if g >= 0][:2]:
+            np.testing.assert_allclose(tree.children_prior[grand],
+                                       expected(grand, int(tree.action_from_parent[grand]), action),
+                                       rtol=1e-5, atol=1e-7)
+            checked += 1
+    assert len(children) >= 4 and checked >= 1
+    # The root's children's priors differ from what -1 as the move before gives (the old, inconsistent prior).
+    child = children[0]
+    old = expected(child, int(tree.action_from_parent[child]), -1)
+    assert not np.allclose(tree.children_prior[child], old, rtol=1e-5, atol=1e-7)

@@ -17,9 +17,12 @@ edge taken, creates the new nodes of the batch with one device call, and runs ``
 playouts from every leaf in one ``playout.run`` call of fixed shape [K] x L.  Backup adds the results along the
 paths and the AMAF (RAVE) credit from the playouts' first-play records.  Positional/situational superko is
 checked when a node is created (against the game history and the tree path).  Own true eyes (the playout eye
-rule) are not searched.  ``K(s, a)`` (progressive bias) is the move model's probability (``jaxgo.search.priors``,
-shipped gammas) when ``bias_c2 > 0``, uniform otherwise; leaves can be evaluated with heavy playouts
-(``SearchConfig.playouts = "heavy"``).
+rule) are not searched.  Pass has no AMAF statistics (light playouts pass only when forced): under RAVE its
+value is its own mean shrunk towards the node's mean (``pass_prior_playouts`` pseudo-playouts), not RAVE's
+neutral 0.5, which made a losing side's search visit pass early.  ``K(s, a)`` (progressive bias) is the move
+model's probability (``jaxgo.search.priors``, shipped gammas) when ``bias_c2 > 0``, uniform otherwise; its
+features see the same last two moves as the playouts (the game's at the root).  Leaves can be evaluated with
+heavy playouts (``SearchConfig.playouts = "heavy"``).
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ class SearchConfig:
     bias_c2: float = 0.0  # progressive bias weight; K(s,a) = move-model probability (jaxgo.search.priors)
     playouts: str = "light"  # leaf evaluation: "light" (uniform), "heavy" (gamma-proportional) or "rules" (MoGo)
     gammas: str | None = None  # gamma file for heavy playouts and bias priors (None: the shipped gammas)
+    pass_prior_playouts: float = 64.0  # RAVE: pseudo-playouts at the node's mean in pass's value (no AMAF for pass)
     n_expand: int = 1  # edge visits before a node is descended through
     resign_threshold: float = 0.08  # resign when the chosen move's win rate is below this
     resign_min_playouts: int = 2000
@@ -229,7 +233,8 @@ class Searcher:
         tree = Tree(self.num_actions)
         root = tree.add_nodes(_to_numpy(_stack(game.state, 1)), np.array([-1], np.int32), np.array([-1], np.int32))
         tree.children_legal[root[0]] = self._root_legal(game)
-        tree.children_prior[root[0]] = priors.root_prior(self.config, game, tree.children_legal[root[0]])
+        tree.children_prior[root[0]] = priors.root_prior(self.config, game, tree.children_legal[root[0]],
+                                                         last=game_last_moves(game))
         tree.expanded[root[0]] = True
         self.tree, self._tree_moves = tree, moves
         return tree
@@ -249,6 +254,12 @@ class Searcher:
             qr = (tree.children_rave_values[node] + 0.5) / (rv + 1.0)
             denom = rv + visits + cfg.rave_c3 * visits * rv
             alpha = np.where(denom > 0, rv / np.maximum(denom, 1e-12), 1.0)
+            # Pass has no AMAF statistics (playouts pass only when forced), so RAVE would value it at its neutral
+            # 0.5 until visited and then trust a handful of playouts: instead no RAVE term, and its own mean
+            # shrunk towards the node's mean with ``pass_prior_playouts`` pseudo-playouts.
+            m = cfg.pass_prior_playouts
+            alpha[-1] = 0.0
+            q[-1] = (values[-1] + m * node_mean(tree, node)) / max(visits[-1] + m, 1e-12)
             score = (1 - alpha) * q + alpha * qr + cfg.rave_c1 * np.sqrt(log_n / (visits + 1.0))
         if cfg.bias_c2:
             score = score + cfg.bias_c2 * tree.children_prior[node] / (visits + 1.0)
@@ -281,9 +292,8 @@ class Searcher:
         ``budget`` (expected playouts) sets K when ``leaves_per_batch`` is None; without it K is 128.
         """
         leaves = self.config.leaves_per_batch or auto_leaves(budget, self.config.playouts_per_leaf)
-        recent = [move for _, move in game.moves[-2:]][::-1] + [-1, -1]
         return TreeJob(tree=self._prepare_tree(game), history=self._history(game), leaves=leaves,
-                       root_last=(recent[0], recent[1]))
+                       root_last=game_last_moves(game))
 
     def _budget_estimate(self, playouts, seconds) -> int | None:
         """Playouts this search will run: the playout budget, or seconds times the rate measured so far."""
@@ -348,9 +358,11 @@ class Searcher:
             if len(rows):
                 index = tree.add_nodes({n: v[rows] for n, v in child_np.items()}, parents[rows], actions[rows])
                 tree.children_legal[index] = child_legal[rows]
+                # The move before each new node's last move: the parent's own last move (the game's last
+                # move for children of the root), from the same source as the playouts' last moves.
                 tree.children_prior[index] = priors.children_prior(
                     self.config, child_states, rows, child_legal[rows], actions[rows],
-                    tree.action_from_parent[parents[rows]])
+                    _last_moves(tree, parents[rows], job.root_last)[:, 0])
                 for row, node in zip(rows, index):
                     created[pairs[row]] = int(node)
         valid = []
@@ -526,6 +538,27 @@ class Searcher:
                 values[move] = means[move].min()
         visits = np.where(np.isnan(values), 0.0, np.nan_to_num(values) + 1.0)
         return self._finish(game, visits, values, done)
+
+
+def node_mean(tree: Tree, node: int) -> float:
+    """Mean win rate of ``node`` for its player to move: over the playouts through its edges, or before any,
+    one minus its parent edge's mean (0.5 at an unvisited root)."""
+    visits = tree.children_visits[node].sum()
+    if visits > 0:
+        return float(tree.children_values[node].sum() / visits)
+    parent = int(tree.parents[node])
+    if node == tree.root or parent < 0:
+        return 0.5
+    action = int(tree.action_from_parent[node])
+    edge = tree.children_visits[parent, action]
+    return 1.0 - float(tree.children_values[parent, action] / edge) if edge > 0 else 0.5
+
+
+def game_last_moves(game) -> tuple:
+    """(last move, the move before) of the game (P = pass, -1 = none): the one source of the root's recent
+    moves for the heavy playouts' distance features and the progressive-bias priors."""
+    recent = [move for _, move in game.moves[-2:]][::-1] + [-1, -1]
+    return recent[0], recent[1]
 
 
 def _last_moves(tree: Tree, nodes: np.ndarray, root_last: tuple) -> np.ndarray:

@@ -86,13 +86,15 @@ def _uses_gammas(config) -> bool:
     return bool(getattr(config, "bias_c2", 0.0))
 
 
-def root_prior(config, game, searched) -> np.ndarray:
-    """float32 [A]: K(root, a) for the game's position (uniform when ``config.bias_c2`` is 0)."""
+def root_prior(config, game, searched, last=None) -> np.ndarray:
+    """float32 [A]: K(root, a) for the game's position (uniform when ``config.bias_c2`` is 0); ``last`` =
+    (last move, the move before) (P = pass, -1 = none), by default the game's last two moves."""
     if not _uses_gammas(config):
         return uniform(searched)
-    moves = [move for _, move in game.moves]
-    prev = moves[-1] if moves else -1
-    prev2 = moves[-2] if len(moves) > 1 else -1
+    if last is None:
+        moves = [move for _, move in game.moves]
+        last = (moves[-1] if moves else -1, moves[-2] if len(moves) > 1 else -1)
+    prev, prev2 = last
     state = jax.tree_util.tree_map(lambda x: np.asarray(x)[None], game.state)
     return prior_probabilities(state, np.asarray(searched)[None], [prev], [prev2],
                                log_gammas(getattr(config, "gammas", None)))[0]
@@ -100,8 +102,8 @@ def root_prior(config, game, searched) -> np.ndarray:
 
 def children_prior(config, child_states, rows, searched, actions, parent_actions) -> np.ndarray:
     """float32 [R, A]: K for new tree nodes: rows int [R] of the batched ``child_states`` (device batch of
-    fixed size), their searched moves bool [R, A], the actions that led to them [R] and the actions that led
-    to their parents [R] (-1 at the root)."""
+    fixed size), their searched moves bool [R, A], the actions that led to them [R] and the last moves of their
+    parents' positions [R] (for a child of the root: the game's last move; -1 = none)."""
     if not _uses_gammas(config):
         return uniform(searched)
     rows = np.asarray(rows)
