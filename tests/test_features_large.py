@@ -20,6 +20,7 @@ from jaxgo.data.patterns import harvest
 from jaxgo.features import large, num_features
 from jaxgo.features.codes import decode
 from jaxgo.features.games import games_codes, games_played_hashes
+from jaxgo.features.moves import _symmetries
 from jaxgo.learn import gammas as gm
 from jaxgo.learn.synthetic import random_game_sgf, write_archive
 from jaxgo.sgf import load_sgf
@@ -44,18 +45,17 @@ def state_of(stones, to_play=BLACK):
 
 
 def transform(stones, size, t):
-    """The board under symmetry t (as ``large._symmetry_maps``) about the centre, and the point map."""
-    swap, sr, sc = large._symmetry_maps()[t]
+    """The board under symmetry t (``jaxgo.features.moves._symmetries`` order) about the centre, and the point
+    map."""
+    transform = _symmetries()[t]
     grid = np.asarray(stones).reshape(size, size)
     out = np.zeros_like(grid)
     mapping = np.zeros(size * size, np.int64)
     half = (size - 1) // 2
     for r in range(size):
         for c in range(size):
-            dr, dc = r - half, c - half
-            if swap:
-                dr, dc = dc, dr
-            r2, c2 = half + sr * dr, half + sc * dc
+            dr, dc = transform(r - half, c - half)
+            r2, c2 = half + dr, half + dc
             out[r2, c2] = grid[r, c]
             mapping[r * size + c] = r2 * size + c2
     return out.reshape(-1), mapping

@@ -27,6 +27,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxgo import rules
+from jaxgo.features.moves import _symmetries
 
 SIZES = (4, 5, 6, 7, 8, 9, 10)
 MAX_SIZE = SIZES[-1]
@@ -67,22 +68,16 @@ def keys() -> np.ndarray:
     return rng.integers(0, 2**31, size=len(offsets()), dtype=np.uint32) * np.uint32(2) + np.uint32(1)
 
 
-def _symmetry_maps():
-    """The 8 symmetries of the square as (swap, sign_r, sign_c): (dr, dc) -> signs * (dc, dr) if swap."""
-    return [(swap, sr, sc) for swap in (False, True) for sr in (1, -1) for sc in (1, -1)]
-
-
 @functools.lru_cache(maxsize=None)
 def neighbour_index(size: int) -> np.ndarray:
     """int32 [8, O, P]: the point at offset T(o) from every point p for each symmetry T (P = off board)."""
     points = size * size
     table = np.full((8, len(offsets()), points), points, np.int32)
     rows, cols = np.divmod(np.arange(points), size)
-    for t, (swap, sr, sc) in enumerate(_symmetry_maps()):
-        for o, (dr, dc) in enumerate(offsets()):
-            if swap:
-                dr, dc = dc, dr
-            r, c = rows + sr * dr, cols + sc * dc
+    for t, transform in enumerate(_symmetries()):
+        for o, offset in enumerate(offsets().tolist()):
+            dr, dc = transform(*offset)
+            r, c = rows + dr, cols + dc
             inside = (r >= 0) & (r < size) & (c >= 0) & (c < size)
             table[t, o] = np.where(inside, r * size + c, points)
     return table
@@ -153,11 +148,9 @@ def symmetry_permutation() -> np.ndarray:
     pattern stored as its frame-0 cells c is sum_o key_o * c[perm[t, o]] (as ``point_hashes`` reads it)."""
     where = {tuple(o): i for i, o in enumerate(offsets().tolist())}
     perm = np.zeros((8, len(where)), np.int32)
-    for t, (swap, sr, sc) in enumerate(_symmetry_maps()):
-        for o, (dr, dc) in enumerate(offsets().tolist()):
-            if swap:
-                dr, dc = dc, dr
-            perm[t, o] = where[(sr * dr, sc * dc)]
+    for t, transform in enumerate(_symmetries()):
+        for o, offset in enumerate(offsets().tolist()):
+            perm[t, o] = where[transform(*offset)]
     return perm
 
 
@@ -239,7 +232,9 @@ class LargeDictionary:
     def tables(self):
         """(hashes uint32 [S, W], levels int32 [S, W]): per size, the sorted frame hashes of its entries (the
         distinct variants of each, padded with 0xFFFFFFFF) and their levels (1 + entry index; 0 on padding),
-        for ``levels_of``."""
+        for ``levels_of``.  Built once per dictionary."""
+        if "_tables" in self.__dict__:
+            return self.__dict__["_tables"]
         rows = []
         for s in range(len(SIZES)):
             entries = np.flatnonzero(self.size_index == s)
@@ -251,6 +246,7 @@ class LargeDictionary:
         for s, pairs in enumerate(rows):
             table[s, :pairs.shape[1]] = pairs[0]
             level[s, :pairs.shape[1]] = pairs[1]
+        object.__setattr__(self, "_tables", (table, level))
         return table, level
 
     def save(self, path) -> None:
