@@ -234,7 +234,7 @@ class Searcher:
         root = tree.add_nodes(_to_numpy(_stack(game.state, 1)), np.array([-1], np.int32), np.array([-1], np.int32))
         tree.children_legal[root[0]] = self._root_legal(game)
         tree.children_prior[root[0]] = priors.root_prior(self.config, game, tree.children_legal[root[0]],
-                                                         last=game_last_moves(game))
+                                                         last=priors.game_last_moves(game))
         tree.expanded[root[0]] = True
         self.tree, self._tree_moves = tree, moves
         return tree
@@ -293,7 +293,7 @@ class Searcher:
         """
         leaves = self.config.leaves_per_batch or auto_leaves(budget, self.config.playouts_per_leaf)
         return TreeJob(tree=self._prepare_tree(game), history=self._history(game), leaves=leaves,
-                       root_last=game_last_moves(game))
+                       root_last=priors.game_last_moves(game))
 
     def _budget_estimate(self, playouts, seconds) -> int | None:
         """Playouts this search will run: the playout budget, or seconds times the rate measured so far."""
@@ -552,13 +552,6 @@ def node_mean(tree: Tree, node: int) -> float:
     action = int(tree.action_from_parent[node])
     edge = tree.children_visits[parent, action]
     return 1.0 - float(tree.children_values[parent, action] / edge) if edge > 0 else 0.5
-
-
-def game_last_moves(game) -> tuple:
-    """(last move, the move before) of the game (P = pass, -1 = none): the one source of the root's recent
-    moves for the heavy playouts' distance features and the progressive-bias priors."""
-    recent = [move for _, move in game.moves[-2:]][::-1] + [-1, -1]
-    return recent[0], recent[1]
 
 
 def _last_moves(tree: Tree, nodes: np.ndarray, root_last: tuple) -> np.ndarray:

@@ -86,15 +86,19 @@ def _uses_gammas(config) -> bool:
     return bool(getattr(config, "bias_c2", 0.0))
 
 
+def game_last_moves(game) -> tuple:
+    """(last move, the move before) of the game (P = pass, -1 = none): the one source of the root's recent
+    moves for the heavy playouts' distance features and the progressive-bias priors."""
+    recent = [move for _, move in game.moves[-2:]][::-1] + [-1, -1]
+    return recent[0], recent[1]
+
+
 def root_prior(config, game, searched, last=None) -> np.ndarray:
     """float32 [A]: K(root, a) for the game's position (uniform when ``config.bias_c2`` is 0); ``last`` =
     (last move, the move before) (P = pass, -1 = none), by default the game's last two moves."""
     if not _uses_gammas(config):
         return uniform(searched)
-    if last is None:
-        moves = [move for _, move in game.moves]
-        last = (moves[-1] if moves else -1, moves[-2] if len(moves) > 1 else -1)
-    prev, prev2 = last
+    prev, prev2 = game_last_moves(game) if last is None else last
     state = jax.tree_util.tree_map(lambda x: np.asarray(x)[None], game.state)
     return prior_probabilities(state, np.asarray(searched)[None], [prev], [prev2],
                                log_gammas(getattr(config, "gammas", None)))[0]
