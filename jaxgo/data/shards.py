@@ -15,6 +15,7 @@ A folder extracted with a large-pattern dictionary keeps it as ``large.npz`` (``
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import time
@@ -203,15 +204,28 @@ def iter_shards(folder, mmap: bool = True) -> Iterator[Shard]:
 def batches(codes, meta, batch_size: int):
     """Split one shard into fixed-size batches (last one padded): (codes uint32 [nb, B, P+1(, 2)], meta int16
     [nb, B, 4], valid bool [nb, B])."""
-    n = len(meta)
-    nb = max(1, -(-n // batch_size))
-    total = nb * batch_size
-    c = np.zeros((total,) + codes.shape[1:], np.uint32)
-    m = np.zeros((total, 4), np.int16)
-    c[:n] = codes
-    m[:n] = meta
-    m[n:, META_MOVE] = codes.shape[1] - 1 if codes.ndim >= 2 else 0
-    m[n:, META_PREV:META_PREV2 + 1] = -1
-    valid = np.arange(total) < n
-    return (c.reshape((nb, batch_size) + codes.shape[1:]), m.reshape(nb, batch_size, 4),
+    return batches_of([(codes, meta)], len(meta), batch_size)
+
+
+def batches_of(parts, total: int, batch_size: int):
+    """``batches`` over the concatenation of ``parts`` = iterable of (codes, meta) holding ``total`` positions,
+    copied straight into the padded arrays (no concatenated copy; a generator of memory maps is read one at a
+    time).  Padding rows: move = pass, no previous moves, valid False."""
+    parts = iter(parts)
+    first = next(parts, None)
+    trailing = first[0].shape[1:] if first is not None else (362,)
+    nb = max(1, -(-total // batch_size))
+    c = np.zeros((nb * batch_size,) + trailing, np.uint32)
+    m = np.zeros((nb * batch_size, 4), np.int16)
+    at = 0
+    for codes, meta in itertools.chain([first] if first is not None else [], parts):
+        c[at:at + len(meta)] = codes
+        m[at:at + len(meta)] = meta
+        at += len(meta)
+    if at != total:
+        raise ValueError(f"parts hold {at} positions, expected {total}")
+    m[total:, META_MOVE] = trailing[0] - 1
+    m[total:, META_PREV:META_PREV2 + 1] = -1
+    valid = np.arange(nb * batch_size) < total
+    return (c.reshape((nb, batch_size) + trailing), m.reshape(nb, batch_size, 4),
             valid.reshape(nb, batch_size))

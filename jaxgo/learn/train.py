@@ -289,24 +289,16 @@ MM_CHUNK = 64  # batches per device call of an MM pass
 
 def _mm_data(shards, names, batch):
     """All positions of the shards as host arrays (codes [nb, B, P+1(, 2)], meta [nb, B, 4], valid [nb, B]),
-    filled shard by shard into arrays allocated once (no concatenated copy): MM's memory is this data."""
-    manifest = {s["name"]: s for s in shardlib.read_manifest(shards)["shards"]}
-    total = sum(manifest[n]["positions"] for n in names)
-    nb = max(1, -(-total // batch))
-    shape = shardlib.Shard(shards, names[0]).codes.shape[1:]
-    codes = np.zeros((nb * batch,) + shape, np.uint32)
-    meta = np.zeros((nb * batch, 4), np.int16)
-    at = 0
-    for name in names:  # one memory map at a time, closed after the copy (its pages would count as resident)
-        shard = shardlib.Shard(shards, name)
-        codes[at:at + len(shard)] = shard.codes
-        meta[at:at + len(shard)] = shard.meta
-        at += len(shard)
-        del shard
-    meta[total:, shardlib.META_MOVE] = shape[0] - 1
-    meta[total:, shardlib.META_PREV:shardlib.META_PREV2 + 1] = -1
-    valid = np.arange(nb * batch) < total
-    return (codes.reshape((nb, batch) + shape), meta.reshape(nb, batch, 4), valid.reshape(nb, batch))
+    filled shard by shard (``shards.batches_of``; one memory map open at a time, so the maps' pages do not stay
+    resident): MM's memory is this data."""
+    entries = {s["name"]: s["positions"] for s in shardlib.read_manifest(shards)["shards"]}
+
+    def parts():
+        for name in names:
+            shard = shardlib.Shard(shards, name)
+            yield shard.codes, shard.meta
+
+    return shardlib.batches_of(parts(), sum(entries[n] for n in names), batch)
 
 
 def _mm_pass(fn, data, mesh):
