@@ -711,6 +711,9 @@ def build_parser() -> argparse.ArgumentParser:
                              "rules (MoGo-style capture / save / shape tiers, jaxgo.rule_policy)")
     parser.add_argument("--bias", type=float, default=0.0,
                         help="progressive-bias weight c2; K(s,a) = move-model probability (0 = off)")
+    parser.add_argument("--prior", type=float, nargs=2, default=None, metavar=("EVEN", "PATTERN"),
+                        help="RAVE virtual experience (Gelly & Silver): EVEN virtual playouts at 1/2 per move plus "
+                             "PATTERN * sqrt(K(s,a)) virtual wins from the move model (e.g. 20 40; off by default)")
     parser.add_argument("--gammas", default=None, help="gamma file for heavy playouts / bias (default: shipped)")
     parser.add_argument("--resign-threshold", type=float, default=None,
                         help="resign when the best move's win rate is below this (default 0.08; 0 never resigns)")
@@ -749,6 +752,8 @@ def main(argv: list[str] | None = None) -> int:
         options["playouts"] = args.playout_policy
     if args.bias:
         options["bias_c2"] = args.bias
+    if args.prior:
+        options["prior_even"], options["prior_pattern"] = args.prior
     if args.gammas:
         options["gammas"] = args.gammas
     if args.resign_threshold is not None:

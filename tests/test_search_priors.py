@@ -13,7 +13,7 @@ from jaxgo.game import new_game
 from jaxgo.learn import bt
 from jaxgo.reference import ReferenceBoard
 from jaxgo.search import priors
-from jaxgo.search.mcts import SearchConfig, Searcher
+from jaxgo.search.mcts import SearchConfig, Searcher, virtual_rave
 
 # Black to play: the white stone at C5 is in atari (last liberty C4); the black stone at E4 is in atari too.
 POSITION = """
@@ -108,3 +108,35 @@ def test_tree_priors_take_the_game_last_moves_at_the_root():
     child = children[0]
     old = expected(child, int(tree.action_from_parent[child]), -1)
     assert not np.allclose(tree.children_prior[child], old, rtol=1e-5, atol=1e-7)
+
+
+def test_virtual_rave_experience_is_off_by_default():
+    visits, values = np.array([0.0, 3.0, 10.0]), np.array([0.0, 2.0, 4.0])
+    out_visits, out_values = virtual_rave(SearchConfig(), visits, values, np.array([0.2, 0.3, 0.5]))
+    np.testing.assert_array_equal(out_visits, visits)
+    np.testing.assert_array_equal(out_values, values)
+
+
+def test_virtual_rave_experience_favours_likely_moves_and_fades_with_real_amaf():
+    config = SearchConfig(prior_even=10.0, prior_pattern=20.0)
+    prior = np.array([0.64, 0.04, 0.0])
+    # No AMAF data yet: value = (5 + 20 sqrt(K)) / (10 + 20 sqrt(K)), i.e. 0.75, 0.5625 and 0.5.
+    visits, values = virtual_rave(config, np.zeros(3), np.zeros(3), prior)
+    np.testing.assert_allclose(values / visits, [21.0 / 26.0, 9.0 / 14.0, 0.5])
+    np.testing.assert_allclose(visits, [26.0, 14.0, 10.0])
+    # 10,000 real AMAF playouts at 40%: every move's value is within 0.01 of 0.4 whatever its prior.
+    visits, values = virtual_rave(config, np.full(3, 1e4), np.full(3, 4e3), prior)
+    assert np.all(np.abs(values / visits - 0.4) < 0.01)
+
+
+def test_virtual_experience_alone_computes_the_move_model_priors():
+    game = new_game(7, 7.5)
+    for move in ("D4", "C4", "D3"):
+        game.play(game.to_play, gtp_to_point(move, 7))
+    searcher = Searcher(game.rules, SearchConfig(prior_pattern=20.0, leaves_per_batch=16, playouts_per_leaf=2),
+                        seed=0)
+    result = searcher.search(game, playouts=128)
+    assert game.is_legal(game.to_play, result.move)
+    root_prior = searcher.tree.children_prior[searcher.tree.root]
+    assert abs(root_prior.sum() - 1.0) < 1e-5
+    assert root_prior.max() > 3.0 / searcher.tree.children_legal[searcher.tree.root].sum()  # not uniform

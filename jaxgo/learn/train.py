@@ -183,6 +183,8 @@ def train(shards, method: str, out=None, *, checkpoint=None, passes: int = 1, it
     settings = {"method": method, "shards": str(Path(shards).resolve()), "names": names, "passes": passes,
                 "iterations": iterations, "batch": batch, "lr": lr}
     arrays, info = load_state(ckpt) if ckpt else (None, None)
+    if info is not None and _more_passes(info.get("settings"), settings):
+        info["settings"] = settings  # a finished (or running) LMP/SGD run continues with more passes
     if info is not None and info.get("settings") != settings:
         raise ValueError(f"checkpoint {ckpt} belongs to another run ({info.get('settings')}); use another folder")
     t0 = time.time()
@@ -195,6 +197,15 @@ def train(shards, method: str, out=None, *, checkpoint=None, passes: int = 1, it
     if finished and out is not None:
         Gammas.from_layout(np.asarray(log_gamma), shardlib.large_dictionary(shards), meta=summary).save(out)
     return summary
+
+
+def _more_passes(before: dict | None, now: dict) -> bool:
+    """True if ``now`` asks an LMP/SGD checkpoint made with ``before`` for more passes and nothing else (an LMP
+    run of one pass kept no per-batch factors, so it cannot be continued)."""
+    if not before or now["method"] not in ("lmp", "sgd") or (now["method"] == "lmp" and before["passes"] < 2):
+        return False
+    same = {k: v for k, v in before.items() if k != "passes"} == {k: v for k, v in now.items() if k != "passes"}
+    return same and now["passes"] > before["passes"]
 
 
 def _train_lmp(shards, names, ckpt, arrays, info, settings, mesh, stop_after, log):

@@ -21,7 +21,9 @@ rule) are not searched.  Pass has no AMAF statistics (light playouts pass only w
 value is its own mean shrunk towards the node's mean (``pass_prior_playouts`` pseudo-playouts), not RAVE's
 neutral 0.5, which made a losing side's search visit pass early.  ``K(s, a)`` (progressive bias) is the move
 model's probability (``jaxgo.search.priors``, shipped gammas) when ``bias_c2 > 0``, uniform otherwise; its
-features see the same last two moves as the playouts (the game's at the root).  Leaves can be evaluated with
+features see the same last two moves as the playouts (the game's at the root).  The same K can instead (or
+also) enter as virtual experience in the RAVE statistics (``prior_even``, ``prior_pattern``; ``virtual_rave``),
+which fades with a move's AMAF count rather than with its visits.  Leaves can be evaluated with
 heavy playouts (``SearchConfig.playouts = "heavy"``).
 """
 
@@ -54,6 +56,8 @@ class SearchConfig:
     bias_c2: float = 0.0  # progressive bias weight; K(s,a) = move-model probability (jaxgo.search.priors)
     playouts: str = "light"  # leaf evaluation: "light" (uniform), "heavy" (gamma-proportional) or "rules" (MoGo)
     gammas: str | None = None  # gamma file for heavy playouts and bias priors (None: the shipped gammas)
+    prior_even: float = 0.0  # RAVE: virtual AMAF playouts at 1/2 for every move (Gelly & Silver's prior)
+    prior_pattern: float = 0.0  # RAVE: virtual AMAF wins (and playouts) prior_pattern * sqrt(K(s, a)) per move
     pass_prior_playouts: float = 64.0  # RAVE: pseudo-playouts at the node's mean in pass's value (no AMAF for pass)
     n_expand: int = 1  # edge visits before a node is descended through
     resign_threshold: float = 0.08  # resign when the chosen move's win rate is below this
@@ -250,8 +254,9 @@ class Searcher:
             explore = cfg.uct_c * np.sqrt(log_n / np.maximum(visits, 1.0))
             score = np.where(visits > 0, q + explore, 1e3)
         else:
-            rv = tree.children_rave_visits[node]
-            qr = (tree.children_rave_values[node] + 0.5) / (rv + 1.0)
+            rv, rw = virtual_rave(cfg, tree.children_rave_visits[node], tree.children_rave_values[node],
+                                  tree.children_prior[node])
+            qr = (rw + 0.5) / (rv + 1.0)
             denom = rv + visits + cfg.rave_c3 * visits * rv
             alpha = np.where(denom > 0, rv / np.maximum(denom, 1e-12), 1.0)
             # Pass has no AMAF statistics (playouts pass only when forced), so RAVE would value it at its neutral
@@ -538,6 +543,19 @@ class Searcher:
                 values[move] = means[move].min()
         visits = np.where(np.isnan(values), 0.0, np.nan_to_num(values) + 1.0)
         return self._finish(game, visits, values, done)
+
+
+def virtual_rave(cfg: SearchConfig, rave_visits, rave_values, prior):
+    """(visits, wins) float [A]: a node's AMAF statistics plus virtual experience from the move model (Gelly &
+    Silver 2007, "Combining online and offline knowledge in UCT": priors as equivalent experience).  Every move
+    gets ``prior_even`` virtual playouts won half the time and ``prior_pattern * sqrt(K(s, a))`` virtual won
+    playouts, so a likely move starts with a RAVE value above 1/2 that real AMAF results outweigh after about
+    as many playouts.  Unlike progressive bias (c2 K / (n + 1)), which is gone after a few visits of the edge,
+    this fades with the move's AMAF count, which deep nodes gather slowly."""
+    if not (cfg.prior_even or cfg.prior_pattern):
+        return rave_visits, rave_values
+    good = cfg.prior_pattern * np.sqrt(np.maximum(prior, 0.0))
+    return rave_visits + cfg.prior_even + good, rave_values + 0.5 * cfg.prior_even + good
 
 
 def node_mean(tree: Tree, node: int) -> float:

@@ -83,7 +83,7 @@ def prior_probabilities(states: rules.State, searched, prev, prev2, log_gamma) -
 
 
 def _uses_gammas(config) -> bool:
-    return bool(getattr(config, "bias_c2", 0.0))
+    return bool(getattr(config, "bias_c2", 0.0) or getattr(config, "prior_pattern", 0.0))
 
 
 def game_last_moves(game) -> tuple:
