@@ -71,6 +71,24 @@ def test_interrupted_run_resumes_to_the_same_gammas(data, tmp_path, method, kwar
         train.train(data, method, tmp_path / "x.npz", checkpoint=tmp_path / "ck_part", batch=32)
 
 
+@pytest.mark.parametrize("method,kwargs", [("lmp", {"batch": 8}), ("sgd", {"batch": 8, "lr": 0.1})])
+def test_finished_run_continues_with_more_passes(data, tmp_path, method, kwargs):
+    three = train.train(data, method, tmp_path / "three.npz", checkpoint=tmp_path / "ck3", passes=3, **kwargs)
+    train.train(data, method, tmp_path / "two.npz", checkpoint=tmp_path / "ck", passes=2, **kwargs)
+    more = train.train(data, method, tmp_path / "more.npz", checkpoint=tmp_path / "ck", passes=3, **kwargs)
+    assert three["finished"] and more["finished"] and more["passes"] == 3
+    assert np.allclose(gm.load(tmp_path / "three.npz").log_gamma, gm.load(tmp_path / "more.npz").log_gamma,
+                       atol=1e-5)
+    assert not np.allclose(gm.load(tmp_path / "two.npz").log_gamma, gm.load(tmp_path / "more.npz").log_gamma,
+                           atol=1e-5)
+    with pytest.raises(ValueError):  # fewer passes, or other settings, are another run
+        train.train(data, method, tmp_path / "x.npz", checkpoint=tmp_path / "ck", passes=2, **kwargs)
+    if method == "lmp":  # one LMP pass keeps no per-batch factors: it cannot be continued
+        train.train(data, method, tmp_path / "one.npz", checkpoint=tmp_path / "ck1", passes=1, **kwargs)
+        with pytest.raises(ValueError):
+            train.train(data, method, tmp_path / "x.npz", checkpoint=tmp_path / "ck1", passes=2, **kwargs)
+
+
 def test_mm_streams_its_in_memory_data_in_chunks(data, tmp_path, monkeypatch):
     one = train.train(data, "mm", tmp_path / "one.npz", iterations=2, batch=8)
     monkeypatch.setattr(train, "MM_CHUNK", 2)  # 15 batches: 8 device calls per pass, the last one shorter
