@@ -732,17 +732,9 @@ def rules_from_args(args) -> Rules | None:
         return None
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if any(a == "--server" or a.startswith("--server=") for a in argv):
-        # Thin front end: searches run in a `jaxgo serve` process shared with other sessions.
-        from jaxgo.server.gtp_frontend import main as frontend_main
-
-        return int(frontend_main(argv) or 0)
-    args = build_parser().parse_args(argv)
-    rules = rules_from_args(args)
-    if rules is None:
-        return 2
+def search_options(args) -> dict:
+    """``SearchConfig`` fields set by the command line (--leaves, --playouts-per-leaf, --playout-policy, --bias,
+    --prior, --gammas, --resign-threshold); the rest keep their defaults."""
     options = {}
     if args.leaves:
         options["leaves_per_batch"] = args.leaves
@@ -758,6 +750,21 @@ def main(argv: list[str] | None = None) -> int:
         options["gammas"] = args.gammas
     if args.resign_threshold is not None:
         options["resign_threshold"] = args.resign_threshold
+    return options
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if any(a == "--server" or a.startswith("--server=") for a in argv):
+        # Thin front end: searches run in a `jaxgo serve` process shared with other sessions.
+        from jaxgo.server.gtp_frontend import main as frontend_main
+
+        return int(frontend_main(argv) or 0)
+    args = build_parser().parse_args(argv)
+    rules = rules_from_args(args)
+    if rules is None:
+        return 2
+    options = search_options(args)
     engine = GtpEngine(rules, seed=args.seed, log=None if args.quiet else sys.stderr, strategy=args.strategy,
                        playouts=args.playouts, seconds=args.seconds, search_options=options)
     # Reads bytes (a stray non-UTF-8 byte cannot end the session) and streams analysis commands

@@ -10,7 +10,7 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 from jaxgo.config import Rules  # noqa: E402
 from jaxgo.coords import BLACK, WHITE, gtp_to_point  # noqa: E402
-from jaxgo.gtp import GtpEngine, build_parser, fixed_handicap_points  # noqa: E402
+from jaxgo.gtp import GtpEngine, build_parser, fixed_handicap_points, search_options  # noqa: E402
 
 SMALL = {"leaves_per_batch": 16, "playouts_per_leaf": 8, "flat_playouts_per_move": 8}
 
@@ -189,6 +189,21 @@ def test_printsgf_and_options():
     assert text.startswith("(;FF[4]") and ";B[cc]" in text
     args = build_parser().parse_args(["--strategy", "pp", "--playouts", "500", "--seconds", "2", "--leaves", "32"])
     assert (args.strategy, args.playouts, args.seconds, args.leaves) == ("pp", 500, 2.0, 32)
+
+
+def test_search_options_from_the_command_line():
+    from jaxgo.search.mcts import SearchConfig
+
+    assert search_options(build_parser().parse_args([])) == {}
+    args = build_parser().parse_args(["--bias", "1", "--prior", "0", "20", "--playout-policy", "heavy",
+                                      "--playouts-per-leaf", "2", "--resign-threshold", "0"])
+    options = search_options(args)
+    assert options == {"bias_c2": 1.0, "prior_even": 0.0, "prior_pattern": 20.0, "playouts": "heavy",
+                       "playouts_per_leaf": 2, "resign_threshold": 0.0}
+    config = SearchConfig(**options)  # every key is a SearchConfig field
+    assert (config.prior_pattern, config.bias_c2) == (20.0, 1.0)
+    with pytest.raises(SystemExit):  # --prior takes two numbers
+        build_parser().parse_args(["--prior", "20"])
 
 
 def test_genmove_follows_the_clock():
