@@ -6,8 +6,9 @@ K(s, a) = gamma_a / sum_b gamma_b over the moves the tree searches in s (legal, 
 with gamma_a the Bradley-Terry team strength of ``jaxgo.features.move_features`` under the given gammas (the
 shipped ones by default) -- pass included with its own gamma, as in the move model.
 
-``jaxgo.search.mcts`` calls ``root_prior`` and ``children_prior`` where nodes are created; with
-``bias_c2 == 0`` (the default) they return the uniform prior without a device call.  The heavy playouts used
+``jaxgo.search.mcts`` calls ``root_prior`` and ``children_prior`` where nodes are created; the same K also
+serves as virtual RAVE experience (``prior_pattern``, ``mcts.virtual_rave``).  With ``bias_c2 == 0`` and
+``prior_pattern == 0`` (the defaults) they return the uniform prior without a device call.  The heavy playouts used
 for leaf evaluation (``SearchConfig.playouts == "heavy"``) are loaded by ``playout_tables``.
 """
 
@@ -94,7 +95,7 @@ def game_last_moves(game) -> tuple:
 
 
 def root_prior(config, game, searched, last=None) -> np.ndarray:
-    """float32 [A]: K(root, a) for the game's position (uniform when ``config.bias_c2`` is 0); ``last`` =
+    """float32 [A]: K(root, a) for the game's position (uniform unless bias or virtual priors are on); ``last`` =
     (last move, the move before) (P = pass, -1 = none), by default the game's last two moves."""
     if not _uses_gammas(config):
         return uniform(searched)
