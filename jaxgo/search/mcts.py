@@ -237,8 +237,7 @@ class Searcher:
         tree = Tree(self.num_actions)
         root = tree.add_nodes(_to_numpy(_stack(game.state, 1)), np.array([-1], np.int32), np.array([-1], np.int32))
         tree.children_legal[root[0]] = self._root_legal(game)
-        tree.children_prior[root[0]] = priors.root_prior(self.config, game, tree.children_legal[root[0]],
-                                                         last=priors.game_last_moves(game))
+        tree.children_prior[root[0]] = priors.root_prior(self.config, game, tree.children_legal[root[0]])
         tree.expanded[root[0]] = True
         self.tree, self._tree_moves = tree, moves
         return tree
