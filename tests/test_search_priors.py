@@ -33,6 +33,14 @@ def _state(text: str, to_play: int = BLACK):
     return board, jax.tree_util.tree_map(lambda x: jnp.asarray(x)[None], state)
 
 
+def game_after_d4_c4_d3():
+    """A 7x7 game after Black D4, White C4, Black D3 (White to play)."""
+    game = new_game(7, 7.5)
+    for move in ("D4", "C4", "D3"):
+        game.play(game.to_play, gtp_to_point(move, 7))
+    return game
+
+
 def test_priors_are_the_normalised_team_strengths():
     board, states = _state(POSITION)
     log_gamma = priors.log_gammas()
@@ -58,9 +66,7 @@ def test_uniform_without_bias():
 
 
 def test_search_with_heavy_playouts_and_progressive_bias():
-    game = new_game(7, 7.5)
-    for move in ("D4", "C4", "D3"):
-        game.play(game.to_play, gtp_to_point(move, 7))
+    game = game_after_d4_c4_d3()
     config = SearchConfig(playouts="heavy", bias_c2=1.0, leaves_per_batch=16, playouts_per_leaf=2)
     searcher = Searcher(game.rules, config, seed=0)
     result = searcher.search(game, playouts=128)
@@ -78,9 +84,7 @@ def test_search_with_heavy_playouts_and_progressive_bias():
 def test_tree_priors_take_the_game_last_moves_at_the_root():
     # Light playouts with progressive bias: the priors of the root's children use the game's last move as the
     # move before theirs (it was -1 before), grandchildren their parent's edge -- as the playouts' last moves.
-    game = new_game(7, 7.5)
-    for move in ("D4", "C4", "D3"):
-        game.play(game.to_play, gtp_to_point(move, 7))
+    game = game_after_d4_c4_d3()
     config = SearchConfig(bias_c2=1.0, leaves_per_batch=16, playouts_per_leaf=2)
     searcher = Searcher(game.rules, config, seed=1)
     searcher.search(game, playouts=256)
@@ -120,7 +124,7 @@ def test_virtual_rave_experience_is_off_by_default():
 def test_virtual_rave_experience_favours_likely_moves_and_fades_with_real_amaf():
     config = SearchConfig(prior_even=10.0, prior_pattern=20.0)
     prior = np.array([0.64, 0.04, 0.0])
-    # No AMAF data yet: value = (5 + 20 sqrt(K)) / (10 + 20 sqrt(K)), i.e. 0.75, 0.5625 and 0.5.
+    # No AMAF data yet: value = (5 + 20 sqrt(K)) / (10 + 20 sqrt(K)), i.e. 21/26, 9/14 and 1/2.
     visits, values = virtual_rave(config, np.zeros(3), np.zeros(3), prior)
     np.testing.assert_allclose(values / visits, [21.0 / 26.0, 9.0 / 14.0, 0.5])
     np.testing.assert_allclose(visits, [26.0, 14.0, 10.0])
@@ -130,9 +134,7 @@ def test_virtual_rave_experience_favours_likely_moves_and_fades_with_real_amaf()
 
 
 def test_virtual_experience_alone_computes_the_move_model_priors():
-    game = new_game(7, 7.5)
-    for move in ("D4", "C4", "D3"):
-        game.play(game.to_play, gtp_to_point(move, 7))
+    game = game_after_d4_c4_d3()
     searcher = Searcher(game.rules, SearchConfig(prior_pattern=20.0, leaves_per_batch=16, playouts_per_leaf=2),
                         seed=0)
     result = searcher.search(game, playouts=128)
