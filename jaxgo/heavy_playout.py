@@ -18,7 +18,8 @@ indices of a one- or two-liberty chain.  Every tactical feature of every point f
 classes without playing the move, as word operations on the bitboards (``_tactics``):
 
 - capture: next to an opponent ``lib1`` stone (its only liberty is the point); level 2 when that chain is the
-  chain of the previous move (``last_chain``);
+  chain of the previous move (``last_chain``), level 3 when it touches an own ``lib1`` chain (a flood within
+  the opponent's ``lib1`` stones; the capture saves the own chain);
 - atari: next to an opponent ``lib2`` stone (and no capture), level 2 while a ko point exists;
 - the liberties the new stone's chain keeps (captures aside) are the empty neighbours, plus the *other*
   liberty ``libsum - point`` of each own two-liberty neighbour, plus at least two from any own neighbour with
@@ -78,7 +79,7 @@ class PolicyTables:
     """The gammas rearranged for the playout loop (all float32; pass them as arrays, they are not static)."""
 
     pattern: chex.Array  # [2**20]: gamma of the pattern group per raw 3x3 code (``moves.pattern_codes``)
-    capture: chex.Array  # [3]: gamma per level (level 0 = absent included), likewise below
+    capture: chex.Array  # [4]: gamma per level (level 0 = absent included), likewise below
     extension: chex.Array  # [2]
     self_atari: chex.Array  # [2]
     atari: chex.Array  # [3]
@@ -120,7 +121,8 @@ def synthetic_log_gammas(seed: int = 0, sigma: float = 1.0) -> np.ndarray:
     log_gamma = np.zeros(mf.num_features(), np.float64)
     log_gamma[offsets["pattern"] + 1: offsets["pattern"] + sizes["pattern"]] = rng.normal(
         0.0, sigma, sizes["pattern"] - 1)
-    fixed = {"capture": [0, 2.5, 3.0], "extension": [0, 2.0], "self_atari": [0, -2.0], "atari": [0, 0.7, 1.0],
+    fixed = {"capture": [0, 2.5, 3.0, 3.5], "extension": [0, 2.0], "self_atari": [0, -2.0],
+             "atari": [0, 0.7, 1.0],
              "line": [0, -0.8, 0.2, 0.4, 0.1, 0.0], "pass": [0, -3.0, -1.0]}
     for name, values in fixed.items():
         log_gamma[offsets[name]: offsets[name] + len(values)] = values
@@ -282,6 +284,9 @@ def _tactics(boards: _Boards, size: int):
     sets = {
         "capture": capture,
         "capture_prev": capture & nb(opp & lib1 & boards.last_chain),
+        # Capture of an opponent chain touching an own chain in atari (it saves that chain): a flood within
+        # the opponent's one-liberty stones from those next to own one-liberty stones.
+        "capture_saves": capture & nb(bb.flood(opp & lib1 & nb(own & lib1), opp & lib1, size)),
         "extension": nb(own & lib1) & (more_left | capture),
         "self_atari": one_left & ~capture,
         "atari": nb(opp & lib2) & ~capture,
@@ -353,7 +358,8 @@ def _point_levels(boards: _Boards, size: int):
     sets, has_ko = _tactics(boards, size)
     bit = {name: _dense(value, size) for name, value in sets.items()}
     tactical = {
-        "capture": jnp.where(bit["capture"], jnp.where(bit["capture_prev"], 2, 1), 0),
+        "capture": jnp.where(bit["capture"], jnp.where(bit["capture_saves"], 3,
+                                                       jnp.where(bit["capture_prev"], 2, 1)), 0),
         "extension": bit["extension"].astype(jnp.int32),
         "self_atari": bit["self_atari"].astype(jnp.int32),
         "atari": jnp.where(bit["atari"], jnp.where(has_ko[None, None], 2, 1), 0),
@@ -423,7 +429,9 @@ def _weights(boards: _Boards, tables: PolicyTables, size: int, rows=None):
     distance = _by_previous(rows[0], boards.prev, size), _by_previous(rows[1], boards.prev2, size)
     gamma = pattern * tables.line[jnp.asarray(_line_levels(size))]
     capture = tables.capture
-    gamma = gamma * jnp.where(bit("capture"), jnp.where(bit("capture_prev"), capture[2], capture[1]), capture[0])
+    capture_level = jnp.where(bit("capture_saves"), capture[3],
+                              jnp.where(bit("capture_prev"), capture[2], capture[1]))
+    gamma = gamma * jnp.where(bit("capture"), capture_level, capture[0])
     gamma = gamma * jnp.where(bit("extension"), tables.extension[1], tables.extension[0])
     gamma = gamma * jnp.where(bit("self_atari"), tables.self_atari[1], tables.self_atari[0])
     atari = jnp.where(has_ko, tables.atari[2], tables.atari[1])[None, None]

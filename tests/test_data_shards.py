@@ -44,6 +44,17 @@ def test_extract_resumes_and_matches_one_shot(archive, tmp_path):
         shards.extract(tmp_path / "one", [path], shard_games=2, size=9, progress=False)
 
 
+def test_shards_of_an_older_feature_layout_are_refused(archive, tmp_path):
+    path, _ = archive
+    shards.extract(tmp_path, [path], shard_games=3, size=9, batch=16, progress=False, games=3)
+    manifest = json.loads((tmp_path / shards.MANIFEST).read_text())
+    (tmp_path / shards.MANIFEST).write_text(json.dumps(dict(manifest, version=1)))
+    with pytest.raises(ValueError, match="feature layout version 1"):
+        shards.shard_names(tmp_path)
+    with pytest.raises(ValueError, match="extract them again"):
+        shards.extract(tmp_path, [path], shard_games=3, size=9, progress=False)
+
+
 def test_shard_contents_decode_to_game_features(archive, tmp_path):
     path, members = archive
     shards.extract(tmp_path, [path], shard_games=4, size=9, batch=16, progress=False)

@@ -43,6 +43,8 @@ def slow_features(board: ReferenceBoard, point: int, prev: int, prev2: int, ko: 
     capture = 0
     if captured_points:
         capture = 2 if prev in captured_points else 1
+        saved = any(board.stones[r] == own and _libs(board, r) == 1 for q in captured_points for r in _nbrs(q, n))
+        capture = 3 if saved else capture
     nbrs = [q for q in _nbrs(point, n)]
     own_atari_before = any(board.stones[q] == own and _libs(board, q) == 1 for q in nbrs)
     libs_after = _libs(after, point)
@@ -93,6 +95,32 @@ def slow_pattern_key(board: ReferenceBoard, point: int):
     return min(keys)
 
 
+SAVING_CAPTURE = """
+. . . . . . .
+. . O X . . .
+. O X O . . .
+. . . X . . .
+. . . . . . .
+. . . . . . O
+. . . . . . X
+"""
+
+
+def test_capture_that_saves_an_own_chain_in_atari():
+    board = ReferenceBoard.from_ascii(SAVING_CAPTURE, to_play=BLACK)
+    pt = lambda r, c: r * 7 + c  # noqa: E731
+    levels, _ = features_of(board, prev=pt(2, 3))
+    # E5 (2, 4) captures O at (2, 3), which presses on X (2, 2) in atari: level 3 even though O (2, 3) is the
+    # previous move (level 2 otherwise).  C4 (3, 2) is the plain escape from atari.
+    assert levels[pt(2, 4), G["capture"]] == 3
+    assert levels[pt(3, 2), G["capture"]] == 0 and levels[pt(3, 2), G["extension"]] == 1
+    assert levels[pt(6, 5), G["capture"]] == 0 and levels[pt(6, 5), G["extension"]] == 1  # X (6, 6) escapes
+    board.to_play = WHITE
+    levels, _ = features_of(board)
+    assert levels[pt(3, 2), G["capture"]] == 3  # capturing X (2, 2) saves O (2, 3) in atari
+    assert levels[pt(6, 5), G["capture"]] == 1  # X (6, 6) touches no White chain in atari: a plain capture
+
+
 BOARD = """
 . O X . . . O
 . X . . . . X
@@ -109,7 +137,7 @@ def test_hand_made_position():
     pt = lambda r, c: r * 7 + c  # noqa: E731
     levels, legal = features_of(board, prev=pt(0, 1), prev2=pt(6, 6))
     assert levels[pt(0, 0), G["capture"]] == 2  # captures the stone just played
-    assert levels[pt(0, 5), G["capture"]] == 1  # captures another stone
+    assert levels[pt(0, 5), G["capture"]] == 3  # captures O (0, 6), saving X (1, 6) in atari
     assert levels[pt(3, 2), G["atari"]] == 1 and levels[pt(4, 4), G["atari"]] == 1
     assert levels[pt(1, 5), G["extension"]] == 1  # saves X at (1,6)
     assert levels[pt(6, 0), G["self_atari"]] == 1 and levels[pt(6, 0), G["line"]] == 1

@@ -101,6 +101,7 @@ def test_point_features_equal_move_features(tables):
     assert checked > 1000
     for name in ("capture", "extension", "self_atari", "atari"):  # every feature actually occurs
         assert (mine[name][legal] > 0).any(), name
+    assert (mine["capture"][legal] == 3).any()  # a capture that saves an own chain in atari
 
 
 def test_eye_mask_matches_the_reference(tables):

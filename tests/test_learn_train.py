@@ -36,7 +36,7 @@ def fake_shards(folder, num_shards=3, positions=40, seed=0):
         codes = pack(levels, legal)
         games = [(codes[:positions // 2], moves[:positions // 2]), (codes[positions // 2:], moves[positions // 2:])]
         entries.append(shards.write_shard(folder, f"shard-{s:05d}", games))
-    shards.write_json_atomic(folder / shards.MANIFEST, {"version": 1, "settings": {}, "shards": entries,
+    shards.write_json_atomic(folder / shards.MANIFEST, {"version": shards.VERSION, "settings": {}, "shards": entries,
                                                          "complete": True, "skipped": {}, "read": 0})
     return folder
 

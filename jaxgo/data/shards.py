@@ -28,7 +28,7 @@ from jaxgo.data.archives import SkipStats, is_pro_vs_pro, iter_records
 
 MANIFEST = "manifest.json"
 LARGE_FILE = "large.npz"
-VERSION = 1
+VERSION = 2  # the feature layout: 2 added capture level 3 (a capture that saves an own chain in atari)
 META_MOVE, META_PREV, META_PREV2, META_NUMBER = range(4)
 
 
@@ -45,11 +45,16 @@ def write_json_atomic(path: Path, obj) -> None:
 
 
 def read_manifest(folder) -> dict | None:
-    """The manifest of a shard folder, or None if there is none yet."""
+    """The manifest of a shard folder, or None if there is none yet.  Shards of another feature layout
+    (``VERSION``) are refused: their codes index other features."""
     path = Path(folder) / MANIFEST
     if not path.exists():
         return None
-    return json.loads(path.read_text())
+    manifest = json.loads(path.read_text())
+    if manifest.get("version") != VERSION:
+        raise ValueError(f"{folder} holds shards of feature layout version {manifest.get('version')}; this jaxgo "
+                         f"uses version {VERSION}: extract them again into a new folder")
+    return manifest
 
 
 def write_shard(folder, name: str, games: list) -> dict:

@@ -4,7 +4,9 @@ Every candidate (the P points and pass, index P) gets one *level* per feature gr
 (no gamma).  Groups and levels (after Coulom 2007, "Computing Elo Ratings of Move Patterns in the Game of Go"):
 
 - ``pattern``   1 + dense id of the canonical 3x3 pattern (see ``pattern_codes``); 0 for pass.
-- ``capture``   1: captures an opponent chain; 2: the captured chain holds the previous move.
+- ``capture``   1: captures an opponent chain; 2: the captured chain holds the previous move; 3: the captured
+                chain touches an own chain in atari (the capture saves it; Coulom's largest tactical gamma).
+                Level 3 wins over level 2.
 - ``extension`` 1: escapes from atari: joins an own chain in atari and the merged chain has >= 2 liberties.
 - ``self_atari`` 1: the merged chain of the new stone has exactly one liberty and nothing is captured.
 - ``atari``     1: puts an adjacent opponent chain in atari (and does not capture); 2: the same with a ko
@@ -76,7 +78,7 @@ def canonical_pattern_table() -> tuple[np.ndarray, int]:
 
 def _group_sizes() -> dict[str, int]:
     """Number of levels (including level 0 = absent) per group."""
-    return {"pattern": canonical_pattern_table()[1] + 1, "capture": 3, "extension": 2, "self_atari": 2,
+    return {"pattern": canonical_pattern_table()[1] + 1, "capture": 4, "extension": 2, "self_atari": 2,
             "atari": 3, "dist_prev": MAX_DISTANCE + 1, "dist_prev2": MAX_DISTANCE + 1, "line": 6, "pass": 3}
 
 
@@ -155,6 +157,11 @@ def move_features(state: rules.State, prev_move, prev_move2, pattern_table):
     capture_prev = jnp.any(captured & (nb_chain == chain_pad[jnp.clip(prev_move, 0, points)]) &
                            (prev_move >= 0) & (prev_move < points), axis=1)
     ataris = jnp.any(opp_first & (c_after > 0) & rules.in_atari(c_after, s_after, q_after), axis=1) & ~captures
+    # Captures of an opponent chain that touches an own chain in atari: the capture saves it.
+    touches_own_atari = jnp.any((nb_colour == own) & atari_chain[nb_chain], axis=1)  # [P]
+    flag = ((state.stones == -own) & touches_own_atari).astype(jnp.int32)
+    chain_touches = jax.ops.segment_max(flag, state.chain, num_segments=points + 1) > 0  # [P+1] by chain id
+    capture_saves = jnp.any(captured & chain_touches[nb_chain], axis=1)
 
     # The merged chain of the new stone: its empty neighbours plus the adjacent own chains minus the point.
     own_first = is_own & is_first
@@ -182,7 +189,7 @@ def move_features(state: rules.State, prev_move, prev_move2, pattern_table):
     line = jnp.minimum(jnp.minimum(jnp.minimum(row, col), jnp.minimum(size - 1 - row, size - 1 - col)) + 1, 5)
     levels = jnp.stack([
         pattern,
-        jnp.where(captures, jnp.where(capture_prev, 2, 1), 0),
+        jnp.where(captures, jnp.where(capture_saves, 3, jnp.where(capture_prev, 2, 1)), 0),
         extension.astype(jnp.int32),
         self_atari.astype(jnp.int32),
         jnp.where(ataris, jnp.where(state.ko >= 0, 2, 1), 0),
