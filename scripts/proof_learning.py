@@ -1,7 +1,7 @@
 """Learning experiment of Stern, Herbrich, Graepel (ICML 2007) on capture problems, scaled to a small CPU.
 
   python scripts/proof_learning.py [--problems N] [--timeout S] [--max-nodes N] [--passes K] [--seed 0]
-                                   [--models beta1,beta1000,gauss,gauss_tuned] [--out docs/figures]
+                                   [--models beta1,beta1000,gauss,gauss_tuned,gauss_noiseX] [--out docs/figures]
                                    [--only-problems] [--cache FILE] [--no-extra] [--per-collection N]
                                    [--no-baseline] [--name FILE.json]
   python scripts/proof_learning.py --merge PART.json ... [--out docs/figures]   (combine parts run in parallel)
@@ -44,6 +44,8 @@ def make_model(name: str):
         return HierarchicalGaussian(), 0
     if name == "gauss_tuned":
         return HierarchicalGaussian(), 1
+    if name.startswith("gauss_noise"):  # e.g. gauss_noise4: observation noise 4 (each solved node counts less)
+        return HierarchicalGaussian(noise=float(name[len("gauss_noise"):])), 0
     raise ValueError(f"unknown model {name!r}")
 
 
