@@ -96,7 +96,7 @@ def extract(folder, sources, *, games: int | None = None, shard_games: int = 250
     if large is not None:
         settings["large"] = {"fingerprint": large.fingerprint(), "entries": len(large)}
     manifest = read_manifest(folder)
-    if manifest is None or manifest.get("settings") != settings or manifest.get("version") != VERSION:
+    if manifest is None or manifest.get("settings") != settings:  # (read_manifest refuses other versions)
         if manifest is not None and manifest.get("shards"):
             raise ValueError(f"{folder} holds shards made with other settings ({manifest.get('settings')}); "
                              "use another folder")

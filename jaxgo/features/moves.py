@@ -158,7 +158,7 @@ def move_features(state: rules.State, prev_move, prev_move2, pattern_table):
                            (prev_move >= 0) & (prev_move < points), axis=1)
     ataris = jnp.any(opp_first & (c_after > 0) & rules.in_atari(c_after, s_after, q_after), axis=1) & ~captures
     # Captures of an opponent chain that touches an own chain in atari: the capture saves it.
-    touches_own_atari = jnp.any((nb_colour == own) & atari_chain[nb_chain], axis=1)  # [P]
+    touches_own_atari = jnp.any(is_own & atari_chain[nb_chain], axis=1)  # [P]
     flag = ((state.stones == -own) & touches_own_atari).astype(jnp.int32)
     chain_touches = jax.ops.segment_max(flag, state.chain, num_segments=points + 1) > 0  # [P+1] by chain id
     capture_saves = jnp.any(captured & chain_touches[nb_chain], axis=1)
