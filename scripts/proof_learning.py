@@ -3,7 +3,9 @@
   python scripts/proof_learning.py [--problems N] [--timeout S] [--max-nodes N] [--passes K] [--seed 0]
                                    [--models beta1,beta1000,gauss,gauss_tuned,gauss_noiseX] [--out docs/figures]
                                    [--only-problems] [--cache FILE] [--no-extra] [--per-collection N]
-                                   [--no-baseline] [--name FILE.json]
+                                   [--no-baseline] [--name FILE.json] [--fallback F]
+                                   [--test-max-nodes N] [--test-timeout S] [--baseline-test-only]
+                                   [--save-models DIR] [--load-models DIR]
   python scripts/proof_learning.py --merge PART.json ... [--out docs/figures]   (combine parts run in parallel)
 
 1. Problems (``jaxgo.search.proof.problems.all_problems``): GNU Go reading tests (attack code 1, defend code 0,
@@ -16,6 +18,11 @@
    updates after each search), then time PP + frozen model on the test set against PNS with the same per-problem
    timeout: newly solved, newly failed, speedup factors (Figure 8 analogue, ``proof_learning_speedup.png``;
    cumulative solved vs time, ``proof_learning_cumulative.png``).
+   With ``--fallback F`` each model is also timed as "<model>+fallback": its search gets the fraction F of the
+   budget and PNS without knowledge finishes with the rest when it has not proved the goal.  ``--test-max-nodes``
+   / ``--test-timeout`` time the test set with other budgets than training (``--baseline-test-only`` then skips
+   the Figure 4 run on every problem); ``--save-models`` / ``--load-models`` pickle trained models (loading skips
+   training).
 Writes ``proof_learning.json`` (all per-problem rows) next to the figures and prints a summary table.
 """
 
@@ -24,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import pickle
 import random
 import sys
 import time
@@ -74,27 +82,28 @@ def plot(out_dir: str, result: dict) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    nk = result["no_knowledge"]
-    fig, ax = plt.subplots(figsize=(4.5, 4.5))
-    both = [(a["nodes"], b["nodes"]) for a, b in zip(nk["pns"], nk["pp"]) if a["solved"] and b["solved"]]
-    xs, ys = [max(a, 1) for a, _ in both], [max(b, 1) for _, b in both]
-    ax.loglog(xs, ys, ".", alpha=0.6)
-    lim = [1, max(xs + ys + [10]) * 1.5]
-    ax.plot(lim, lim, "k--", lw=0.8)
-    ax.set_xlabel("PNS nodes developed")
-    ax.set_ylabel("PP (prior 0.5) nodes developed")
-    ax.set_title(f"{len(nk['pns'])} capture problems: PNS solves {nk['solved_pns']}, PP {nk['solved_pp']}\n"
-                 f"{len(both)} solved by both, median PP/PNS = {nk['median_ratio']:.2f}", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(os.path.join(out_dir, "proof_pns_vs_pp_nodes.png"), dpi=110)
-    plt.close(fig)
+    nk = result.get("no_knowledge")   # absent with --baseline-test-only
+    if nk:
+        fig, ax = plt.subplots(figsize=(4.5, 4.5))
+        both = [(a["nodes"], b["nodes"]) for a, b in zip(nk["pns"], nk["pp"]) if a["solved"] and b["solved"]]
+        xs, ys = [max(a, 1) for a, _ in both], [max(b, 1) for _, b in both]
+        ax.loglog(xs, ys, ".", alpha=0.6)
+        lim = [1, max(xs + ys + [10]) * 1.5]
+        ax.plot(lim, lim, "k--", lw=0.8)
+        ax.set_xlabel("PNS nodes developed")
+        ax.set_ylabel("PP (prior 0.5) nodes developed")
+        ax.set_title(f"{len(nk['pns'])} capture problems: PNS solves {nk['solved_pns']}, PP {nk['solved_pp']}\n"
+                     f"{len(both)} solved by both, median PP/PNS = {nk['median_ratio']:.2f}", fontsize=10)
+        fig.tight_layout()
+        fig.savefig(os.path.join(out_dir, "proof_pns_vs_pp_nodes.png"), dpi=110)
+        plt.close(fig)
 
     models = result["models"]
     if not models:
         return
     fig, axes = plt.subplots(2, len(models), figsize=(4.2 * len(models), 8.2), squeeze=False)
-    to = result["config"]["timeout"]
-    budget = result["config"]["max_nodes"]
+    to = result["config"].get("test_timeout") or result["config"]["timeout"]
+    budget = result["config"].get("test_max_nodes") or result["config"]["max_nodes"]
     for col, (name, m) in enumerate(models.items()):
         pns, pp = result["test_pns"], m["test"]
         s = m["summary"]
@@ -151,10 +160,21 @@ def _summary_line(name: str, summary: dict) -> str:
             f"{summary['median_node_ratio']:.2f})")
 
 
-def no_knowledge(probs: list[dict], test: list[dict], kw: dict, t0: float) -> dict:
-    """PNS and PP (prior 0.5) on every problem (Figure 4 analogue) and the test-set rows of both."""
+def no_knowledge(probs: list[dict], test: list[dict], kw: dict, t0: float, kw_test: dict | None = None) -> dict:
+    """PNS and PP (prior 0.5) on every problem (Figure 4 analogue) and the test-set rows of both (timed again with
+    ``kw_test`` when the test budgets differ; with ``probs`` empty only the test rows are made)."""
     from jaxgo.search.proof.learning import compare, evaluate
 
+    if not probs or (kw_test is not None and kw_test != kw):
+        kw_test = kw_test or kw
+        test_pns = evaluate(test, "pns", **kw_test)
+        test_pp_plain = evaluate(test, "pp", **kw_test)
+        _log(f"test set at {kw_test}: PNS solved {sum(r['solved'] for r in test_pns)}, PP solved "
+             f"{sum(r['solved'] for r in test_pp_plain)} of {len(test)} ({time.time() - t0:.0f} s)")
+        out = dict(test_pns=test_pns, test_pp_plain=test_pp_plain, pp_plain_vs_pns=compare(test_pns, test_pp_plain))
+        if probs:
+            out["no_knowledge"] = no_knowledge(probs, [], kw, t0)["no_knowledge"]
+        return out
     pns_all = evaluate(probs, "pns", **kw)
     _log(f"PNS done ({time.time() - t0:.0f} s)")
     pp_all = evaluate(probs, "pp", **kw)
@@ -223,6 +243,14 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default="docs/figures")
     ap.add_argument("--cache", default="/tmp/proof_problems_v2.json", help="problem-set cache ('' = none)")
     ap.add_argument("--replot", default="", help="only redraw the figures from this proof_learning.json")
+    ap.add_argument("--fallback", type=float, default=0.0,
+                    help="also time each model with this fraction of the budget, PNS finishing with the rest")
+    ap.add_argument("--test-max-nodes", type=int, default=0, help="node budget on the test set (0 = --max-nodes)")
+    ap.add_argument("--test-timeout", type=float, default=0.0, help="seconds per test problem (0 = --timeout)")
+    ap.add_argument("--baseline-test-only", action="store_true",
+                    help="no-knowledge runs on the test set only (skip the Figure 4 run on every problem)")
+    ap.add_argument("--save-models", default="", help="pickle each trained model into this folder")
+    ap.add_argument("--load-models", default="", help="load <name>.pkl from this folder instead of training")
     a = ap.parse_args(argv)
     if a.replot:
         with open(a.replot) as fh:
@@ -254,10 +282,11 @@ def main(argv=None) -> int:
     _log(f"{len(probs)} problems: {len(training)} training, {len(test)} test (split by canonical position hash); "
          f"sources {sources}")
     kw = dict(max_nodes=a.max_nodes, max_seconds=a.timeout)
+    kw_test = dict(max_nodes=a.test_max_nodes or a.max_nodes, max_seconds=a.test_timeout or a.timeout)
     result = dict(config=vars(a) | dict(n_train=len(training), n_test=len(test), sources=sources,
                                         test_names=[p["name"] for p in test]), models={})
     if not a.no_baseline:
-        result.update(no_knowledge(probs, test, kw, t0))
+        result.update(no_knowledge([] if a.baseline_test_only else probs, test, kw, t0, kw_test))
 
     def save():
         with open(out_json, "w") as fh:
@@ -265,21 +294,33 @@ def main(argv=None) -> int:
 
     save()
     for name in [m for m in a.models.split(",") if m]:
-        model, tune_after = make_model(name)
         t1 = time.time()
-        _log(f"[{name}] training")
-        hist = train(model, training, "pp", max_passes=a.passes, tune_after=tune_after, log=_log, **kw)
-        rows = evaluate(test, "pp", model, **kw)
-        entry = dict(history=hist, test=rows, table=len(model), betas=getattr(model, "betas2", None),
-                     seconds=time.time() - t1)
-        if "test_pns" in result:
-            entry["summary"] = compare(result["test_pns"], rows)
-            _log(_summary_line(name, entry["summary"]))
+        if a.load_models:
+            with open(os.path.join(a.load_models, f"{name}.pkl"), "rb") as fh:
+                model, hist = pickle.load(fh), "loaded from " + a.load_models
+            _log(f"[{name}] loaded ({len(model)} patterns)")
         else:
-            _log(f"[{name}] test: solved {sum(r['solved'] for r in rows)} of {len(rows)} "
-                 f"({time.time() - t1:.0f} s)")
-        result["models"][name] = entry
-        save()
+            model, tune_after = make_model(name)
+            _log(f"[{name}] training")
+            hist = train(model, training, "pp", max_passes=a.passes, tune_after=tune_after, log=_log, **kw)
+            if a.save_models:
+                os.makedirs(a.save_models, exist_ok=True)
+                with open(os.path.join(a.save_models, f"{name}.pkl"), "wb") as fh:
+                    pickle.dump(model, fh)
+        variants = [(name, 0.0)] + ([(f"{name}+fallback", a.fallback)] if a.fallback else [])
+        for label, fraction in variants:
+            t2 = time.time()
+            rows = evaluate(test, "pp", model, fallback=fraction, **kw_test)
+            entry = dict(history=hist, test=rows, table=len(model), betas=getattr(model, "betas2", None),
+                         seconds=time.time() - t1, test_seconds=time.time() - t2, fallback=fraction)
+            if "test_pns" in result:
+                entry["summary"] = compare(result["test_pns"], rows)
+                _log(_summary_line(label, entry["summary"]))
+            else:
+                _log(f"[{label}] test: solved {sum(r['solved'] for r in rows)} of {len(rows)} "
+                     f"({time.time() - t2:.0f} s)")
+            result["models"][label] = entry
+            save()
     if "test_pns" in result and result["models"]:
         plot(a.out, result)
     _log(f"done in {time.time() - t0:.0f} s; results in {out_json}")

@@ -74,3 +74,23 @@ def test_compare_counts_and_speedups():
     assert (c["newly_solved"], c["newly_failed"], c["both"]) == (1, 1, 2)
     assert c["mean_speedup"] == pytest.approx(3.0) and c["geomean_speedup"] == pytest.approx(8 ** 0.5)
     assert c["mean_node_ratio"] == pytest.approx(3.5)
+
+
+def test_fallback_hands_the_rest_of_the_budget_to_pns():
+    # EDGE: PNS proves it in 27 nodes, PP (prior 0.5) needs 108
+    b = Board.from_ascii(EDGE, 1)
+    prob = dict(name="edge", size=7, stones=b.stones, to_play=1, goal=1)
+    pns = attempt(prob, "pns", max_nodes=200, max_seconds=30.0)
+    pp = attempt(prob, "pp", BetaModel(), max_nodes=200, max_seconds=30.0)
+    assert pns["solved"] and pp["solved"] and pns["nodes"] < 50 < pp["nodes"] <= 150
+    # a quarter of 200 nodes is too little for the model's search: PNS finishes with the other 150
+    short = attempt(prob, "pp", BetaModel(), max_nodes=200, max_seconds=30.0, fallback=0.25)
+    assert short["solved"] and short["fallback_used"]
+    assert short["nodes"] == 50 + pns["nodes"] and short["move"] == pns["move"]
+    # three quarters are enough: no fallback, the same search as without the option
+    long = attempt(prob, "pp", BetaModel(), max_nodes=200, max_seconds=30.0, fallback=0.75)
+    assert long["solved"] and not long["fallback_used"] and long["nodes"] == pp["nodes"]
+    # without a model there is nothing to fall back from
+    assert not attempt(prob, "pns", max_nodes=200, max_seconds=30.0, fallback=0.25)["fallback_used"]
+    with pytest.raises(ValueError):
+        attempt(prob, "pp", BetaModel(), max_nodes=200, fallback=1.0)

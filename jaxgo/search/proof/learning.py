@@ -9,6 +9,9 @@
   their patterns to H while the search runs).  ``tune_after`` > 0 re-estimates the hierarchical model's
   beta_i^2 after that many passes ("tuned" variant).
 - ``evaluate``: time every test problem with the frozen model (no harvesting, no updates) and with PNS;
+  with ``fallback`` = f in (0, 1) the model's search gets only the fraction f of the node and time budgets and,
+  if it has not proved the goal by then, PNS without knowledge goes on with what is left (a safety net against
+  misleading priors: nodes and seconds count both searches);
   ``compare`` reports newly solved / newly failed and speedup factors (mean, median, geometric mean of
   PNS time / model time over problems both solve).
 """
@@ -53,15 +56,30 @@ def update_model(model, trees) -> int:
 
 
 def attempt(problem: dict, solver: str = "pns", model=None, max_nodes: int = 20000, max_seconds: float = 2.0,
-            learn: bool = False, order_by_prior: bool = True, max_l: int = 5) -> dict:
-    """Search one problem; returns dict(name, solved, nodes, seconds, move, observations)."""
+            learn: bool = False, order_by_prior: bool = True, max_l: int = 5, fallback: float = 0.0) -> dict:
+    """Search one problem; returns dict(name, solved, nodes, seconds, move, L, observations, fallback_used).
+
+    ``fallback`` in (0, 1): the search with ``model`` gets that fraction of both budgets; unless it proves the
+    goal, PNS without knowledge searches again with the rest (``fallback_used`` True; totals count both).
+    """
+    if not 0.0 <= fallback < 1.0:
+        raise ValueError(f"fallback must be in [0, 1), got {fallback}")
     board = problem_board(problem)
     trees = [] if learn else None
-    res, L = solve_capture(board, problem["goal"], True, solver, max_nodes=max_nodes, max_seconds=max_seconds,
+    first_nodes, first_seconds = max_nodes, max_seconds
+    if fallback and model is not None:
+        first_nodes, first_seconds = max(1, int(fallback * max_nodes)), fallback * max_seconds
+    res, L = solve_capture(board, problem["goal"], True, solver, max_nodes=first_nodes, max_seconds=first_seconds,
                            max_l=max_l, model=model, trees=trees, order_by_prior=order_by_prior and model is not None)
     obs = update_model(model, trees) if (learn and model is not None) else 0
-    return dict(name=problem["name"], solved=res.value is True, nodes=res.nodes, seconds=res.seconds,
-                move=res.move, L=L, observations=obs)
+    nodes, seconds, used = res.nodes, res.seconds, False
+    if fallback and model is not None and res.value is not True:
+        used = True
+        res, L = solve_capture(board, problem["goal"], True, "pns", max_nodes=max(1, max_nodes - nodes),
+                               max_seconds=max(0.0, max_seconds - seconds), max_l=max_l)
+        nodes, seconds = nodes + res.nodes, seconds + res.seconds
+    return dict(name=problem["name"], solved=res.value is True, nodes=nodes, seconds=seconds,
+                move=res.move, L=L, observations=obs, fallback_used=used)
 
 
 def train(model, problems, solver: str = "pp", max_passes: int = 3, tune_after: int = 0, log=None, **kw) -> list:
