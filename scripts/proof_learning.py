@@ -4,7 +4,7 @@
                                    [--models beta1,beta1000,gauss,gauss_tuned,gauss_noiseX] [--out docs/figures]
                                    [--only-problems] [--cache FILE] [--no-extra] [--per-collection N]
                                    [--no-baseline] [--name FILE.json] [--fallback F]
-                                   [--test-max-nodes N] [--test-timeout S] [--baseline-test-only]
+                                   [--pns-order] [--test-max-nodes N] [--test-timeout S] [--baseline-test-only]
                                    [--save-models DIR] [--load-models DIR]
   python scripts/proof_learning.py --merge PART.json ... [--out docs/figures]   (combine parts run in parallel)
 
@@ -19,7 +19,8 @@
    timeout: newly solved, newly failed, speedup factors (Figure 8 analogue, ``proof_learning_speedup.png``;
    cumulative solved vs time, ``proof_learning_cumulative.png``).
    With ``--fallback F`` each model is also timed as "<model>+fallback": its search gets the fraction F of the
-   budget and PNS without knowledge finishes with the rest when it has not proved the goal.  ``--test-max-nodes``
+   budget and PNS without knowledge finishes with the rest when it has not proved the goal; with ``--pns-order``
+   also as "<model>+pns-order": PNS whose children are ordered by the model's prior (ties in proof numbers).  ``--test-max-nodes``
    / ``--test-timeout`` time the test set with other budgets than training (``--baseline-test-only`` then skips
    the Figure 4 run on every problem); ``--save-models`` / ``--load-models`` pickle trained models (loading skips
    training).
@@ -130,7 +131,7 @@ def plot(out_dir: str, result: dict) -> None:
                 ax.set_title(f"nodes: mean ratio {s['mean_node_ratio']:.2f}, median {s['median_node_ratio']:.2f}",
                              fontsize=9)
             ax.set_xlabel(f"PNS {unit}")
-            ax.set_ylabel(f"PP + learned prior {unit}")
+            ax.set_ylabel(f"{'PNS ordered by prior' if m.get('solver') == 'pns' else 'PP + learned prior'} {unit}")
     fig.tight_layout()
     fig.savefig(os.path.join(out_dir, "proof_learning_speedup.png"), dpi=100)
     plt.close(fig)
@@ -245,6 +246,8 @@ def main(argv=None) -> int:
     ap.add_argument("--replot", default="", help="only redraw the figures from this proof_learning.json")
     ap.add_argument("--fallback", type=float, default=0.0,
                     help="also time each model with this fraction of the budget, PNS finishing with the rest")
+    ap.add_argument("--pns-order", action="store_true",
+                    help="also time each model as PNS with the children ordered by the model's prior")
     ap.add_argument("--test-max-nodes", type=int, default=0, help="node budget on the test set (0 = --max-nodes)")
     ap.add_argument("--test-timeout", type=float, default=0.0, help="seconds per test problem (0 = --timeout)")
     ap.add_argument("--baseline-test-only", action="store_true",
@@ -307,12 +310,13 @@ def main(argv=None) -> int:
                 os.makedirs(a.save_models, exist_ok=True)
                 with open(os.path.join(a.save_models, f"{name}.pkl"), "wb") as fh:
                     pickle.dump(model, fh)
-        variants = [(name, 0.0)] + ([(f"{name}+fallback", a.fallback)] if a.fallback else [])
-        for label, fraction in variants:
+        variants = [(name, "pp", 0.0)] + ([(f"{name}+fallback", "pp", a.fallback)] if a.fallback else [])
+        variants += [(f"{name}+pns-order", "pns", 0.0)] if a.pns_order else []
+        for label, solver, fraction in variants:
             t2 = time.time()
-            rows = evaluate(test, "pp", model, fallback=fraction, **kw_test)
+            rows = evaluate(test, solver, model, fallback=fraction, **kw_test)
             entry = dict(history=hist, test=rows, table=len(model), betas=getattr(model, "betas2", None),
-                         seconds=time.time() - t1, test_seconds=time.time() - t2, fallback=fraction)
+                         seconds=time.time() - t1, test_seconds=time.time() - t2, fallback=fraction, solver=solver)
             if "test_pns" in result:
                 entry["summary"] = compare(result["test_pns"], rows)
                 _log(_summary_line(label, entry["summary"]))
