@@ -5,7 +5,7 @@
                                    [--only-problems] [--cache FILE] [--no-extra] [--per-collection N]
                                    [--no-baseline] [--name FILE.json] [--fallback F]
                                    [--pns-order] [--test-max-nodes N] [--test-timeout S] [--baseline-test-only]
-                                   [--save-models DIR] [--load-models DIR]
+                                   [--save-models DIR] [--load-models DIR] [--train-on-test]
   python scripts/proof_learning.py --merge PART.json ... [--out docs/figures]   (combine parts run in parallel)
 
 1. Problems (``jaxgo.search.proof.problems.all_problems``): GNU Go reading tests (attack code 1, defend code 0,
@@ -252,6 +252,8 @@ def main(argv=None) -> int:
     ap.add_argument("--test-timeout", type=float, default=0.0, help="seconds per test problem (0 = --timeout)")
     ap.add_argument("--baseline-test-only", action="store_true",
                     help="no-knowledge runs on the test set only (skip the Figure 4 run on every problem)")
+    ap.add_argument("--train-on-test", action="store_true",
+                    help="diagnostic upper bound: train on the test problems themselves (not a valid speedup figure)")
     ap.add_argument("--save-models", default="", help="pickle each trained model into this folder")
     ap.add_argument("--load-models", default="", help="load <name>.pkl from this folder instead of training")
     a = ap.parse_args(argv)
@@ -278,6 +280,9 @@ def main(argv=None) -> int:
         return 0
     test = [p for p in probs if p["split"] == "test"]
     training = [p for p in probs if p["split"] != "test"]
+    if a.train_on_test:
+        training = test
+        _log("diagnostic run: training on the test problems (--train-on-test)")
     sources = {}
     for p in probs:
         key = "gnugo" if p["source"].startswith("gnugo") else p["source"].split(":", 1)[1][:24]
