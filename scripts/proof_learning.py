@@ -162,39 +162,39 @@ def _summary_line(name: str, summary: dict) -> str:
 
 
 def no_knowledge(probs: list[dict], test: list[dict], kw: dict, t0: float, kw_test: dict | None = None) -> dict:
-    """PNS and PP (prior 0.5) on every problem (Figure 4 analogue) and the test-set rows of both (timed again with
-    ``kw_test`` when the test budgets differ; with ``probs`` empty only the test rows are made)."""
+    """PNS and PP (prior 0.5) on every problem of ``probs`` (Figure 4 analogue; skipped when ``probs`` is empty)
+    and the test-set rows of both, taken from that run or, when the test budgets ``kw_test`` differ (or there is
+    no such run), timed on the test set alone."""
     from jaxgo.search.proof.learning import compare, evaluate
 
-    if not probs or (kw_test is not None and kw_test != kw):
-        kw_test = kw_test or kw
+    kw_test = kw_test or kw
+    out = {}
+    if probs:
+        pns_all = evaluate(probs, "pns", **kw)
+        _log(f"PNS done ({time.time() - t0:.0f} s)")
+        pp_all = evaluate(probs, "pp", **kw)
+        _log(f"PP done ({time.time() - t0:.0f} s)")
+        ratios = sorted(max(b["nodes"], 1) / max(p["nodes"], 1) for p, b in zip(pns_all, pp_all)
+                        if p["solved"] and b["solved"])
+        nk = dict(pns=pns_all, pp=pp_all, solved_pns=sum(r["solved"] for r in pns_all),
+                  solved_pp=sum(r["solved"] for r in pp_all),
+                  median_ratio=ratios[len(ratios) // 2] if ratios else float("nan"),
+                  nodes_per_s_pns=sum(r["nodes"] for r in pns_all) / max(sum(r["seconds"] for r in pns_all), 1e-9),
+                  nodes_per_s_pp=sum(r["nodes"] for r in pp_all) / max(sum(r["seconds"] for r in pp_all), 1e-9))
+        _log(f"no knowledge: PNS solved {nk['solved_pns']}, PP solved {nk['solved_pp']} of {len(probs)}; "
+             f"median PP/PNS node ratio {nk['median_ratio']:.3f}; nodes/s PNS {nk['nodes_per_s_pns']:.0f}, "
+             f"PP {nk['nodes_per_s_pp']:.0f}")
+        out["no_knowledge"] = nk
+    if probs and kw_test == kw:
+        index = {p["name"]: i for i, p in enumerate(probs)}
+        test_pns = [pns_all[index[p["name"]]] for p in test]
+        test_pp_plain = [pp_all[index[p["name"]]] for p in test]
+    else:
         test_pns = evaluate(test, "pns", **kw_test)
         test_pp_plain = evaluate(test, "pp", **kw_test)
         _log(f"test set at {kw_test}: PNS solved {sum(r['solved'] for r in test_pns)}, PP solved "
              f"{sum(r['solved'] for r in test_pp_plain)} of {len(test)} ({time.time() - t0:.0f} s)")
-        out = dict(test_pns=test_pns, test_pp_plain=test_pp_plain, pp_plain_vs_pns=compare(test_pns, test_pp_plain))
-        if probs:
-            out["no_knowledge"] = no_knowledge(probs, [], kw, t0)["no_knowledge"]
-        return out
-    pns_all = evaluate(probs, "pns", **kw)
-    _log(f"PNS done ({time.time() - t0:.0f} s)")
-    pp_all = evaluate(probs, "pp", **kw)
-    _log(f"PP done ({time.time() - t0:.0f} s)")
-    ratios = sorted(max(b["nodes"], 1) / max(p["nodes"], 1) for p, b in zip(pns_all, pp_all)
-                    if p["solved"] and b["solved"])
-    nk = dict(pns=pns_all, pp=pp_all, solved_pns=sum(r["solved"] for r in pns_all),
-              solved_pp=sum(r["solved"] for r in pp_all),
-              median_ratio=ratios[len(ratios) // 2] if ratios else float("nan"),
-              nodes_per_s_pns=sum(r["nodes"] for r in pns_all) / max(sum(r["seconds"] for r in pns_all), 1e-9),
-              nodes_per_s_pp=sum(r["nodes"] for r in pp_all) / max(sum(r["seconds"] for r in pp_all), 1e-9))
-    _log(f"no knowledge: PNS solved {nk['solved_pns']}, PP solved {nk['solved_pp']} of {len(probs)}; "
-         f"median PP/PNS node ratio {nk['median_ratio']:.3f}; nodes/s PNS {nk['nodes_per_s_pns']:.0f}, "
-         f"PP {nk['nodes_per_s_pp']:.0f}")
-    index = {p["name"]: i for i, p in enumerate(probs)}
-    test_pns = [pns_all[index[p["name"]]] for p in test]
-    test_pp_plain = [pp_all[index[p["name"]]] for p in test]
-    return dict(no_knowledge=nk, test_pns=test_pns, test_pp_plain=test_pp_plain,
-                pp_plain_vs_pns=compare(test_pns, test_pp_plain))
+    return dict(out, test_pns=test_pns, test_pp_plain=test_pp_plain, pp_plain_vs_pns=compare(test_pns, test_pp_plain))
 
 
 def merge(paths: list[str]) -> dict:
@@ -315,13 +315,15 @@ def main(argv=None) -> int:
                 os.makedirs(a.save_models, exist_ok=True)
                 with open(os.path.join(a.save_models, f"{name}.pkl"), "wb") as fh:
                     pickle.dump(model, fh)
+        train_seconds = time.time() - t1
         variants = [(name, "pp", 0.0)] + ([(f"{name}+fallback", "pp", a.fallback)] if a.fallback else [])
         variants += [(f"{name}+pns-order", "pns", 0.0)] if a.pns_order else []
         for label, solver, fraction in variants:
             t2 = time.time()
             rows = evaluate(test, solver, model, fallback=fraction, **kw_test)
             entry = dict(history=hist, test=rows, table=len(model), betas=getattr(model, "betas2", None),
-                         seconds=time.time() - t1, test_seconds=time.time() - t2, fallback=fraction, solver=solver)
+                         train_seconds=train_seconds, test_seconds=time.time() - t2, fallback=fraction, solver=solver)
+            entry["seconds"] = train_seconds + entry["test_seconds"]
             if "test_pns" in result:
                 entry["summary"] = compare(result["test_pns"], rows)
                 _log(_summary_line(label, entry["summary"]))

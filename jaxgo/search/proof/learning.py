@@ -66,14 +66,15 @@ def attempt(problem: dict, solver: str = "pns", model=None, max_nodes: int = 200
         raise ValueError(f"fallback must be in [0, 1), got {fallback}")
     board = problem_board(problem)
     trees = [] if learn else None
+    split = bool(fallback) and model is not None
     first_nodes, first_seconds = max_nodes, max_seconds
-    if fallback and model is not None:
+    if split:
         first_nodes, first_seconds = max(1, int(fallback * max_nodes)), fallback * max_seconds
     res, L = solve_capture(board, problem["goal"], True, solver, max_nodes=first_nodes, max_seconds=first_seconds,
                            max_l=max_l, model=model, trees=trees, order_by_prior=order_by_prior and model is not None)
     obs = update_model(model, trees) if (learn and model is not None) else 0
     nodes, seconds, used = res.nodes, res.seconds, False
-    if fallback and model is not None and res.value is not True:
+    if split and res.value is not True:
         used = True
         res, L = solve_capture(board, problem["goal"], True, "pns", max_nodes=max(1, max_nodes - nodes),
                                max_seconds=max(0.0, max_seconds - seconds), max_l=max_l)
