@@ -60,7 +60,7 @@ def bench_jaxgo(size: int, batch: int, repeats: int, komi: float, devices: int |
     import numpy as np
     from jax.sharding import Mesh, PartitionSpec
 
-    from jaxgo import playout
+    from jaxgo.playouts import light as playout
 
     devs = jax.devices()[: devices or len(jax.devices())]
     while batch % len(devs):
@@ -216,8 +216,8 @@ OTHER_BENCHMARKS = {
     "search": "jaxgo.search.bench",
     "serve": "jaxgo.server.bench",
     "gammas": "jaxgo.learn.bench",
-    "heavy": "jaxgo.heavy_playout_bench",
-    "proof": "jaxgo.search.proof.bench",
+    "heavy": "jaxgo.playouts.heavy_bench",
+    "proof": "jaxgo.proof.bench",
 }
 
 

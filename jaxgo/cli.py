@@ -12,11 +12,11 @@ import sys
 SUBCOMMANDS = {
     "demo": ("jaxgo.demo", "playout benchmark on the default device plus a short random game"),
     "bench": ("jaxgo.bench", "benchmarks: `jaxgo bench playouts --size 9 --batch 1024 --compare pgx,openspiel`"),
-    "gtp": ("jaxgo.gtp", "Go Text Protocol engine on stdin/stdout"),
+    "gtp": ("jaxgo.gtp.engine", "Go Text Protocol engine on stdin/stdout"),
     "match": ("jaxgo.match", "play GTP engines against each other (default: jaxgo vs GNU Go), SGF + JSON summary"),
-    "solve": ("jaxgo.search.proof.cli", "proof search on GNU Go capture regressions: `jaxgo solve FILE.tst`"),
+    "solve": ("jaxgo.proof.cli", "proof search on GNU Go capture regressions: `jaxgo solve FILE.tst`"),
     "cgt": ("jaxgo.cgt.cli", "combinatorial game theory: thermographs, CG-TD, HOTSTRAT experiments"),
-    "bpip": ("jaxgo.search.bpip.cli", "decision-theoretic search control (BPIP/QSS/TRQSS/ATRQSS)"),
+    "bpip": ("jaxgo.bpip.cli", "decision-theoretic search control (BPIP/QSS/TRQSS/ATRQSS)"),
     "gammas": ("jaxgo.learn.cli", "Bradley-Terry move-pattern gammas: extract, train (mm/lmp/sgd), eval"),
     "territory": ("jaxgo.crf.cli", "territory CRF: train and evaluate Boltzmann5 / BoltzmannLiberties"),
     "serve": ("jaxgo.server.cli", "batched analysis server (KataGo JSON lines; stdin, TCP, Unix socket, HTTP)"),
@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"jaxgo: unknown command {name!r}\n\n{usage()}", file=sys.stderr)
         return 2
     if name != "bench":  # benchmarks time compilation themselves; everything else reuses compiled kernels
-        from jaxgo import jitcache
+        from jaxgo.util import jitcache
 
         jitcache.enable()
     module = importlib.import_module(SUBCOMMANDS[name][0])

@@ -1,7 +1,7 @@
 """``jaxgo demo``: the main job on an embedded default.
 
 1. The light-playout benchmark on the default device (9x9 and 19x19, JSON lines as ``jaxgo bench``).
-2. A short game on 9x9 played through ``jaxgo.game`` (positional superko, area scoring), printed as a board.
+2. A short game on 9x9 played through ``jaxgo.go.game`` (positional superko, area scoring), printed as a board.
    Default engine (``--engine rave``): the tree search with RAVE and progressive bias whose prior K(s, a) is the
    move model shipped in the package (Bradley-Terry gammas of 3x3 patterns and tactical features, trained on
    KGS games), ``--playouts`` light playouts per move.  ``--engine flat``: flat Monte Carlo, each legal move
@@ -41,7 +41,7 @@ def flat_monte_carlo_move(game, playouts: int, key) -> tuple[int, float]:
     import jax.numpy as jnp
     import numpy as np
 
-    from jaxgo import playout
+    from jaxgo.playouts import light as playout
 
     color = game.to_play
     legal = game.legal_moves(color)
@@ -61,7 +61,7 @@ def flat_monte_carlo_move(game, playouts: int, key) -> tuple[int, float]:
 def _children(state, moves):
     import jax
 
-    from jaxgo import rules
+    from jaxgo.go import rules
 
     global _CHILDREN
     if _CHILDREN is None:
@@ -75,9 +75,9 @@ _CHILDREN = None
 def play_demo_game(size: int, playouts: int, max_moves: int, seed: int, engine: str = "rave") -> None:
     import jax
 
-    from jaxgo.coords import color_name, point_to_gtp
-    from jaxgo.display import board_text
-    from jaxgo.game import new_game
+    from jaxgo.go.coords import color_name, point_to_gtp
+    from jaxgo.go.display import board_text
+    from jaxgo.go.game import new_game
     from jaxgo.search.mcts import RESIGN, SearchConfig, Searcher
 
     game = new_game(size=size, komi=7.5)

@@ -4,7 +4,7 @@
         --size 9 --komi 7.5 --games 10 --alternate --sgf-dir games/ --parallel 1
 
 Engine A is ``--black`` and engine B ``--white``; with ``--alternate`` they swap colours every other game.  The
-referee (``jaxgo.game``, positional superko, suicide forbidden) checks every move: an illegal move, a crash, a
+referee (``jaxgo.go.game``, positional superko, suicide forbidden) checks every move: an illegal move, a crash, a
 timeout or a garbled answer loses the game for that engine and the match goes on.  After two passes the dead
 stones are settled by both engines' ``final_status_list dead``; when the lists differ the game is played on with
 ``kgs-genmove_cleanup`` (or ``genmove``) until two more passes, and then counted as it stands (Tromp-Taylor).
@@ -26,9 +26,9 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from jaxgo.coords import BLACK, WHITE, gtp_to_point, point_to_gtp
-from jaxgo.gtp_client import GtpError, GtpFailure, GtpProcess
-from jaxgo.gtp_client import find_gnugo
+from jaxgo.go.coords import BLACK, WHITE, gtp_to_point, point_to_gtp
+from jaxgo.go.gtp_client import GtpError, GtpFailure, GtpProcess
+from jaxgo.go.gtp_client import find_gnugo
 
 
 def wilson_interval(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
@@ -49,8 +49,8 @@ def play_game(black_cmd: str, white_cmd: str, size: int = 9, komi: float = 7.5, 
               timeout: float = 120.0, sgf_path: str | None = None, black_name: str = "black",
               white_name: str = "white", stderr=None) -> dict:
     """Play one game; returns a record with winner (BLACK / WHITE / 0), result, reason, moves and scores."""
-    from jaxgo.game import IllegalMove, new_game
-    from jaxgo.sgf import game_to_sgf
+    from jaxgo.go.game import IllegalMove, new_game
+    from jaxgo.go.sgf import game_to_sgf
 
     game = new_game(size=size, komi=komi)
     max_moves = max_moves or 3 * size * size
@@ -148,7 +148,7 @@ def _agreed_dead(engines, size) -> set | None:
 
 
 def _settled_score(game, dead) -> float:
-    from jaxgo.game import Game
+    from jaxgo.go.game import Game
 
     board = game.board().reshape(-1).copy()
     board[list(dead)] = 0

@@ -12,9 +12,9 @@ import argparse
 import json
 import sys
 
-from jaxgo.search.bpip import chess_domain as cd
-from jaxgo.search.bpip.control import run_search
-from jaxgo.search.bpip.tree import Settings
+from jaxgo.bpip import chess_domain as cd
+from jaxgo.bpip.control import run_search
+from jaxgo.bpip.tree import Settings
 
 # (label, evaluator, method, settings overrides); MAIN is the Table-3 configuration of docs/bpip.md
 MAIN = {"gamma": 0.5, "cost_per_etu": 0.003}

@@ -13,7 +13,7 @@ import argparse
 import json
 import sys
 
-from jaxgo.search.bpip import go_compare as G
+from jaxgo.bpip import go_compare as G
 
 
 def summary(records: list[dict]) -> list[dict]:

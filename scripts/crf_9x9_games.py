@@ -20,7 +20,7 @@ import time
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
-from jaxgo.gtp_client import find_gnugo
+from jaxgo.go.gtp_client import find_gnugo
 
 
 def match_command(gnugo: str, games: int, sgf_dir: str, level_a: int, level_b: int, parallel: int,

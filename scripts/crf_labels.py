@@ -13,9 +13,9 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 import numpy as np
 from tqdm import tqdm
 
-from jaxgo.config import Rules
+from jaxgo.go.config import Rules
 from jaxgo.crf.labels import territory_labels
-from jaxgo.sgf import load_sgf, replay
+from jaxgo.go.sgf import load_sgf, replay
 
 TRAIN_YEARS = ("2001", "2002", "2003", "2006", "2015")
 TEST_YEARS = ("2017",)

@@ -22,7 +22,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from jaxgo.data import heldout_archives  # noqa: E402
-from jaxgo.learn import gammas as gm  # noqa: E402
+from jaxgo.features import gammas as gm  # noqa: E402
 from jaxgo.learn.evaluate import evaluate  # noqa: E402
 
 

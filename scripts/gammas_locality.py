@@ -56,7 +56,7 @@ def table(ranks, levels) -> list[dict]:
 
 def main(argv=None) -> int:
     from jaxgo.data.archives import heldout_archives, is_pro_vs_pro
-    from jaxgo.learn import gammas as gm
+    from jaxgo.features import gammas as gm
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--gammas", default="large")

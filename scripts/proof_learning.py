@@ -8,7 +8,7 @@
                                    [--save-models DIR] [--load-models DIR] [--train-on-test]
   python scripts/proof_learning.py --merge PART.json ... [--out docs/figures]   (combine parts run in parallel)
 
-1. Problems (``jaxgo.search.proof.problems.all_problems``): GNU Go reading tests (attack code 1, defend code 0,
+1. Problems (``jaxgo.proof.problems.all_problems``): GNU Go reading tests (attack code 1, defend code 0,
    including the tests GNU Go itself fails) and tesuji-collection problems (sanderland/tsumego) whose goal string a
    reference PNS run proves capturable (for the extra collections also by the book's first move); duplicates up
    to symmetry removed; split into training and test sets by a hash of the canonical position (1 in 3 to test).
@@ -43,7 +43,7 @@ def _log(msg: str) -> None:
 
 
 def make_model(name: str):
-    from jaxgo.search.proof.models import BetaModel, HierarchicalGaussian
+    from jaxgo.proof.models import BetaModel, HierarchicalGaussian
 
     if name == "beta1":
         return BetaModel(1, 1), 0
@@ -61,7 +61,7 @@ def make_model(name: str):
 def load_problems(n: int, seed: int, verify_nodes: int, cache: str | None, extra: bool = True,
                   per_collection: int = 0) -> list[dict]:
     """The problem set of ``problems.all_problems`` (cached as JSON), shuffled with ``seed``; the first ``n``."""
-    from jaxgo.search.proof.problems import all_problems
+    from jaxgo.proof.problems import all_problems
 
     if cache and os.path.exists(cache):
         with open(cache) as fh:
@@ -165,7 +165,7 @@ def no_knowledge(probs: list[dict], test: list[dict], kw: dict, t0: float, kw_te
     """PNS and PP (prior 0.5) on every problem of ``probs`` (Figure 4 analogue; skipped when ``probs`` is empty)
     and the test-set rows of both, taken from that run or, when the test budgets ``kw_test`` differ (or there is
     no such run), timed on the test set alone."""
-    from jaxgo.search.proof.learning import compare, evaluate
+    from jaxgo.proof.learning import compare, evaluate
 
     kw_test = kw_test or kw
     out = {}
@@ -199,7 +199,7 @@ def no_knowledge(probs: list[dict], test: list[dict], kw: dict, t0: float, kw_te
 
 def merge(paths: list[str]) -> dict:
     """Combine part results (one with the no-knowledge rows, others with models) and compute the comparisons."""
-    from jaxgo.search.proof.learning import compare
+    from jaxgo.proof.learning import compare
 
     parts = []
     for path in paths:
@@ -271,7 +271,7 @@ def main(argv=None) -> int:
         _log(f"merged {len(a.merge)} parts into {out_json}; figures in {a.out}")
         return 0
 
-    from jaxgo.search.proof.learning import compare, evaluate, train
+    from jaxgo.proof.learning import compare, evaluate, train
 
     t0 = time.time()
     probs = load_problems(a.problems, a.seed, a.verify_nodes, a.cache or None, not a.no_extra, a.per_collection)

@@ -21,7 +21,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from jaxgo.gtp_client import find_gnugo
+from jaxgo.go.gtp_client import find_gnugo
 from jaxgo.match import run_match, wilson_interval
 
 

@@ -17,7 +17,7 @@ import pytest
 def pytest_sessionstart(session):
     if not os.environ.get("JAXGO_REQUIRE_TOOLS"):
         return
-    from jaxgo.gtp_client import find_gnugo
+    from jaxgo.go.gtp_client import find_gnugo
 
     missing = [] if find_gnugo() else ["gnugo (apt-get install -y gnugo)"]
     missing += [f"{tool} (apt-get install -y {package})" for tool, package in

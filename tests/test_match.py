@@ -12,7 +12,7 @@ import pytest
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
-from jaxgo.gtp_client import find_gnugo  # noqa: E402
+from jaxgo.go.gtp_client import find_gnugo  # noqa: E402
 from jaxgo.match import main, play_game, run_match, wilson_interval  # noqa: E402
 
 PY = shlex.quote(sys.executable)

@@ -10,6 +10,6 @@ Where each concept lives:
 * ``linear_failure`` Algorithms 2-3 (linear value model) and the indifference limits (sections 5.3-5.4)
 * ``toy``            the full G + H + I experiment behind ``jaxgo cgt toy``
 * ``random_sums``    value-loss table on random sums
-* ``go_patterns``    adaptive-pattern failure on a Go position (section 5.2; needs ``jaxgo.rules``)
+* ``go_patterns``    adaptive-pattern failure on a Go position (section 5.2; needs ``jaxgo.go.rules``)
 * ``cli``            ``jaxgo cgt ...``
 """

@@ -26,7 +26,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxgo import rules
+from jaxgo.go import rules
 
 SIZE = 9
 A = (4, 3)

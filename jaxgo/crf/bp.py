@@ -12,7 +12,7 @@ from functools import partial
 import jax
 import jax.numpy as jnp
 
-from .graph import board_graph
+from jaxgo.crf.graph import board_graph
 
 
 def _damped_messages(logpsi, n: int, iterations: int, eps: float):

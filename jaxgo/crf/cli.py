@@ -49,8 +49,8 @@ def _moves(text):
 
 
 def _initial(model, init):
-    from .evaluator import load_model
-    from .models import B5_PAPER, MODELS, blib_from_b5
+    from jaxgo.crf.evaluator import load_model
+    from jaxgo.crf.models import B5_PAPER, MODELS, blib_from_b5
     if init == "zeros":
         return np.zeros(MODELS[model].num_params, np.float32)
     if init == "paper":
@@ -90,8 +90,8 @@ def train(argv) -> int:
     import jax.numpy as jnp
     import optax
 
-    from .evaluator import save_model
-    from .train import bp_surrogate, sampled_surrogate
+    from jaxgo.crf.evaluator import save_model
+    from jaxgo.crf.train import bp_surrogate, sampled_surrogate
 
     d = load_labelled(a.labels, a.moves)
     if a.limit:
@@ -156,9 +156,8 @@ def train(argv) -> int:
 
 def evaluate(model_path, positions, moves, inference, sweeps=200, burn_in=20, seed=0, limit=0):
     """-> list of per-move result dicts (Figure 4 metric and sign accuracy; with sw also score/win stats)."""
-    from .evaluator import load_model
-    from .predict import (cross_entropy, expected_score, marginals, score_samples, sign_accuracy,
-                          win_probability)
+    from jaxgo.crf.evaluator import load_model
+    from jaxgo.crf.predict import cross_entropy, expected_score, marginals, score_samples, sign_accuracy, win_probability
     name, params = load_model(model_path)
     d = load_labelled([positions], moves)
     rows = []
@@ -233,7 +232,7 @@ def show(argv) -> int:
     ap.add_argument("--truth", action="store_true", help="add the game's final outcome (GNU Go dead stones)")
     ap.add_argument("--out", required=True)
     a = ap.parse_args(argv)
-    from .plot import show_sgf
+    from jaxgo.crf.plot import show_sgf
     try:
         with open(a.sgf, "rb") as f:
             data = f.read()

@@ -16,8 +16,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .bp import loopy_bp
-from .models import MODELS
+from jaxgo.crf.bp import loopy_bp
+from jaxgo.crf.models import MODELS
 
 DEFAULT_MODELS = {"b5": "default_b5.json", "blib": "default_blib.json"}
 

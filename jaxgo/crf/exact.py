@@ -8,7 +8,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .graph import board_graph
+from jaxgo.crf.graph import board_graph
 
 
 def brute_force_marginals(logpsi, n: int):

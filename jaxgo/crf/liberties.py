@@ -12,8 +12,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .graph import board_graph
-from .sampling import cluster_labels
+from jaxgo.crf.graph import board_graph
+from jaxgo.crf.sampling import cluster_labels
 
 
 @lru_cache(maxsize=None)

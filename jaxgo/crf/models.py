@@ -11,7 +11,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .graph import board_graph
+from jaxgo.crf.graph import board_graph
 
 B5_NAMES = ("w_chains", "w_inter_chain", "w_chain_empty", "w_empty", "h_stones")
 # Values reported in the paper (trained on 290 positions at move 80).
@@ -101,7 +101,7 @@ BLIB_J, BLIB_B, BLIB_SIGN, BLIB_NAMES = _blib_tables()
 
 def point_types(stones, n: int):
     """stones [B, P] in {1,-1,0} -> int32 [B, P] point types 0..8."""
-    from .liberties import liberty_counts
+    from jaxgo.crf.liberties import liberty_counts
     cls = jnp.clip(liberty_counts(stones, n), 1, 4)
     return jnp.where(stones == 0, 0, jnp.where(stones > 0, cls, cls + 4)).astype(jnp.int32)
 

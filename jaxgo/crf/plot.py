@@ -65,10 +65,10 @@ def save_panels(stones, panels, out: str, suptitle: str = "") -> None:
 def show_sgf(data: bytes, move, models, sweeps: int, playouts: int, out: str, truth: bool = False) -> None:
     """Panels for an SGF position: each model with loopy BP and Swendsen-Wang (exact too up to 11x11),
     plus playout ownership when playouts > 0, plus the GNU Go final outcome of the game when truth."""
-    from ..config import Rules
-    from ..sgf import load_sgf, replay
-    from .evaluator import load_model
-    from .predict import marginals
+    from jaxgo.go.config import Rules
+    from jaxgo.go.sgf import load_sgf, replay
+    from jaxgo.crf.evaluator import load_model
+    from jaxgo.crf.predict import marginals
 
     rec = load_sgf(data)
     game = replay(rec, Rules(size=rec.size, komi=rec.komi, ko_rule="simple"), move)
@@ -83,9 +83,9 @@ def show_sgf(data: bytes, move, models, sweeps: int, playouts: int, out: str, tr
             p = marginals(params, name, flat, n, inf, sweeps=sweeps)[0]
             panels.append((f"{name.upper()} ({inf})", (2 * p - 1).reshape(n, n)))
     if playouts > 0:
-        from ..search.mcts import ownership_estimate
+        from jaxgo.search.mcts import ownership_estimate
         panels.append((f"playout ownership ({playouts})", ownership_estimate(game, playouts=playouts)))
     if truth:
-        from .labels import territory_labels
+        from jaxgo.crf.labels import territory_labels
         panels.append(("final outcome (GNU Go)", territory_labels(data)[2].reshape(n, n).astype(np.float32)))
     save_panels(stones, panels, out, f"position before move {move or len(rec.moves) + 1}")

@@ -13,11 +13,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .bp import loopy_bp
-from .exact import frontier_marginals
-from .models import MODELS
-from .liberties import chain_labels
-from .sampling import _fields, chain_flip_sweep, gibbs_sweep, sw_sweep
+from jaxgo.crf.bp import loopy_bp
+from jaxgo.crf.exact import frontier_marginals
+from jaxgo.crf.models import MODELS
+from jaxgo.crf.liberties import chain_labels
+from jaxgo.crf.sampling import _fields, chain_flip_sweep, gibbs_sweep, sw_sweep
 
 EPS = 1e-4          # predictions are clipped to [EPS, 1 - EPS] before taking logs
 

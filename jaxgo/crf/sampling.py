@@ -16,7 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .graph import board_graph
+from jaxgo.crf.graph import board_graph
 
 
 def decompose(logpsi):
@@ -135,7 +135,7 @@ def edge_expectations(key, logpsi, n: int, s0, sweeps: int = 5, method: str = "s
     g = board_graph(n)
     J, f = _fields(logpsi, n)
     if method == "sw" and stones is not None:
-        from .liberties import chain_labels
+        from jaxgo.crf.liberties import chain_labels
         lab = chain_labels(stones, n)
 
         def step(k, s, J, f, n):

@@ -14,9 +14,9 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from .exact import frontier_marginals, brute_force_marginals
-from .graph import board_graph
-from .models import MODELS
+from jaxgo.crf.exact import frontier_marginals, brute_force_marginals
+from jaxgo.crf.graph import board_graph
+from jaxgo.crf.models import MODELS
 
 
 def _data_onehot(spins_idx, n):
@@ -37,7 +37,7 @@ def log_likelihood(params, colours, spins_idx, n: int, exact: str = "frontier", 
 def bp_surrogate(params, colours, spins_idx, n: int, iterations: int = 50, model: str = "b5"):
     """Surrogate whose gradient is (data sufficient statistics - BP expectations), mean over positions.
     (Loopy BP used during learning, as the paper recommends when BP is used for evaluation.)"""
-    from .bp import loopy_bp_edge_beliefs
+    from jaxgo.crf.bp import loopy_bp_edge_beliefs
     lp = MODELS[model].log_potentials(params, colours, n)
     b = jax.lax.stop_gradient(loopy_bp_edge_beliefs(lp, n, iterations))
     return jnp.mean(jnp.sum((_data_onehot(spins_idx, n) - b) * lp, axis=(1, 2, 3)))
@@ -48,7 +48,7 @@ def sampled_surrogate(params, colours, spins_idx, n: int, key, chains, sweeps: i
     """As bp_surrogate with expectations from `sweeps` Swendsen-Wang (+ whole-chain flip) sweeps of
     persistent chains.
     chains [B, P] spins (+1/-1).  Returns (surrogate, new chains)."""
-    from .sampling import edge_expectations
+    from jaxgo.crf.sampling import edge_expectations
     lp = MODELS[model].log_potentials(params, colours, n)
     b, s = edge_expectations(key, jax.lax.stop_gradient(lp), n, chains, sweeps, "sw", colours, burn_in)
     return jnp.mean(jnp.sum((_data_onehot(spins_idx, n) - b) * lp, axis=(1, 2, 3))), s

@@ -16,7 +16,7 @@ import tarfile
 from pathlib import Path
 from typing import Callable, Iterator
 
-from jaxgo.sgf import GameRecord, SGFError, load_sgf
+from jaxgo.go.sgf import GameRecord, SGFError, load_sgf
 
 DEFAULT_ROOT = Path(__file__).resolve().parents[3] / "shared" / "data"
 TRAIN_KGS_YEARS = ("2001", "2002", "2003", "2006", "2015")

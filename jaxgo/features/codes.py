@@ -8,7 +8,7 @@
 
 ``decode`` rebuilds the full levels from the codes plus the two previous moves: the distance levels, the line
 and the pass level depend only on the candidate's point and the previous moves.  Shards store codes, so a
-position costs 4 * (P + 1) bytes plus a few int16 (``jaxgo.data.shards``).
+position costs 4 * (P + 1) bytes plus a few int16 (``jaxgo.learn.shards``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
-from jaxgo import rules
+from jaxgo.go import rules
 from jaxgo.features.moves import GROUPS, MAX_DISTANCE, SAME_POINT_LEVEL, distance, group_offsets, num_features
 
 PATTERN_BITS = 18

@@ -1,6 +1,6 @@
 """Features for every move of a game record: one jitted ``lax.scan`` per game (moves padded to a bucket).
 
-``game_features(record)`` replays the record with ``jaxgo.rules`` (simple ko; setup stones via
+``game_features(record)`` replays the record with ``jaxgo.go.rules`` (simple ko; setup stones via
 ``rules.from_board``) and returns, per move, the global feature indices of every candidate (group offsets of
 ``jaxgo.features.group_offsets`` added, so level 0 of each group becomes that group's absent index), the legal
 mask, and the played move.  Moves that are illegal under the basic rules (occupied point, suicide, ko) end the
@@ -15,12 +15,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxgo import rules
-from jaxgo.coords import BLACK, WHITE
+from jaxgo.go import rules
+from jaxgo.go.coords import BLACK, WHITE
 from jaxgo.features import large
 from jaxgo.features.codes import pack
 from jaxgo.features.moves import canonical_pattern_table, group_offsets, group_sizes, move_features
-from jaxgo.sgf import GameRecord
+from jaxgo.go.sgf import GameRecord
 
 BUCKET = 64  # moves are padded to a multiple of this, so few shapes are compiled
 

@@ -26,7 +26,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxgo import rules
+from jaxgo.go import rules
 from jaxgo.features.moves import _symmetries
 
 SIZES = (4, 5, 6, 7, 8, 9, 10)

@@ -19,7 +19,7 @@ Every candidate (the P points and pass, index P) gets one *level* per feature gr
 - ``pass``      1: pass; 2: pass right after a pass.
 
 Liberties after the move are counted exactly from the incremental pseudo-liberty statistics of
-``jaxgo.rules`` (count, sum, sum of squares), so no candidate is played out; the one approximation is that a
+``jaxgo.go.rules`` (count, sum, sum of squares), so no candidate is played out; the one approximation is that a
 capturing move is never called self-atari.
 """
 
@@ -31,8 +31,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxgo import rules
-from jaxgo.coords import EMPTY
+from jaxgo.go import rules
+from jaxgo.go.coords import EMPTY
 
 GROUPS = ("pattern", "capture", "extension", "self_atari", "atari", "dist_prev", "dist_prev2", "line", "pass")
 MAX_DISTANCE = 17

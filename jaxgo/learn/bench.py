@@ -52,7 +52,7 @@ def _lmp_speed(shard_folder, batch: int) -> dict:
     import jax
     import jax.numpy as jnp
 
-    from jaxgo.data import shards as shardlib
+    from jaxgo.learn import shards as shardlib
     from jaxgo.learn import lmp
     from jaxgo.learn.train import _fixed, _lmp_shard, _shard_batches
 
@@ -72,7 +72,7 @@ def _lmp_speed(shard_folder, batch: int) -> dict:
 
 
 def _subset(folder, n: int, into: Path) -> Path:
-    from jaxgo.data import shards as shardlib
+    from jaxgo.learn import shards as shardlib
 
     manifest = shardlib.read_manifest(folder)
     entries = manifest["shards"][:n]
@@ -147,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
         out.update(_extraction(args.games, args.batch, args.data))
         if args.large:
             from jaxgo.features.large import LargeDictionary
-            from jaxgo.learn.gammas import load_default_large
+            from jaxgo.features.gammas import load_default_large
 
             large = load_default_large().large if args.large == "default" else LargeDictionary.load(args.large)
             with_large = _extraction(args.games, args.batch, args.data, large)

@@ -87,7 +87,7 @@ def _sources(args):
 
 
 def _harvest(args) -> int:
-    from jaxgo.data.patterns import harvest
+    from jaxgo.learn.patterns import harvest
 
     dictionary, summary = harvest(_sources(args), games=args.games, min_count=args.min_count,
                                   pro_only=args.split == "fox" and not args.games_path, batch=args.batch,
@@ -98,7 +98,7 @@ def _harvest(args) -> int:
 
 
 def _extract(args) -> int:
-    from jaxgo.data.shards import extract
+    from jaxgo.learn.shards import extract
     from jaxgo.features.large import LargeDictionary
 
     large = LargeDictionary.load(args.large) if args.large else None
@@ -123,7 +123,7 @@ def _train(args) -> int:
 
 
 def _eval(args) -> int:
-    from jaxgo.learn import gammas as gm
+    from jaxgo.features import gammas as gm
     from jaxgo.learn.evaluate import evaluate
 
     g = gm.load_named(args.gammas)

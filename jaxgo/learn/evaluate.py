@@ -12,10 +12,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxgo.data import SkipStats, is_pro_vs_pro, iter_path
-from jaxgo.data.shards import batches
+from jaxgo.learn.shards import batches
 from jaxgo.features.games import games_codes, previous_moves
 from jaxgo.learn import bt
-from jaxgo.learn.gammas import Gammas
+from jaxgo.features.gammas import Gammas
 from jaxgo.learn.train import decode_batch
 
 

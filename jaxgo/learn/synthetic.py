@@ -7,7 +7,7 @@ import tarfile
 
 import numpy as np
 
-from jaxgo.coords import BLACK
+from jaxgo.go.coords import BLACK
 
 
 def bt_positions(num_positions: int = 2000, candidates: int = 12, seed: int = 0):
@@ -33,8 +33,8 @@ def bt_positions(num_positions: int = 2000, candidates: int = 12, seed: int = 0)
 
 def random_game_sgf(size: int = 9, moves: int = 40, seed: int = 0) -> bytes:
     """An SGF record of a random legal game (uniform over legal non-pass moves; pass when none)."""
-    from jaxgo.reference import ReferenceBoard
-    from jaxgo.sgf import point_to_sgf
+    from jaxgo.go.reference import ReferenceBoard
+    from jaxgo.go.sgf import point_to_sgf
 
     rng = np.random.default_rng(seed)
     board = ReferenceBoard(size)

@@ -1,6 +1,6 @@
-"""Training drivers over extracted shards (``jaxgo.data.shards``): MM, LMP and Adam, with resumable checkpoints.
+"""Training drivers over extracted shards (``jaxgo.learn.shards``): MM, LMP and Adam, with resumable checkpoints.
 
-``train(shards, method, out)`` writes a gamma file (``jaxgo.learn.gammas``).  With ``checkpoint=DIR`` the state
+``train(shards, method, out)`` writes a gamma file (``jaxgo.features.gammas``).  With ``checkpoint=DIR`` the state
 is saved after every shard (LMP, SGD) or every sweep (MM) to ``DIR/state.npz`` (temporary file + ``os.replace``),
 and a new call with the same arguments resumes from it: a killed run loses at most one shard / sweep of work.
 
@@ -27,10 +27,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxgo.data import shards as shardlib
+from jaxgo.learn import shards as shardlib
 from jaxgo.features.codes import decode
 from jaxgo.learn import bt, lmp, parallel
-from jaxgo.learn.gammas import Gammas, layout
+from jaxgo.features.gammas import Gammas, layout
 
 METHODS = ("mm", "lmp", "sgd")
 

@@ -1,1 +1,1 @@
-"""Search algorithms over the engine (decision-theoretic search control lives in ``jaxgo.search.bpip``)."""
+"""Search algorithms over the engine (decision-theoretic search control lives in ``jaxgo.bpip``)."""

@@ -17,8 +17,8 @@ import time
 import jax
 import numpy as np
 
-from jaxgo import playout
-from jaxgo.game import new_game
+from jaxgo.playouts import light as playout
+from jaxgo.go.game import new_game
 from jaxgo.search.mcts import SearchConfig, Searcher, _stack
 
 

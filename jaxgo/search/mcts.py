@@ -37,7 +37,8 @@ import time
 import jax
 import numpy as np
 
-from jaxgo import playout, rules
+from jaxgo.playouts import light as playout
+from jaxgo.go import rules
 from jaxgo.search import priors  # K(s, a): uniform unless bias_c2 > 0
 from jaxgo.search.tree import STATE_FIELDS, Tree, hash_key
 
@@ -168,7 +169,7 @@ class Searcher:
         first_colour [S, L, P]).  last_moves: int [S, 2] (the positions' last two moves), used by the heavy
         and rule policies for the first playout move's distance features."""
         if self.config.playouts in ("heavy", "rules"):
-            from jaxgo import heavy_playout, rule_policy
+            from jaxgo.playouts import heavy as heavy_playout, rule_policy
 
             tables = (priors.playout_tables(self.config.gammas) if self.config.playouts == "heavy"
                       else rule_policy.rule_tables())

@@ -20,7 +20,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxgo import rules
+from jaxgo.go import rules
 from jaxgo.features import moves as mf
 
 
@@ -33,7 +33,7 @@ def uniform(legal) -> np.ndarray:
 @functools.lru_cache(maxsize=8)
 def log_gammas(path: str | None = None) -> np.ndarray:
     """float32 [K]: log-gammas from a ``jaxgo gammas train`` file, or the shipped ones (path None)."""
-    from jaxgo.learn import gammas as store
+    from jaxgo.features import gammas as store
 
     loaded = store.load_default() if path is None else store.load(path)
     values = np.asarray(loaded.log_gamma, np.float32)
@@ -46,7 +46,7 @@ def log_gammas(path: str | None = None) -> np.ndarray:
 @functools.lru_cache(maxsize=8)
 def playout_tables(path: str | None = None):
     """``heavy_playout.PolicyTables`` for the gammas at ``path`` (None: shipped), cached."""
-    from jaxgo import heavy_playout
+    from jaxgo.playouts import heavy as heavy_playout
 
     return heavy_playout.policy_tables(log_gammas(path))
 

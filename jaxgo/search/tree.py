@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from jaxgo import rules
+from jaxgo.go import rules
 
 UNVISITED = -1
 STATE_FIELDS = ("stones", "chain", "lib_count", "lib_sum", "lib_sumsq", "ko", "to_play", "passes", "captures",

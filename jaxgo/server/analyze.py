@@ -109,7 +109,7 @@ def plot(results: list[dict], size: int, query: dict, chosen: list[int], path: s
 
 def _stones_at(query: dict, size: int, turn: int, parse_vertex) -> dict:
     """{(row, col): colour} after ``turn`` moves (captures applied with the reference board)."""
-    from jaxgo.game import Game
+    from jaxgo.go.game import Game
     from jaxgo.server.protocol import parse_rules
 
     rules = parse_rules("tromp-taylor", size, query.get("komi", 7.5), None, [])
@@ -130,7 +130,7 @@ def _stones_at(query: dict, size: int, turn: int, parse_vertex) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    from jaxgo.sgf import SGFError
+    from jaxgo.go.sgf import SGFError
 
     try:
         query, size = game_query(args.sgf, args.visits, args.rules)

@@ -91,8 +91,8 @@ def raw_throughput(size: int, boards: int, lpl: int, repeats: int) -> tuple[floa
     call over ``repeats`` calls."""
     import jax
 
-    from jaxgo import playout
-    from jaxgo.game import new_game
+    from jaxgo.playouts import light as playout
+    from jaxgo.go.game import new_game
     from jaxgo.search.mcts import _stack
 
     game = new_game(size)

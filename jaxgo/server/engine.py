@@ -352,7 +352,7 @@ class AnalysisEngine:
 
     def _activate(self, client: Client, query: Query) -> None:
         """Replay the query's game once and start one task per analysed turn (errors -> error object)."""
-        from jaxgo.game import Game, IllegalMove
+        from jaxgo.go.game import Game, IllegalMove
         from jaxgo.search.mcts import SearchConfig, Searcher
 
         if client.closed.is_set():
@@ -540,7 +540,7 @@ class AnalysisEngine:
         when there are more) without waiting for them."""
         import jax
 
-        from jaxgo import playout
+        from jaxgo.playouts import light as playout
 
         total = sum(counts)
         lpl = self.config.playouts_per_leaf

@@ -25,8 +25,8 @@ import dataclasses
 import json
 import math
 
-from jaxgo.config import Rules
-from jaxgo.coords import BLACK, WHITE, GTP_COLUMNS
+from jaxgo.go.config import Rules
+from jaxgo.go.coords import BLACK, WHITE, GTP_COLUMNS
 
 MAX_LINE_BYTES = 1 << 20  # longer request lines are answered with an error and skipped
 MAX_VISITS_LIMIT = 1 << 22  # the tree keeps ~visits / L nodes of [A] float arrays: bound the memory

@@ -31,7 +31,7 @@ MAX_BODY = 4 << 20
 
 def sgf_to_query_fields(text: bytes) -> dict:
     """SGF bytes -> the position fields of an analysis query (GTP vertices)."""
-    from jaxgo.sgf import load_sgf
+    from jaxgo.go.sgf import load_sgf
 
     record = load_sgf(text)
     size = record.size
@@ -95,7 +95,7 @@ class _Handler(BaseHTTPRequestHandler):
         if body is None:
             return
         if url.path == "/api/sgf":
-            from jaxgo.sgf import SGFError
+            from jaxgo.go.sgf import SGFError
 
             try:
                 return self._json(200, sgf_to_query_fields(body))

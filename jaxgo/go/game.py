@@ -1,0 +1,192 @@
+"""A real game on the host: one ``rules.State`` plus the history that superko and undo need.
+
+The jitted rules apply simple ko; this class adds the configured ko rule by keeping every earlier position's
+Zobrist hash on the host: positional superko forbids recreating any earlier board, situational superko any
+earlier board with the same player to move.  Moves may be played out of turn (GTP allows it).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import jax
+import numpy as np
+
+from jaxgo.go import rules
+from jaxgo.go.config import Rules
+from jaxgo.go.coords import EMPTY
+
+
+class IllegalMove(ValueError):
+    """A move the rules forbid; ``reason`` is 'occupied', 'ko', 'suicide', 'superko' or 'off board'."""
+
+    def __init__(self, reason: str, move: int | None = None):
+        super().__init__(f"illegal move ({reason})")
+        self.reason = reason
+        self.move = move
+
+
+@functools.lru_cache(maxsize=None)
+def _kernels(suicide: bool):
+    """Jitted single-board kernels, one set per suicide setting (each compiles once per board size)."""
+    play = jax.jit(functools.partial(rules.play, suicide=suicide))
+    legal = jax.jit(functools.partial(rules.legal_mask, suicide=suicide))
+    next_hashes = jax.jit(jax.vmap(lambda s, m: rules.play(s, m, suicide=suicide).hash, in_axes=(None, 0)))
+    score = jax.jit(rules.area_score)
+    owner = jax.jit(rules.ownership)
+    return play, legal, next_hashes, score, owner
+
+
+def _hash_key(words) -> int:
+    words = np.asarray(words, dtype=np.uint64)
+    return int(words[0]) | (int(words[1]) << 32)
+
+
+class Game:
+    """Board, side to move, captures, move list, superko history and undo for one game."""
+
+    def __init__(self, rules_config: Rules):
+        self.rules = rules_config
+        self.size = rules_config.size
+        self.clear()
+
+    # -- state ----------------------------------------------------------------------------------------------
+    def clear(self) -> None:
+        """Empty board, Black to move, no history."""
+        self.state = rules.new_state(self.size)
+        self.moves: list[tuple[int, int]] = []
+        self._undo_stack: list[tuple[rules.State, int, bool]] = []  # (state, history length, was a move)
+        self._seen: list[tuple[int, int]] = [self._position_key(self.state)]
+
+    @property
+    def to_play(self) -> int:
+        return int(self.state.to_play)
+
+    @property
+    def pass_move(self) -> int:
+        return self.size * self.size
+
+    def board(self) -> np.ndarray:
+        """int8 [size, size], row 0 at the top."""
+        return np.asarray(self.state.stones).reshape(self.size, self.size)
+
+    def captures(self, color: int) -> int:
+        """Stones captured by ``color``."""
+        return int(self.state.captures[rules.colour_index(color)])
+
+    def is_over(self) -> bool:
+        return int(self.state.passes) >= 2
+
+    def _position_key(self, state: rules.State) -> tuple[int, int]:
+        return _hash_key(state.hash), int(state.to_play)
+
+    def _kernels(self):
+        return _kernels(self.rules.suicide)
+
+    def _with_player(self, color: int) -> rules.State:
+        """The current state with ``color`` to move (a ko restriction only binds the player it was set for)."""
+        if color == self.to_play:
+            return self.state
+        return self.state.replace(to_play=np.int8(color), ko=np.int32(-1))
+
+    # -- legality -------------------------------------------------------------------------------------------
+    def _repeats(self, words, color: int) -> bool:
+        """Whether a position with hash ``words`` reached by ``color``'s move breaks the superko rule."""
+        key = _hash_key(words)
+        if self.rules.ko_rule == "positional":
+            return any(seen == key for seen, _ in self._seen)
+        if self.rules.ko_rule == "situational":
+            return (key, -color) in self._seen
+        return False
+
+    def illegal_reason(self, color: int, move: int) -> str | None:
+        """None when legal, else why ``color`` may not play ``move``."""
+        if move == self.pass_move:
+            return None
+        if not 0 <= move < self.pass_move:
+            return "off board"
+        state = self._with_player(color)
+        play, legal, _, _, _ = self._kernels()
+        if int(state.stones[move]) != EMPTY:
+            return "occupied"
+        if not bool(legal(state)[move]):
+            return "ko" if int(state.ko) == move else "suicide"
+        if self.rules.ko_rule != "simple" and self._repeats(play(state, move).hash, color):
+            return "superko"
+        return None
+
+    def is_legal(self, color: int, move: int) -> bool:
+        return self.illegal_reason(color, move) is None
+
+    def legal_moves(self, color: int) -> np.ndarray:
+        """bool [P+1]: legal moves of ``color`` under the configured rules (pass last, always legal)."""
+        state = self._with_player(color)
+        _, legal, next_hashes, _, _ = self._kernels()
+        mask = np.array(legal(state))
+        if self.rules.ko_rule != "simple" and mask[:-1].any():
+            # Hash the result of every point at once (one fixed shape, one compile); illegal points are ignored.
+            hashes = np.asarray(next_hashes(state, np.arange(self.pass_move, dtype=np.int32)))
+            for move in np.flatnonzero(mask[:-1]):
+                if self._repeats(hashes[move], color):
+                    mask[move] = False
+        return mask
+
+    # -- changes --------------------------------------------------------------------------------------------
+    def play(self, color: int, move: int) -> None:
+        """Play ``move`` for ``color``; raise IllegalMove (state unchanged) if the rules forbid it."""
+        reason = self.illegal_reason(color, move)
+        if reason is not None:
+            raise IllegalMove(reason, move)
+        play = self._kernels()[0]
+        self._undo_stack.append((self.state, len(self._seen), True))
+        self.state = play(self._with_player(color), np.int32(move))
+        self.moves.append((color, move))
+        self._seen.append(self._position_key(self.state))
+
+    def undo(self) -> None:
+        """Take back the last move or setup; IndexError when there is nothing to undo."""
+        if not self._undo_stack:
+            raise IndexError("nothing to undo")
+        self.state, seen_length, was_move = self._undo_stack.pop()
+        del self._seen[seen_length:]
+        if was_move:
+            self.moves.pop()
+
+    def setup_stones(self, color: int, points) -> None:
+        """Place stones of ``color`` (handicap, SGF AB/AW) without capturing; the side to move is kept."""
+        board = np.asarray(self.state.stones).copy()
+        points = list(points)
+        if any(not 0 <= p < self.pass_move for p in points):
+            raise IllegalMove("off board")
+        if any(board[p] != EMPTY for p in points):
+            raise IllegalMove("occupied")
+        board[points] = color
+        captures = tuple(int(c) for c in self.state.captures)
+        self._undo_stack.append((self.state, len(self._seen), False))
+        self.state = rules.from_board(board, self.to_play, captures, int(self.state.move_count))
+        self._seen.append(self._position_key(self.state))
+
+    def set_to_play(self, color: int) -> None:
+        """Make ``color`` the side to move (e.g. White first after handicap stones).
+
+        The current position's entry in the superko history takes the new side to move, so situational
+        superko compares against the position as it really stands.
+        """
+        self.state = self._with_player(color)
+        self._seen[-1] = self._position_key(self.state)
+
+    # -- scoring --------------------------------------------------------------------------------------------
+    def score(self) -> float:
+        """Tromp-Taylor area score: black - white - komi."""
+        return float(self._kernels()[3](self.state, np.float32(self.rules.komi)))
+
+    def ownership(self) -> np.ndarray:
+        """int8 [size, size] area owner per point (row 0 at the top)."""
+        return np.asarray(self._kernels()[4](self.state)).reshape(self.size, self.size)
+
+
+def new_game(size: int = 19, komi: float = 7.5, ko_rule: str = "positional", suicide: bool = False) -> Game:
+    return Game(Rules(size=size, komi=komi, ko_rule=ko_rule, suicide=suicide))
+
+
+__all__ = ["Game", "IllegalMove", "new_game"]

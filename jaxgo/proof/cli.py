@@ -1,0 +1,183 @@
+"""``jaxgo solve FILE.tst [--solver pns|pp] [--max-nodes N] [--max-seconds S] [--limit K] [--ids ...] [--no-ko]
+[--json]``.
+
+Runs the ``attack``/``defend`` lines of a GNU Go regression file (``loadsgf``, ``trymove``/``popgo`` handled)
+and compares the answer (``1 MOVE``, ``2 MOVE``, ``3 MOVE`` or ``0``) with the ``#? [...]`` expectation, a
+regular expression matched against the whole answer as GNU Go's regression does (a leading ``!`` negates).
+
+Scoring categories per test: ``gnugo_fails`` (the expectation ends with ``*``: GNU Go itself fails it),
+``ko`` (the expected code is 2 or 3), otherwise ``plain``.  The summary reports, for the plain tests, the
+agreement of the result code (``agree_code``) and of the full answer including the move (``agree_full``),
+and the same counts for ko tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import os
+import re
+
+from jaxgo.go.config import Rules
+from jaxgo.go.coords import gtp_to_point, point_to_gtp
+from jaxgo.go.sgf import load_sgf, replay
+
+from jaxgo.proof.capture import solve_capture_ko
+from jaxgo.gtp.proof import game_board
+
+_COLOURS = {"b": 1, "black": 1, "w": -1, "white": -1}
+
+
+def parse_tst(path):
+    """Test cases of a .tst file: dicts id, cmd, vertex, sgf, move, expected, tries (list of (colour, vertex)).
+
+    ``tries`` holds the moves played on top of the loaded position: ``trymove`` (undone by ``popgo``) and the
+    GTP ``play COLOUR VERTEX`` / ``black VERTEX`` / ``white VERTEX`` lines (kept until the next ``loadsgf``).
+    Bytes that are not UTF-8 (comments in Latin-1) are replaced."""
+    cases, current, tries = [], None, []
+    pending = None
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            line = line.strip()
+            m = re.match(r"loadsgf\s+(\S+)(?:\s+(\d+))?", line)
+            if m:
+                current = (m.group(1), int(m.group(2)) if m.group(2) else None)
+                tries = []
+                continue
+            m = re.match(r"trymove\s+(\S+)\s+(\S+)", line) or re.match(r"play\s+(\S+)\s+(\S+)", line) \
+                or re.match(r"(black|white)\s+([A-Za-z]\d+|pass)\s*$", line, re.I)
+            if m:
+                tries.append((_COLOURS.get(m.group(1).lower(), 0), m.group(2)))
+                continue
+            if line.startswith("popgo"):
+                if tries:
+                    tries.pop()
+                continue
+            m = re.match(r"(\d+)\s+(attack|defend)\s+(\S+)", line)
+            if m and current:
+                pending = dict(id=int(m.group(1)), cmd=m.group(2), vertex=m.group(3), sgf=current[0],
+                               move=current[1], tries=list(tries))
+                continue
+            m = re.match(r"#\?\s*\[(.*)\]", line)
+            if m and pending:
+                pending["expected"] = m.group(1) + ("*" if line.rstrip().endswith("*") else "")
+                cases.append(pending)
+                pending = None
+    return cases
+
+
+def expectation(expected: str):
+    """(pattern, negated, gnugo_fails, expected_code or None) from the text inside ``#? [...]``."""
+    text = expected.strip()
+    fails = text.endswith("*")
+    text = text.rstrip("*").strip()
+    neg = text.startswith("!")
+    pat = text.lstrip("!&").strip()
+    m = re.match(r"\(?\s*([0-3])", pat)
+    code = int(m.group(1)) if m else None
+    return pat, neg, fails, code
+
+
+def answer_matches(answer: str, expected: str) -> bool:
+    pat, neg, _, _ = expectation(expected)
+    try:
+        ok = re.fullmatch(pat, answer) is not None
+    except re.error:
+        ok = answer == pat
+    return ok != neg
+
+
+@functools.lru_cache(maxsize=64)
+def _loaded_board(path: str, move):
+    rec = load_sgf(path)
+    return game_board(replay(rec, Rules(size=rec.size), move))
+
+
+def case_board(case, base: str):
+    """Host board of a test case: the SGF replayed to its move number (cached), then its ``trymove``s."""
+    board = _loaded_board(os.path.abspath(os.path.join(base, case["sgf"])), case["move"]).copy()
+    for colour, vertex in case.get("tries", []):
+        if colour and board.to_play != colour:
+            board.to_play, board.ko = colour, -1
+        point = board.size * board.size if vertex.lower() == "pass" else gtp_to_point(vertex, board.size)
+        nxt = board.play(point)
+        if nxt is None:
+            raise ValueError(f"illegal trymove {vertex}")
+        board = nxt
+    return board
+
+
+def run_case(case, base: str, solver: str = "pns", max_nodes: int = 1000, max_seconds: float = 1.0,
+             ko: bool = True, prior=None) -> dict:
+    row = dict(case)
+    board = case_board(case, base)
+    point = gtp_to_point(case["vertex"], board.size)
+    if board.stones[point] == 0:
+        raise ValueError("goal point is empty")
+    code, move, nodes, secs, L = solve_capture_ko(board, point, case["cmd"] == "attack", solver,
+                                                  max_nodes=max_nodes, max_seconds=max_seconds,
+                                                  codes=(1, 2, 3) if ko else (1,), prior=prior)
+    if code == 0:
+        answer = "0"
+    else:
+        answer = f"{code} {point_to_gtp(move, board.size).upper()}" if move is not None else f"{code} PASS"
+    _, _, fails, exp_code = expectation(case["expected"])
+    row.update(answer=answer, code=code, nodes=nodes, seconds=round(secs, 3), L=L,
+               category="gnugo_fails" if fails else "ko" if exp_code in (2, 3) else "plain",
+               agree_full=answer_matches(answer, case["expected"]),
+               agree_code=(code == exp_code) if exp_code is not None else None)
+    return row
+
+
+def summarize(rows) -> dict:
+    out = dict(tests=len(rows), errors=sum("error" in r for r in rows))
+    for cat in ("plain", "ko", "gnugo_fails"):
+        rs = [r for r in rows if r.get("category") == cat]
+        out[cat] = dict(n=len(rs), agree_code=sum(bool(r["agree_code"]) for r in rs),
+                        agree_full=sum(bool(r["agree_full"]) for r in rs))
+    out["nodes"] = sum(r.get("nodes", 0) for r in rows)
+    out["seconds"] = round(sum(r.get("seconds", 0.0) for r in rows), 3)
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="jaxgo solve")
+    ap.add_argument("file", nargs="+")
+    ap.add_argument("--solver", default="pns", choices=["pns", "pp"])
+    ap.add_argument("--max-nodes", type=int, default=1000)
+    ap.add_argument("--max-seconds", type=float, default=1.0)
+    ap.add_argument("--limit", type=int, default=0)
+    ap.add_argument("--ids", type=int, nargs="*", default=None, help="only these test ids")
+    ap.add_argument("--no-ko", action="store_true", help="answer only codes 0/1 (no ko searches)")
+    ap.add_argument("--json", action="store_true")
+    a = ap.parse_args(argv)
+    rows = []
+    for path in a.file:
+        base = os.path.dirname(os.path.abspath(path))
+        cases = parse_tst(path)
+        if a.ids:
+            cases = [c for c in cases if c["id"] in a.ids]
+        if a.limit:
+            cases = cases[: a.limit]
+        for case in cases:
+            try:
+                row = run_case(case, base, a.solver, a.max_nodes, a.max_seconds, ko=not a.no_ko)
+            except Exception as exc:  # noqa: BLE001 - reported per test, the run goes on
+                row = dict(case, error=f"{type(exc).__name__}: {exc}", category="error")
+            row["file"] = os.path.basename(path)
+            rows.append(row)
+            if not a.json:
+                print(f"{row['file']}:{row['id']:<4d} {row['cmd']} {row['vertex']:4s} exp [{row['expected']}] "
+                      f"got [{row.get('answer')}] {row['category']} full={row.get('agree_full')} "
+                      f"nodes={row.get('nodes')} t={row.get('seconds')} {row.get('error', '')}", flush=True)
+    summary = summarize(rows)
+    if a.json:
+        print(json.dumps(dict(summary=summary, rows=rows)))
+    else:
+        p = summary["plain"]
+        print(f"plain tests (not ko, not GNU Go failures): code {p['agree_code']}/{p['n']}, "
+              f"answer incl. move {p['agree_full']}/{p['n']}; ko tests: {summary['ko']}; "
+              f"GNU Go failures: {summary['gnugo_fails']}; errors {summary['errors']}; "
+              f"nodes {summary['nodes']} in {summary['seconds']} s")
+    return 0

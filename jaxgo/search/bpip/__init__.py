@@ -1,7 +1,0 @@
-"""Decision-theoretic search control: BPIP-DFISA with QSS, TRQSS and ATRQSS (Baum & Smith; adaptation steps)."""
-
-from jaxgo.search.bpip.control import METHODS, SearchResult, run_search
-from jaxgo.search.bpip.distributions import Grid, staircase
-from jaxgo.search.bpip.tree import Settings, Tree
-
-__all__ = ["METHODS", "Grid", "SearchResult", "Settings", "Tree", "run_search", "staircase"]

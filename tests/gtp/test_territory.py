@@ -1,0 +1,61 @@
+"""GTP `jaxgo-territory` through jaxgo.gtp.engine.GtpEngine.handle."""
+import os
+
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+import numpy as np
+
+from jaxgo.go.config import Rules
+from jaxgo.gtp.territory import COMMANDS
+from jaxgo.gtp.engine import GtpEngine
+
+
+def parse(resp, size):
+    assert resp.startswith("= ") and resp.endswith("\n\n")
+    rows = [[float(x) for x in ln.split()] for ln in resp[2:].strip().splitlines()]
+    assert len(rows) == size and all(len(r) == size for r in rows)
+    return np.array(rows)
+
+
+def test_jaxgo_territory_leans_to_the_stones():
+    eng = crf_engine(7, 0.5)
+    # Black wall on column B (top to bottom), White stone at F2
+    for cmd in ("play b B7", "play b B6", "play b B5", "play b B4", "play b B3", "play b B2", "play b B1",
+                "play w F2"):
+        assert eng.handle(cmd).startswith("=")
+    t = parse(eng.handle("jaxgo-territory"), 7)
+    assert np.all(np.abs(t) <= 1)
+    assert t[:, 0].min() > 0.5                    # column A behind the Black wall
+    assert t[5, 5] < -0.5                         # F2: row 2 from the bottom -> index 5, column F -> 5
+    assert t[5, 5] < t[5, 3] < t[5, 1]
+
+
+def crf_engine(size, komi):
+    """An engine whose `jaxgo-territory` is this module's handler directly (in the default engine the
+    server's handler answers it: through the analysis engine without arguments, through this one with them)."""
+    eng = GtpEngine(Rules(size=size, komi=komi), seed=1)
+    eng.extensions.update(COMMANDS)
+    return eng
+
+
+def test_jaxgo_territory_options_and_errors():
+    eng = crf_engine(5, 0.5)
+    eng.handle("play b C3")
+    bp = parse(eng.handle("jaxgo-territory b5 bp"), 5)
+    ex = parse(eng.handle("jaxgo-territory b5 exact"), 5)
+    assert ex[2, 2] > 0.5 and np.abs(bp - ex).max() < 0.2   # BP close to exact on an open 5x5 board
+    assert eng.handle("jaxgo-territory nonsense").startswith("? syntax error")
+    assert eng.handle("jaxgo-territory blib sw").startswith("= ")
+    eng19 = crf_engine(19, 7.5)
+    assert eng19.handle("jaxgo-territory exact").startswith("?")
+
+
+def test_default_engine_routes_territory_options_to_the_crf():
+    eng = GtpEngine(Rules(size=5, komi=0.5), seed=1)
+    eng.handle("play b C3")
+    direct = crf_engine(5, 0.5)
+    direct.handle("play b C3")
+    assert eng.handle("jaxgo-territory b5 exact") == direct.handle("jaxgo-territory b5 exact")
+    assert eng.handle("jaxgo-territory nonsense").startswith("? syntax error")
+    plain = parse(eng.handle("jaxgo-territory"), 5)  # through the in-process analysis engine
+    assert plain[2, 2] > 0.5 and np.all(np.abs(plain) <= 1)

@@ -1,0 +1,139 @@
+"""Light playouts checked move by move against the numpy reference board.
+
+Every recorded playout is replayed on ``ReferenceBoard``: each move must be legal (simple ko, no suicide), must
+not fill the mover's own eye, and a pass must happen exactly when no such move exists; the final score,
+ownership, move count and first-play (AMAF) records must match the replay.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from jaxgo.playouts import bitboard as bb
+from jaxgo.playouts import light as playout
+from jaxgo.go import rules
+from jaxgo.go.coords import BLACK, WHITE
+from jaxgo.go.reference import ReferenceBoard, random_positions
+
+KOMI = 7.5
+
+
+def _candidates(board: ReferenceBoard) -> np.ndarray:
+    """Moves the light policy may choose: legal, and not the mover's own eye."""
+    legal = board.legal_mask()[:-1]
+    return legal & ~board.eye_mask(board.to_play)
+
+
+def _replay_and_check(start: ReferenceBoard, result, index: int, max_moves: int) -> None:
+    board = start.copy()
+    size = board.size
+    moves = np.asarray(result.moves[index])
+    played = moves[moves >= 0]
+    first_colour = np.zeros(size * size, np.int8)
+    first_ply = np.full(size * size, -1, np.int16)
+    for ply, move in enumerate(played):
+        choices = _candidates(board)
+        where = f"playout {index}, ply {ply}, move {move}\n{board.to_ascii()}"
+        if move == size * size:
+            assert not choices.any(), f"passed with candidates left: {where}"
+        else:
+            assert choices[move], f"move outside the light policy's candidates: {where}"
+            if first_colour[move] == 0:
+                first_colour[move], first_ply[move] = board.to_play, ply
+        board.play(int(move))
+    assert board.is_over() or len(played) == max_moves, f"playout {index} stopped early"
+    assert int(result.num_moves[index]) == len(played)
+    np.testing.assert_array_equal(np.asarray(result.ownership[index]), board.ownership(), err_msg=f"{index}")
+    assert float(result.score[index]) == pytest.approx(board.area_score())
+    assert int(result.winner[index]) == int(np.sign(board.area_score()))
+    np.testing.assert_array_equal(np.asarray(result.first_colour[index]), first_colour)
+    np.testing.assert_array_equal(np.asarray(result.first_ply[index]), first_ply)
+
+
+@pytest.mark.parametrize("size,batch", [(5, 64), (7, 48), (9, 40), (13, 8), (19, 4)])
+def test_playouts_from_empty_board_follow_the_rules(size, batch):
+    result = playout.run_from_empty(size, batch, jax.random.PRNGKey(size), KOMI, record_moves=True)
+    for index in range(batch):
+        _replay_and_check(ReferenceBoard(size, komi=KOMI), result, index, 3 * size * size)
+
+
+def _to_states(boards):
+    states = [rules.from_board(b.stones, b.to_play) for b in boards]
+    states = [s.replace(ko=jnp.int32(b.ko_point)) for s, b in zip(states, boards)]
+    return jax.tree_util.tree_map(lambda *xs: jnp.stack(xs), *states)
+
+
+@pytest.mark.parametrize("size", [5, 9])
+def test_playouts_from_played_positions(size):
+    boards = random_positions(size, 24, seed=size, komi=KOMI)[0]
+    per_state = 3
+    result = playout.run(_to_states(boards), jax.random.PRNGKey(1), KOMI, num_per_state=per_state,
+                         record_moves=True)
+    for index in range(len(boards) * per_state):
+        _replay_and_check(boards[index // per_state], result, index, 3 * size * size)
+
+
+def test_ko_point_is_respected_at_the_start():
+    board = ReferenceBoard.from_ascii("""
+        . X O . .
+        X . X O .
+        . X O . .
+        . . . . .
+        . . . . .
+    """, to_play=WHITE)
+    board.play(6)  # white B4 takes the black stone at C4: Black may not retake at C4 at once
+    assert board.ko_point == 7
+    states = _to_states([board])
+    result = playout.run(states, jax.random.PRNGKey(0), KOMI, num_per_state=64, record_moves=True)
+    first_moves = np.asarray(result.moves[:, 0])
+    assert board.ko_point not in set(first_moves.tolist())
+    for index in range(64):
+        _replay_and_check(board, result, index, 75)
+
+
+def test_deterministic_given_the_key():
+    a = playout.run_from_empty(9, 16, jax.random.PRNGKey(3))
+    b = playout.run_from_empty(9, 16, jax.random.PRNGKey(3))
+    c = playout.run_from_empty(9, 16, jax.random.PRNGKey(4))
+    np.testing.assert_array_equal(np.asarray(a.ownership), np.asarray(b.ownership))
+    assert not np.array_equal(np.asarray(a.ownership), np.asarray(c.ownership))
+
+
+def test_results_do_not_depend_on_the_number_of_lanes():
+    """Finished lanes take the next pending playout; every playout keeps its own start and random stream."""
+    boards = random_positions(7, 6, seed=11, komi=KOMI)[0]
+    states = _to_states(boards)
+    key = jax.random.PRNGKey(5)
+    reference = playout.run(states, key, KOMI, num_per_state=20, lanes=120, record_moves=True)
+    for lanes in (7, 32):
+        other = playout.run(states, key, KOMI, num_per_state=20, lanes=lanes, record_moves=True)
+        for field in ("score", "num_moves", "ownership", "first_colour", "first_ply", "moves"):
+            np.testing.assert_array_equal(np.asarray(getattr(other, field)), np.asarray(getattr(reference, field)),
+                                          err_msg=f"{field} with {lanes} lanes")
+    for index in range(0, 120, 7):
+        _replay_and_check(boards[index // 20], reference, index, 3 * 49)
+
+
+def test_light_playout_statistics_on_9x9():
+    """Sanity figures for light playouts with komi 7.5: games of about 110 moves, Black winning 35-50%."""
+    result = playout.run_from_empty(9, 512, jax.random.PRNGKey(7), KOMI)
+    assert 95 < float(result.num_moves.mean()) < 130
+    assert 0.35 < float((result.winner == BLACK).mean()) < 0.5
+    # the final positions are settled: only eyes (single empty points) remain
+    assert float(np.mean(np.asarray(result.ownership) == 0)) < 0.02
+
+
+def test_bitboard_round_trip_and_selection():
+    rng = np.random.default_rng(0)
+    dense = rng.random((6, 7, 7)) < 0.3
+    words = bb.from_dense(jnp.asarray(dense))
+    assert words.shape == (7, 6)
+    np.testing.assert_array_equal(np.asarray(bb.to_dense(words, 7)), dense)
+    np.testing.assert_array_equal(np.asarray(bb.popcount(words)), dense.reshape(6, -1).sum(axis=1))
+    for k in range(int(dense[0].sum())):
+        row, col = bb.select_point(words[:, :1], jnp.array([k]))
+        expected = np.flatnonzero(dense[0].reshape(-1))[k]
+        assert (int(row[0]), int(col[0])) == divmod(expected, 7)

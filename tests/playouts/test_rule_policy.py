@@ -1,0 +1,225 @@
+"""MoGo-style rule policy: the shape-pattern table on ASCII boards, and the tier weights."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from jaxgo.playouts import rule_policy as rp
+from jaxgo.go import rules
+from jaxgo.go.coords import BLACK, WHITE
+from jaxgo.features import moves as mf
+from jaxgo.go.reference import ReferenceBoard, random_positions
+
+
+def codes_of(text: str, to_play: int) -> tuple[np.ndarray, int]:
+    board = ReferenceBoard.from_ascii(text, to_play=to_play)
+    state = rules.from_board(np.asarray(board.stones), to_play=to_play)
+    return np.asarray(mf.pattern_codes(state)), board.size
+
+
+def point(text: str, row: int, col: int) -> int:
+    size = len([line for line in text.strip().splitlines() if line.strip()])
+    return row * size + col
+
+
+def matches(text: str, row: int, col: int, to_play: int = BLACK) -> bool:
+    codes, _ = codes_of(text, to_play)
+    return bool(rp.pattern_table()[codes[point(text, row, col)] & 0xFFFF])
+
+
+# The move is always at row 2, column 2 (0-based) of these 5x5 boards.
+HANE = """
+. . . . .
+. X O X .
+. . . . .
+. . . . .
+. . . . .
+"""
+EMPTY_AROUND = """
+. . . . .
+. . . . .
+. . . . .
+. . . . .
+. . . . .
+"""
+LONELY_STONE = """
+. . . . .
+. . X . .
+. . . . .
+. . . . .
+. . . . .
+"""
+CUT = """
+. . . . .
+. X O . .
+. O . . .
+. . . . .
+. . . . .
+"""
+CUT_PROTECTED = """
+. . . . .
+. X O . .
+. O . O .
+. . . . .
+. . . . .
+"""
+
+
+def test_table_covers_every_code_once():
+    table = rp.pattern_table()
+    assert table.shape == (4 ** 8,) and table.dtype == bool
+    assert 0 < table.sum() < len(table)
+    assert not table[0]  # nothing matches an empty neighbourhood
+
+
+@pytest.mark.parametrize("to_play", [BLACK, WHITE])
+def test_hane_matches_for_both_colours(to_play):
+    assert matches(HANE, 2, 2, to_play)
+
+
+def test_empty_and_lonely_stone_do_not_match():
+    assert not matches(EMPTY_AROUND, 2, 2)
+    assert not matches(LONELY_STONE, 2, 2)
+
+
+def test_cut_and_its_exception():
+    assert matches(CUT, 2, 2)
+    assert matches(CUT, 2, 2, WHITE)
+    # A white stone protecting the cutting point (the "o" cell) removes the unprotected-cut match for the
+    # cut at (2, 2): what matches there now must come from another pattern, and none applies to this shape.
+    assert not matches(CUT_PROTECTED, 2, 2)
+
+
+def test_edge_patterns_need_the_edge():
+    on_edge = """
+. . . . .
+. . . . .
+. . . . .
+. . X . .
+. . . O .
+"""
+    off_edge = """
+. . . . .
+. . X . .
+. . . O .
+. . . . .
+. . . . .
+"""
+    # "edge: block side connection": X above the move, O beside it, the move on the first line.  Away from
+    # the edge no pattern covers this shape.
+    assert matches(on_edge, 4, 2)
+    assert not matches(off_edge, 2, 2)
+
+
+def test_table_is_symmetric_under_rotation_and_reflection():
+    rng = np.random.default_rng(0)
+    grid = rp._cell_values()
+    table = rp.pattern_table()
+    codes = rng.integers(0, 4 ** 8, 2000)
+    weights = 1 << (2 * np.arange(8))
+    for code in codes:
+        for variant in rp._symmetries(grid[code]):
+            other = sum(int(variant[1 + dr, 1 + dc]) * int(w) for (dr, dc), w in zip(rp.CELLS, weights))
+            assert table[other] == table[code]
+
+
+def test_table_is_colour_symmetric():
+    grid = rp._cell_values()
+    swapped = np.where(grid == rp.OWN, rp.OPPONENT, np.where(grid == rp.OPPONENT, rp.OWN, grid))
+    weights = 1 << (2 * np.arange(8))
+    codes = sum(swapped[:, 1 + dr, 1 + dc].astype(np.int64) * w for (dr, dc), w in zip(rp.CELLS, weights))
+    table = rp.pattern_table()
+    assert np.array_equal(table[codes], table)
+
+
+def test_tier_weights_order():
+    table = jnp.asarray(rp.pattern_table())
+    hane_codes, _ = codes_of(HANE, BLACK)
+    hane = int(hane_codes[point(HANE, 2, 2)])
+    code = jnp.array([0, hane, hane, 0, 0, 0])
+    capture = jnp.array([0, 0, 0, 0, 1, 1])
+    extension = jnp.array([0, 0, 0, 1, 0, 0])
+    dist_prev = jnp.array([1, 1, 5, 0, 0, 0])
+    candidate = jnp.array([True, True, True, True, True, False])
+    w = np.asarray(rp.tier_weights(code, capture, extension, dist_prev, candidate, table))
+    assert w[0] == w[2] == rp.TIER_WEIGHTS[0]  # no shape / shape far from the previous move: plain
+    assert w[1] == rp.TIER_WEIGHTS[1]  # shape next to the previous move
+    assert w[3] == rp.TIER_WEIGHTS[2]  # save
+    assert w[4] == rp.TIER_WEIGHTS[3]  # capture
+    assert w[5] == 0.0  # not a candidate
+
+
+# -- playouts with the rule policy (``jaxgo.playouts.heavy`` with ``rule_policy.rule_tables()``) -----------------
+KOMI = 7.5
+
+
+def _reference_code(board: ReferenceBoard, move: int) -> int:
+    """Raw 3x3 code (low 16 bits) of ``move`` relative to the side to move, from the reference board."""
+    size, row, col = board.size, divmod(move, board.size)[0], move % board.size
+    code = 0
+    for i, (dr, dc) in enumerate(rp.CELLS):
+        r, c = row + dr, col + dc
+        if not (0 <= r < size and 0 <= c < size):
+            value = rp.OFF_BOARD
+        else:
+            stone = int(board.stones[r * size + c])
+            value = rp.EMPTY if stone == 0 else (rp.OWN if stone == board.to_play else rp.OPPONENT)
+        code |= value << (2 * i)
+    return code
+
+
+def _reference_tiers(board: ReferenceBoard, prev: int) -> np.ndarray:
+    """int [P]: the rule tier of every point (-1: not a candidate; 0 plain, 1 shape, 2 save, 3 capture),
+    computed by playing each candidate on a copy of the reference board."""
+    size, points = board.size, board.size ** 2
+    candidates = board.legal_mask()[:-1] & ~board.eye_mask(board.to_play)
+    table = rp.pattern_table()
+    tiers = np.full(points, -1)
+    for move in np.flatnonzero(candidates):
+        row, col = divmod(int(move), size)
+        neighbours = [(row + dr) * size + col + dc for dr, dc in rp.CELLS[:4]
+                      if 0 <= row + dr < size and 0 <= col + dc < size]
+        after = board.copy()
+        after.play(int(move))
+        captured = any(board.stones[n] == -board.to_play and after.stones[n] == 0 for n in neighbours)
+        own_in_atari = any(board.stones[n] == board.to_play and board.liberties(n).sum() == 1 for n in neighbours)
+        near = 0 <= prev < points and max(abs(prev // size - row), abs(prev % size - col)) == 1
+        if captured:
+            tiers[move] = 3
+        elif own_in_atari and after.liberties(int(move)).sum() >= 2:
+            tiers[move] = 2
+        elif near and table[_reference_code(board, int(move))]:
+            tiers[move] = 1
+        else:
+            tiers[move] = 0
+    return tiers
+
+
+def test_rule_playouts_take_the_highest_tier_and_follow_the_rules():
+    from jaxgo.playouts import heavy as hp
+
+    size, per_state = 7, 2
+    boards, last = random_positions(size, 24, seed=3, komi=KOMI)
+    states = [rules.from_board(b.stones, b.to_play).replace(ko=jnp.int32(b.ko_point)) for b in boards]
+    states = jax.tree_util.tree_map(lambda *xs: jnp.stack(xs), *states)
+    result = hp.run(states, jax.random.PRNGKey(2), KOMI, gammas=rp.rule_tables(), num_per_state=per_state,
+                    record_moves=True, last_moves=last, lanes=16)
+    points, checked, by_tier = size * size, 0, np.zeros(4, int)
+    for index in range(len(boards) * per_state):
+        board, prev = boards[index // per_state].copy(), int(last[index // per_state, 0])
+        played = np.asarray(result.moves[index])
+        for move in played[played >= 0]:
+            tiers = _reference_tiers(board, prev)
+            where = f"playout {index}, move {move}\n{board.to_ascii()}"
+            if move == points:
+                assert (tiers < 0).all(), f"passed with candidates left: {where}"
+            else:
+                assert tiers[move] == tiers.max(), f"tier {tiers[move]} chosen over {tiers.max()}: {where}"
+                by_tier[tiers[move]] += 1
+                checked += 1
+            board.play(int(move))
+            prev = int(move)
+        assert float(result.score[index]) == pytest.approx(board.area_score())
+    assert checked > 1000
+    assert (by_tier > 0).all(), by_tier  # every tier was exercised

@@ -1,0 +1,197 @@
+"""The search family: SoA tree bookkeeping, batched UCT/RAVE, flat strategies, superko in the tree, resign, reuse."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+from jaxgo.go.coords import BLACK, WHITE, gtp_to_point, point_to_gtp  # noqa: E402
+from jaxgo.go.game import new_game  # noqa: E402
+from jaxgo.search.mcts import RESIGN, STRATEGIES, SearchConfig, Searcher  # noqa: E402
+from jaxgo.search.tree import Tree, hash_key  # noqa: E402
+
+SMALL = dict(leaves_per_batch=16, playouts_per_leaf=8, flat_playouts_per_move=8)
+
+
+def board_game(rows: list[str], to_play=BLACK, komi=0.5):
+    """A 5x5 game from an ASCII board (X black, O white, . empty), top row first."""
+    size = len(rows)
+    game = new_game(size=size, komi=komi)
+    for colour, letter in ((BLACK, "X"), (WHITE, "O")):
+        points = [r * size + c for r, row in enumerate(rows) for c, ch in enumerate(row.split()) if ch == letter]
+        if points:
+            game.setup_stones(colour, points)
+    game.set_to_play(to_play)
+    return game
+
+
+# A white group of six stones with one liberty, C2: Black captures it there.
+CAPTURE = [
+    "X X X X .",
+    "X O O O X",
+    "X O O O X",
+    "X X . X X",
+    ". . . . .",
+]
+
+
+@pytest.mark.parametrize("strategy", ["uct", "rave"])
+def test_tree_search_captures_big_group(strategy):
+    game = board_game(CAPTURE, BLACK)
+    searcher = Searcher(game.rules, SearchConfig(strategy=strategy, **SMALL), seed=1)
+    result = searcher.search(game, playouts=1024)
+    assert point_to_gtp(result.move, 5) == "C2"
+    assert result.win_rate > 0.8
+    assert result.playouts >= 1024
+    assert searcher.tree.size > 20  # the tree grew below the root
+
+
+@pytest.mark.parametrize("strategy", [s for s in STRATEGIES if s not in ("uct", "rave")])
+def test_flat_strategies_capture_big_group(strategy):
+    game = board_game(CAPTURE, BLACK)
+    searcher = Searcher(game.rules, SearchConfig(strategy=strategy, **SMALL), seed=2)
+    result = searcher.search(game, playouts=1500)
+    legal = game.legal_moves(BLACK)
+    assert result.move != RESIGN and legal[result.move]
+    if strategy != "depth2":  # min-of-means over ~1-sample replies is too noisy to assert a move
+        assert point_to_gtp(result.move, 5) == "C2"
+
+
+def test_superko_positions_are_never_created_in_the_tree():
+    game = new_game(size=5, komi=0.5)
+    game.play(BLACK, gtp_to_point("C3", 5))
+    # Pretend that the positions after W B2 and after W B2 B D4 already occurred: neither may be entered.
+    probe = new_game(size=5, komi=0.5)
+    probe.play(BLACK, gtp_to_point("C3", 5))
+    probe.play(WHITE, gtp_to_point("B2", 5))
+    forbidden_root_move = int(hash_key(np.asarray(probe.state.hash)))
+    probe.undo()
+    probe.play(WHITE, gtp_to_point("D2", 5))
+    probe.play(BLACK, gtp_to_point("D4", 5))
+    forbidden_deep = int(hash_key(np.asarray(probe.state.hash)))
+    forbidden = [forbidden_root_move, forbidden_deep]
+    for key in forbidden:
+        game._seen.append((key, BLACK))
+    assert not game.legal_moves(WHITE)[gtp_to_point("B2", 5)]
+    searcher = Searcher(game.rules, SearchConfig(strategy="uct", **SMALL), seed=4)
+    searcher.search(game, playouts=2048)
+    tree = searcher.tree
+    keys = set(int(k) for k in tree.hashes[1:tree.size])
+    assert forbidden_root_move not in keys and forbidden_deep not in keys
+    assert tree.children_visits[tree.root, gtp_to_point("B2", 5)] == 0
+    d2 = tree.children_index[tree.root, gtp_to_point("D2", 5)]
+    assert d2 >= 0 and not tree.children_legal[d2, gtp_to_point("D4", 5)]
+
+
+def test_subtree_is_reused_after_moves():
+    game = new_game(size=5, komi=0.5)
+    searcher = Searcher(game.rules, SearchConfig(strategy="rave", **SMALL), seed=5)
+    first = searcher.search(game, playouts=1024)
+    game.play(BLACK, first.move)
+    old = searcher.tree
+    node = old.children_index[0, first.move]
+    reply = int(np.argmax(old.children_visits[node]))
+    kept = _subtree_size(old, old.children_index[node, reply])
+    game.play(WHITE, reply)
+    tree = searcher._prepare_tree(game)
+    assert tree is old and tree.root == 0 and tree.size == kept >= 1
+    assert int(tree.hashes[0]) == int(hash_key(np.asarray(game.state.hash)))
+    assert (tree.parents[1:tree.size] >= 0).all() and (tree.parents[1:tree.size] < tree.size).all()
+    # Undo leaves a position the tree has no root for: a fresh tree.
+    game.undo()
+    game.undo()
+    assert searcher._prepare_tree(game).size == 1
+
+
+def _subtree_size(tree, node):
+    stack, count = [int(node)], 0
+    while stack:
+        count += 1
+        children = tree.children_index[stack.pop()]
+        stack.extend(int(c) for c in children[children >= 0])
+    return count
+
+
+def test_resigns_when_hopeless_and_not_otherwise():
+    lost = board_game([
+        "O O O O O",
+        "O . O . O",
+        "O O O O O",
+        "O . O . O",
+        "O O O O .",
+    ], BLACK, komi=0.5)
+    config = SearchConfig(strategy="rave", resign_min_playouts=256, **SMALL)
+    assert Searcher(lost.rules, config, seed=6).search(lost, playouts=512).move in (RESIGN, 25)
+    fresh = new_game(size=5, komi=0.5)
+    assert Searcher(fresh.rules, config, seed=6).search(fresh, playouts=512).move != RESIGN
+
+
+def test_time_budget_is_respected():
+    game = new_game(size=5, komi=0.5)
+    searcher = Searcher(game.rules, SearchConfig(strategy="uct", **SMALL), seed=7)
+    searcher.search(game, playouts=128)  # compile
+    result = searcher.search(game, seconds=0.5)
+    assert 0.5 <= result.seconds < 2.0 and result.playouts > 0
+
+
+def test_tree_reroot_compacts_subtree():
+    tree = Tree(num_actions=3, capacity=2)
+    states = {name: np.zeros((1, 2), np.int32) for name in ("stones", "chain", "lib_count", "lib_sum", "lib_sumsq")}
+    states.update(ko=np.zeros(1, np.int32), to_play=np.ones(1, np.int8), passes=np.zeros(1, np.int32),
+                  captures=np.zeros((1, 2), np.int32), hash=np.zeros((1, 2), np.uint32), move_count=np.zeros(1, np.int32))
+    root = tree.add_nodes(states, np.array([-1]), np.array([-1]))[0]
+    a = tree.add_nodes(states, np.array([root]), np.array([0]))[0]
+    b = tree.add_nodes(states, np.array([root]), np.array([1]))[0]
+    c = tree.add_nodes(states, np.array([b]), np.array([2]))[0]  # grows past capacity 2
+    tree.children_visits[b, 2] = 7
+    assert tree.capacity >= 4 and tree.size == 4 and a != b
+    tree.reroot(b)
+    assert tree.size == 2 and tree.children_index[0, 2] == 1 and tree.parents[1] == 0
+    assert tree.children_visits[0, 2] == 7 and c == 3
+
+
+def test_auto_leaves_gives_about_48_batches_in_powers_of_two():
+    from jaxgo.search.mcts import auto_leaves
+
+    assert auto_leaves(None, 4) == 128
+    assert auto_leaves(100, 4) == 4  # never below 4
+    assert auto_leaves(1000, 4) == 4
+    assert auto_leaves(3000, 4) == 8
+    assert auto_leaves(10000, 4) == 32
+    assert auto_leaves(30000, 4) == 128
+    assert auto_leaves(10 ** 7, 4) == 128  # never above 128
+    for budget in (800, 5000, 20000):
+        k = auto_leaves(budget, 4)
+        assert k & (k - 1) == 0 and budget / (4 * k) >= 48
+
+
+def test_leaf_last_moves_follow_the_tree_path_and_the_game():
+    from jaxgo.search.mcts import _last_moves
+
+    game = new_game(size=5, komi=0.5)
+    game.play(BLACK, gtp_to_point("C3", 5))
+    game.play(WHITE, gtp_to_point("B2", 5))
+    searcher = Searcher(game.rules, SearchConfig(strategy="rave", **SMALL), seed=3)
+    searcher.search(game, playouts=512)
+    tree = searcher.tree
+    nodes = np.arange(tree.size)
+    last = _last_moves(tree, nodes, (gtp_to_point("B2", 5), gtp_to_point("C3", 5)))
+    for node in nodes:
+        path = [gtp_to_point("C3", 5), gtp_to_point("B2", 5)]
+        chain, n = [], int(node)
+        while n != tree.root:
+            chain.append(int(tree.action_from_parent[n]))
+            n = int(tree.parents[n])
+        path += chain[::-1]
+        assert list(last[node]) == [path[-1], path[-2]]
+
+
+def test_rule_policy_search_plays_the_capture():
+    game = board_game(CAPTURE, BLACK)
+    searcher = Searcher(game.rules, SearchConfig(strategy="rave", playouts="rules", **SMALL), seed=4)
+    result = searcher.search(game, playouts=512)
+    assert point_to_gtp(result.move, 5) == "C2"

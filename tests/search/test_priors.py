@@ -1,0 +1,144 @@
+"""Progressive-bias priors K(s, a) from the move model, and their use in the tree search."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxgo.go import rules
+from jaxgo.go.coords import BLACK, gtp_to_point
+from jaxgo.features import moves as mf
+from jaxgo.go.game import new_game
+from jaxgo.learn import bt
+from jaxgo.go.reference import ReferenceBoard
+from jaxgo.search import priors
+from jaxgo.search.mcts import SearchConfig, Searcher, virtual_rave
+
+# Black to play: the white stone at C5 is in atari (last liberty C4); the black stone at E4 is in atari too.
+POSITION = """
+    . . . . . . .
+    . . X . . . .
+    . X O X . . .
+    . . . O X O .
+    . . . . O . .
+    . . . . . . .
+    . . . . . . .
+"""
+
+
+def _state(text: str, to_play: int = BLACK):
+    board = ReferenceBoard.from_ascii(text, to_play=to_play)
+    state = rules.from_board(board.stones, to_play)
+    return board, jax.tree_util.tree_map(lambda x: jnp.asarray(x)[None], state)
+
+
+def game_after_d4_c4_d3():
+    """A 7x7 game after Black D4, White C4, Black D3 (White to play)."""
+    game = new_game(7, 7.5)
+    for move in ("D4", "C4", "D3"):
+        game.play(game.to_play, gtp_to_point(move, 7))
+    return game
+
+
+def test_priors_are_the_normalised_team_strengths():
+    board, states = _state(POSITION)
+    log_gamma = priors.log_gammas()
+    searched = np.concatenate([board.legal_mask()[:-1] & ~board.eye_mask(BLACK), [True]])
+    prev, prev2 = gtp_to_point("F4", 7), gtp_to_point("D5", 7)  # white F4 just played, after black D5
+    k = priors.prior_probabilities(states, searched[None], [prev], [prev2], log_gamma)[0]
+    levels, legal = mf.move_features(jax.tree_util.tree_map(lambda x: x[0], states), jnp.int32(prev),
+                                     jnp.int32(prev2), jnp.asarray(mf.canonical_pattern_table()[0]))
+    strength = np.exp(np.asarray(bt.team_log_strength(jnp.asarray(log_gamma),
+                                                      np.asarray(levels) + mf.group_offsets())))
+    expected = np.where(searched & np.asarray(legal), strength, 0.0)
+    np.testing.assert_allclose(k, expected / expected.sum(), rtol=1e-4, atol=1e-8)
+    assert abs(k.sum() - 1.0) < 1e-5 and (k[~searched] == 0).all()
+    # The shipped gammas favour capturing the white stone in atari.
+    capture = gtp_to_point("C4", 7)
+    assert k[capture] > 5 * np.median(k[searched])
+
+
+def test_uniform_without_bias():
+    game = new_game(7, 7.5)
+    searched = np.ones(50, bool)
+    np.testing.assert_allclose(priors.root_prior(SearchConfig(), game, searched), np.full(50, 1 / 50))
+
+
+def test_search_with_heavy_playouts_and_progressive_bias():
+    game = game_after_d4_c4_d3()
+    config = SearchConfig(playouts="heavy", bias_c2=1.0, leaves_per_batch=16, playouts_per_leaf=2)
+    searcher = Searcher(game.rules, config, seed=0)
+    result = searcher.search(game, playouts=128)
+    assert result.playouts >= 128
+    assert game.is_legal(game.to_play, result.move)
+    tree = searcher.tree
+    root_prior = tree.children_prior[tree.root]
+    assert abs(root_prior.sum() - 1.0) < 1e-5
+    assert root_prior.max() > 3.0 / tree.children_legal[tree.root].sum()  # not uniform
+    children = tree.children_index[tree.root]
+    child = int(children[children >= 0][0])
+    assert abs(tree.children_prior[child].sum() - 1.0) < 1e-5
+
+
+def test_tree_priors_take_the_game_last_moves_at_the_root():
+    # Light playouts with progressive bias: the priors of the root's children use the game's last move as the
+    # move before theirs (it was -1 before), grandchildren their parent's edge -- as the playouts' last moves.
+    game = game_after_d4_c4_d3()
+    config = SearchConfig(bias_c2=1.0, leaves_per_batch=16, playouts_per_leaf=2)
+    searcher = Searcher(game.rules, config, seed=1)
+    searcher.search(game, playouts=256)
+    tree, log_gamma = searcher.tree, priors.log_gammas()
+    last = gtp_to_point("D3", 7)
+
+    def expected(node, prev, prev2):
+        return priors.prior_probabilities(tree.gather_states(np.array([node])), tree.children_legal[node][None],
+                                          [prev], [prev2], log_gamma)[0]
+
+    np.testing.assert_allclose(tree.children_prior[tree.root], expected(tree.root, last, gtp_to_point("C4", 7)),
+                               rtol=1e-5, atol=1e-7)
+    children = [int(c) for c in tree.children_index[tree.root] if c >= 0]
+    checked = 0
+    for child in children[:4]:
+        action = int(tree.action_from_parent[child])
+        np.testing.assert_allclose(tree.children_prior[child], expected(child, action, last), rtol=1e-5, atol=1e-7)
+        for grand in [int(g) for g in tree.children_index[child] if g >= 0][:2]:
+            np.testing.assert_allclose(tree.children_prior[grand],
+                                       expected(grand, int(tree.action_from_parent[grand]), action),
+                                       rtol=1e-5, atol=1e-7)
+            checked += 1
+    assert len(children) >= 4 and checked >= 1
+    # The root's children's priors differ from what -1 as the move before gives (the old, inconsistent prior).
+    child = children[0]
+    old = expected(child, int(tree.action_from_parent[child]), -1)
+    assert not np.allclose(tree.children_prior[child], old, rtol=1e-5, atol=1e-7)
+
+
+def test_virtual_rave_experience_is_off_by_default():
+    visits, values = np.array([0.0, 3.0, 10.0]), np.array([0.0, 2.0, 4.0])
+    out_visits, out_values = virtual_rave(SearchConfig(), visits, values, np.array([0.2, 0.3, 0.5]))
+    np.testing.assert_array_equal(out_visits, visits)
+    np.testing.assert_array_equal(out_values, values)
+
+
+def test_virtual_rave_experience_favours_likely_moves_and_fades_with_real_amaf():
+    config = SearchConfig(prior_even=10.0, prior_pattern=20.0)
+    prior = np.array([0.64, 0.04, 0.0])
+    # No AMAF data yet: value = (5 + 20 sqrt(K)) / (10 + 20 sqrt(K)), i.e. 21/26, 9/14 and 1/2.
+    visits, values = virtual_rave(config, np.zeros(3), np.zeros(3), prior)
+    np.testing.assert_allclose(values / visits, [21.0 / 26.0, 9.0 / 14.0, 0.5])
+    np.testing.assert_allclose(visits, [26.0, 14.0, 10.0])
+    # 10,000 real AMAF playouts at 40%: every move's value is within 0.01 of 0.4 whatever its prior.
+    visits, values = virtual_rave(config, np.full(3, 1e4), np.full(3, 4e3), prior)
+    assert np.all(np.abs(values / visits - 0.4) < 0.01)
+
+
+def test_virtual_experience_alone_computes_the_move_model_priors():
+    game = game_after_d4_c4_d3()
+    searcher = Searcher(game.rules, SearchConfig(prior_pattern=20.0, leaves_per_batch=16, playouts_per_leaf=2),
+                        seed=0)
+    result = searcher.search(game, playouts=128)
+    assert game.is_legal(game.to_play, result.move)
+    root_prior = searcher.tree.children_prior[searcher.tree.root]
+    assert abs(root_prior.sum() - 1.0) < 1e-5
+    assert root_prior.max() > 3.0 / searcher.tree.children_legal[searcher.tree.root].sum()  # not uniform
