@@ -10,11 +10,17 @@ configuration advances together) and appends one JSON line per finished game to 
 command continues where the log ends (a killed run loses at most the games in progress).  ``report`` prints a
 Markdown table (games, wins, win rate with its 95% Wilson interval, forfeits) and draws win rate vs playouts.
 Every game is refereed by ``jaxgo.match`` (komi 7.5, area scoring, positional superko).
+
+Logs may be gzip-compressed (``.jsonl.gz``, as the logs kept in benchmarks/ are): ``report`` reads either kind,
+and a log named ``X.jsonl`` that is missing is read from ``X.jsonl.gz`` (and the other way round), so the
+commands in benchmarks/RESULTS.md work with either name.  ``run`` appends to whichever file that finds (a new
+gzip member for a ``.gz`` log); with neither it starts the named file (plain text unless the name ends in .gz).
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import shlex
 import sys
@@ -33,10 +39,27 @@ def engine_command(strategy: str, playouts: int, extra: str = "", engine: str = 
             f"--playouts {playouts} --seed {{seed}} {extra}").strip()
 
 
+def resolve(log: Path) -> Path:
+    """The file a log name refers to: the name itself, else its ``.gz`` twin (X.jsonl <-> X.jsonl.gz)."""
+    if log.exists():
+        return log
+    twin = log.with_suffix("") if log.suffix == ".gz" else log.with_name(log.name + ".gz")
+    return twin if twin.exists() else log
+
+
+def open_log(log: Path, mode: str):
+    """Open a log as text, through gzip when its name ends in ``.gz`` (append mode adds a gzip member)."""
+    if log.suffix == ".gz":
+        return gzip.open(log, mode + "t", encoding="utf-8")
+    return log.open(mode, encoding="utf-8")
+
+
 def load(log: Path) -> list[dict]:
+    log = resolve(log)
     if not log.exists():
         return []
-    return [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    with open_log(log, "r") as f:
+        return [json.loads(line) for line in f.read().splitlines() if line.strip()]
 
 
 def run(args) -> int:
@@ -45,7 +68,7 @@ def run(args) -> int:
         print("gnugo not found (apt-get install -y gnugo)", file=sys.stderr)
         return 2
     opponent = f"{gnugo} --mode gtp --chinese-rules --level {args.level}"
-    log = Path(args.log)
+    log = resolve(Path(args.log))
     log.parent.mkdir(parents=True, exist_ok=True)
     configs = [(s, p) for p in args.playouts for s in args.strategies]
     while True:
@@ -63,7 +86,7 @@ def run(args) -> int:
             sgf_dir = str(Path(args.sgf_dir) / f"{strategy}_{playouts}_{first:04d}") if args.sgf_dir else None
             summary = run_match(command, opponent, games=2, size=9, komi=7.5, alternate=True, sgf_dir=sgf_dir,
                                 parallel=args.parallel, timeout=args.timeout, progress=None)
-            with log.open("a") as out:
+            with open_log(log, "a") as out:
                 for rec in summary["games_detail"]:
                     out.write(json.dumps({
                         "strategy": strategy, "playouts": playouts, "label": args.label, "level": args.level,
@@ -127,7 +150,7 @@ def main(argv=None) -> int:
     r.add_argument("--playouts", type=int, nargs="+", default=[1000, 3000, 10000, 30000])
     r.add_argument("--games", type=int, default=100, help="games per configuration")
     r.add_argument("--level", type=int, default=10)
-    r.add_argument("--log", default="benchmarks/strength_9x9.jsonl")
+    r.add_argument("--log", default="benchmarks/strength_9x9.jsonl", help="JSONL log (.jsonl or .jsonl.gz)")
     r.add_argument("--label", default="", help="tag for these games (e.g. heavy) kept apart in the report")
     r.add_argument("--engine-options", default="", help="extra `jaxgo gtp` options")
     r.add_argument("--engine", default=DEFAULT_ENGINE,
@@ -136,7 +159,8 @@ def main(argv=None) -> int:
     r.add_argument("--parallel", type=int, default=1)
     r.add_argument("--timeout", type=float, default=600.0)
     p = sub.add_parser("report", help="table and plot from the log")
-    p.add_argument("--log", nargs="+", default=["benchmarks/strength_9x9.jsonl"], help="one or more logs")
+    p.add_argument("--log", nargs="+", default=["benchmarks/strength_9x9.jsonl"],
+                   help="one or more logs (.jsonl or .jsonl.gz)")
     p.add_argument("--plot", default=None)
     args = parser.parse_args(argv)
     return run(args) if args.command == "run" else report(args)
