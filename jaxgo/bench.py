@@ -13,19 +13,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 
-
-def _configure_host_devices(requested: int | None) -> None:
-    """Must run before jax is imported: split the CPU into one XLA device per core unless told otherwise."""
-    if "jax" in sys.modules:
-        return
-    count = requested or os.cpu_count() or 1
-    flags = os.environ.get("XLA_FLAGS", "")
-    if "xla_force_host_platform_device_count" not in flags:
-        os.environ["XLA_FLAGS"] = f"{flags} --xla_force_host_platform_device_count={count}".strip()
+from jaxgo.util.devices import configure_host_devices
 
 
 def parse_args(argv):
@@ -81,7 +72,7 @@ def bench_jaxgo(size: int, batch: int, repeats: int, komi: float, devices: int |
     compile_s, run = _compile(run, keys(0))
     best, (moves, winners) = _best_time(run, [keys(seed) for seed in range(1, repeats + 1)])
     moves, winners = np.asarray(moves), np.asarray(winners)
-    return _record("jaxgo", devs[0].platform, len(devs), size, batch, compile_s, best, moves, winners == 1)
+    return playout_record("jaxgo", devs[0].platform, len(devs), size, batch, compile_s, best, moves, winners == 1)
 
 
 def _compile(jitted, example):
@@ -133,8 +124,8 @@ def bench_pgx(size: int, batch: int, repeats: int, komi: float) -> dict:
 
     compile_s, run = _compile(run, jax.random.PRNGKey(0))
     best, (moves, rewards) = _best_time(run, [jax.random.PRNGKey(seed) for seed in range(1, repeats + 1)])
-    return _record("pgx", jax.devices()[0].platform, 1, size, batch, compile_s, best,
-                   np.asarray(moves), np.asarray(rewards) > 0)
+    return playout_record("pgx", jax.devices()[0].platform, 1, size, batch, compile_s, best,
+                          np.asarray(moves), np.asarray(rewards) > 0)
 
 
 def bench_openspiel(size: int, seconds: float, komi: float) -> dict:
@@ -156,14 +147,17 @@ def bench_openspiel(size: int, seconds: float, komi: float) -> dict:
         moves.append(count)
         black_wins.append(state.returns()[0] > 0)
     elapsed = time.perf_counter() - start
-    return _record("openspiel", "cpu", 1, size, len(moves), 0.0, elapsed, np.array(moves), np.array(black_wins))
+    return playout_record("openspiel", "cpu", 1, size, len(moves), 0.0, elapsed, np.array(moves),
+                          np.array(black_wins))
 
 
-def _significant(value: float, digits: int = 4) -> float:
+def significant(value: float, digits: int = 4) -> float:
+    """``value`` rounded to ``digits`` significant digits (ratios in the JSON lines)."""
     return float(f"{value:.{digits}g}")
 
 
-def _record(system, device, devices, size, batch, compile_s, seconds, moves, black_wins) -> dict:
+def playout_record(system, device, devices, size, batch, compile_s, seconds, moves, black_wins) -> dict:
+    """One JSON line of ``jaxgo bench playouts``: moves int [batch] per playout, black_wins bool [batch]."""
     return {
         "system": system,
         "device": device,
@@ -201,11 +195,11 @@ def run_playouts(args) -> list[dict]:
             peer = bench_pgx(size, min(best["batch"], args.pgx_batch), args.repeats, args.komi)
             emit(peer)
             ratio["pgx_batch"] = peer["batch"]
-            ratio["ratio_vs_pgx"] = _significant(best["playouts_per_s"] / peer["playouts_per_s"])
+            ratio["ratio_vs_pgx"] = significant(best["playouts_per_s"] / peer["playouts_per_s"])
         if "openspiel" in peers:
             peer = bench_openspiel(size, args.openspiel_seconds, args.komi)
             emit(peer)
-            ratio["ratio_vs_openspiel"] = _significant(best["playouts_per_s"] / peer["playouts_per_s"])
+            ratio["ratio_vs_openspiel"] = significant(best["playouts_per_s"] / peer["playouts_per_s"])
         if peers:
             emit(ratio)
     return records
@@ -227,7 +221,7 @@ def main(argv: list[str]) -> int:
 
         return int(importlib.import_module(OTHER_BENCHMARKS[argv[0]]).main(argv[1:]) or 0)
     args = parse_args(argv)
-    _configure_host_devices(args.devices)
+    configure_host_devices(args.devices)
     if args.what == "playouts":
         records = run_playouts(args)
         if not args.json:

@@ -1,5 +1,6 @@
 """Build GNU Go territory labels from the training split (KGS 2001/2002/2003/2006/2015; default) or the
-test split (KGS 2017-01..06, `--split test`) of ../shared/data/games/kgs-highdan.  Keeps games with a counted score (RE[B+x]/RE[W+x], x numeric)
+test split (KGS 2017-01..06, `--split test`) of DATA/games/kgs-highdan (DATA: `jaxgo.util.paths.data_dir()`; the split is
+`jaxgo.data.archives.kgs_split`).  Keeps games with a counted score (RE[B+x]/RE[W+x], x numeric)
 and >= 160 moves; stores positions at moves 20, 80, 150 and the labels.
 Usage: python scripts/crf_labels.py [--split train|test] [--offset K] --games 40 --out /tmp/crf_labels.npz
 With --sgf-dir DIR [DIR ...] the games are the *.sgf files of those folders (any board size, e.g. 9x9 GNU Go self-play from
@@ -13,12 +14,13 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 import numpy as np
 from tqdm import tqdm
 
-from jaxgo.go.config import Rules
 from jaxgo.crf.labels import territory_labels
+from jaxgo.data.archives import kgs_archives
+from jaxgo.go.config import Rules
 from jaxgo.go.sgf import load_sgf, replay
+from jaxgo.util.files import save_npz_atomic
+from jaxgo.util.paths import data_dir
 
-TRAIN_YEARS = ("2001", "2002", "2003", "2006", "2015")
-TEST_YEARS = ("2017",)
 MOVES = (20, 80, 150)
 
 
@@ -35,10 +37,8 @@ def counted(b: bytes) -> bool:
 
 
 def save(out, labels, komis, names, pos):
-    tmp = out + ".tmp.npz"
-    np.savez(tmp, labels=np.array(labels, np.int8), komi=np.array(komis, np.float32),
-             names=np.array(names), **{f"moves{m}": np.array(pos[m], np.int8) for m in pos})
-    os.replace(tmp, out)
+    save_npz_atomic(out, dict(labels=np.array(labels, np.int8), komi=np.array(komis, np.float32),
+                              names=np.array(names), **{f"moves{m}": np.array(pos[m], np.int8) for m in pos}))
 
 
 def label_record(b: bytes, moves=MOVES, min_moves=160, size=19):
@@ -61,11 +61,10 @@ def sgf_dir_records(path):
                 yield f, fh.read()
 
 
-def archive_records(data, years):
-    """Yields (name, bytes) of the SGF members of the .tar.gz archives of the given years."""
-    files = sorted(f for f in os.listdir(data) if f.endswith(".tar.gz") and f.split("-")[1][:4] in years)
-    for f in files:
-        with tarfile.open(os.path.join(data, f)) as tf:
+def archive_records(data, split):
+    """Yields (name, bytes) of the SGF members of the KGS .tar.gz archives of the split ('train' or 'test')."""
+    for path in kgs_archives(data, split):
+        with tarfile.open(path) as tf:
             for m in tf:
                 if m.isfile() and m.name.endswith(".sgf"):
                     yield m.name, tf.extractfile(m).read()
@@ -73,7 +72,7 @@ def archive_records(data, years):
 
 def main(argv=None):
     ap = argparse.ArgumentParser()
-    ap.add_argument("--data", default="../shared/data/games/kgs-highdan")
+    ap.add_argument("--data", default=str(data_dir() / "games" / "kgs-highdan"))
     ap.add_argument("--sgf-dir", nargs="+", default=None,
                     help="label the *.sgf files of these folders instead of --data")
     ap.add_argument("--games", type=int, default=40)
@@ -90,7 +89,7 @@ def main(argv=None):
         records = ((os.path.join(os.path.basename(os.path.normpath(d)), f), b)
                    for d in a.sgf_dir for f, b in sgf_dir_records(d))
     else:
-        records = archive_records(a.data, TRAIN_YEARS if a.split == "train" else TEST_YEARS)
+        records = archive_records(a.data, a.split)
     pos = {m: [] for m in moves}
     labels, komis, names, broken, skipped = [], [], [], 0, 0
     seen, duplicates = set(), 0          # self-play folders can hold the same game twice: keep the first

@@ -14,17 +14,18 @@ import numpy as np
 from jaxgo.go.config import Rules
 from jaxgo.crf.evaluator import load_model
 from jaxgo.crf.moves import fit_beta, log_likelihood, move_values
+from jaxgo.data.archives import kgs_archives
 from jaxgo.go.sgf import load_sgf, replay
+from jaxgo.util.paths import data_dir
 
-DATA = "../shared/data/games/kgs-highdan"
+DATA = data_dir() / "games" / "kgs-highdan"
 
 
-def positions(years, games, moves):
-    """Yield (state, actual move point) from the first `games` even 19x19 games of the given years."""
-    files = sorted(f for f in os.listdir(DATA) if f.endswith(".tar.gz") and f.split("-")[1][:4] in years)
+def positions(split, games, moves):
+    """Yield (state, actual move point) from the first `games` even 19x19 games of the split ('train', 'test')."""
     done = 0
-    for f in files:
-        with tarfile.open(os.path.join(DATA, f)) as tf:
+    for path in kgs_archives(DATA, split):
+        with tarfile.open(path) as tf:
             for m in tf:
                 if done >= games:
                     return
@@ -47,9 +48,9 @@ def positions(years, games, moves):
                 yield from out
 
 
-def collect(years, games, moves, name, params):
+def collect(split, games, moves, name, params):
     ex = []
-    for state, point in positions(years, games, moves):
+    for state, point in positions(split, games, moves):
         legal, u = move_values(state, params, name)
         idx = np.nonzero(legal == point)[0]
         if len(idx):
@@ -67,9 +68,9 @@ def main():
     moves = tuple(int(x) for x in a.moves.split(","))
     name, params = load_model(a.model)
     t = time.time()
-    train = collect(("2001", "2002", "2003", "2006", "2015"), a.games, moves, name, params)
+    train = collect("train", a.games, moves, name, params)
     beta = fit_beta(train)
-    test = collect(("2017",), a.games, moves, name, params)
+    test = collect("test", a.games, moves, name, params)
     res = {"model": a.model, "beta": beta, "train_positions": len(train), "test_positions": len(test),
            "test_mean_log_likelihood": float(np.mean([log_likelihood(u, c, beta) for u, c in test])),
            "uniform_mean_log_likelihood": float(np.mean([-np.log(len(u)) for u, _ in test])),

@@ -18,7 +18,8 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 
-from jaxgo.data import DEFAULT_ROOT, SkipStats, iter_records, heldout_archives, train_archives  # noqa: E402
+from jaxgo.data import SkipStats, iter_records, heldout_archives, train_archives  # noqa: E402
+from jaxgo.util.paths import data_dir  # noqa: E402
 from jaxgo.features import GROUPS, game_features, group_offsets, group_sizes, num_features  # noqa: E402
 from jaxgo.learn import bt  # noqa: E402
 
@@ -35,7 +36,7 @@ def collect(paths, games: int, stats: SkipStats):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--data", default=str(DEFAULT_ROOT))
+    parser.add_argument("--data", default=str(data_dir()))
     parser.add_argument("--train-games", type=int, default=200)
     parser.add_argument("--test-games", type=int, default=200)
     parser.add_argument("--iterations", type=int, default=20)

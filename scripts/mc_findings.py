@@ -21,7 +21,9 @@ import numpy as np
 
 from jaxgo.playouts import light as playout
 from jaxgo.go.game import new_game
-from jaxgo.search.mcts import RESIGN, SearchConfig, Searcher
+from jaxgo.search.config import SearchConfig
+from jaxgo.search.mcts import Searcher
+from jaxgo.search.player import RESIGN
 
 
 def positions(count: int, size: int, seed: int):
@@ -38,7 +40,7 @@ def positions(count: int, size: int, seed: int):
 
 def reference_values(game, per_move: int, seed: int) -> np.ndarray:
     """[A] win rate of each legal move for the player to move (NaN for illegal and pass)."""
-    searcher = Searcher(game.rules, SearchConfig(strategy="mc"), seed=seed)
+    searcher = Searcher(game.rules, SearchConfig(strategy="mc", playouts="light", bias_c2=0.0), seed=seed)
     states, legal, _ = searcher._root_children(game)
     result = playout.run(states, jax.random.PRNGKey(seed), game.rules.komi, num_per_state=per_move)
     winner = np.asarray(result.winner).reshape(len(legal), per_move)
@@ -70,7 +72,7 @@ def main(argv=None):
             for g, ref in zip(games, refs):
                 best = np.nanmax(ref)
                 for seed in range(args.seeds):
-                    searcher = Searcher(g.rules, SearchConfig(strategy=strategy, resign_threshold=-1), seed=seed)
+                    searcher = Searcher(g.rules, SearchConfig(strategy=strategy, playouts="light", bias_c2=0.0), seed=seed)
                     result = searcher.search(g, playouts=budget)
                     move = result.move
                     value = ref[move] if move != RESIGN and move < len(ref) and not np.isnan(ref[move]) else np.nanmin(ref)

@@ -16,7 +16,8 @@ from jaxgo.go.game import new_game
 from jaxgo.bpip.control import run_search
 from jaxgo.bpip.go_playout import GO_VALUE_GRID, GoPlayoutDomain, to_numpy
 from jaxgo.bpip.tree import Settings
-from jaxgo.search.mcts import SearchConfig, Searcher
+from jaxgo.search.config import SearchConfig
+from jaxgo.search.mcts import Searcher
 
 
 def game_from_moves(moves: list[int], size: int = 9, komi: float = 7.5):
@@ -33,7 +34,7 @@ def test_positions(count: int, size: int = 9, komi: float = 7.5, playouts: int =
     out, game_no = [], 0
     while len(out) < count:
         game = new_game(size, komi)
-        searcher = Searcher(game.rules, SearchConfig(strategy="rave", leaves_per_batch=32), seed=seed + game_no)
+        searcher = Searcher(game.rules, SearchConfig(strategy="rave", leaves_per_batch=32, playouts="light", bias_c2=0.0), seed=seed + game_no)
         moves = []
         while len(out) < count and not game.is_over() and len(moves) < 60:
             if len(moves) >= start and (len(moves) - start) % spacing == 0:
@@ -51,7 +52,8 @@ def mcts_move(moves: list[int], playouts: int, seed: int = 0, size: int = 9, kom
               leaves_per_batch: int = 32) -> dict:
     """One RAVE search; returns the move, its win rate and the per-move root statistics."""
     game = game_from_moves(moves, size, komi)
-    cfg = SearchConfig(strategy="rave", leaves_per_batch=leaves_per_batch, resign_min_playouts=10**9)
+    cfg = SearchConfig(strategy="rave", leaves_per_batch=leaves_per_batch, resign_min_playouts=10**9,
+                       playouts="light", bias_c2=0.0)
     r = Searcher(game.rules, cfg, seed=seed).search(game, playouts=playouts)
     return {"move": int(r.move), "win_rate": float(r.win_rate), "playouts": int(r.playouts),
             "values": np.asarray(r.values), "visits": np.asarray(r.visits), "seconds": r.seconds}
@@ -122,7 +124,7 @@ def play_match(games: int, budget: int, size: int = 9, komi: float = 7.5, max_mo
     for g in range(games):
         bpip_colour = BLACK if g % 2 == 0 else -BLACK
         game = new_game(size, komi)
-        searcher = Searcher(game.rules, SearchConfig(strategy="rave", leaves_per_batch=32), seed=seed + g)
+        searcher = Searcher(game.rules, SearchConfig(strategy="rave", leaves_per_batch=32, playouts="light", bias_c2=0.0), seed=seed + g)
         moves, winner, passes = [], None, 0
         while len(moves) < max_moves and passes < 2:
             if game.to_play == bpip_colour:

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from jaxgo.go.reference import ReferenceBoard, neighbours
+from jaxgo.go.reference import ReferenceBoard
+from jaxgo.go.rules import neighbour_lists
 from jaxgo.bpip.distributions import Grid
 
 GO_GRID = Grid(half_width=1.0, step=0.05)
@@ -66,7 +67,7 @@ class CaptureDomain:
         if b.to_play != self.attacker:  # defender may also capture adjacent attackers in atari
             chain = np.flatnonzero(b.chain(self.target))
             for p in chain:
-                for nb in neighbours(b.size)[p]:
+                for nb in neighbour_lists(b.size)[p]:
                     if b.stones[nb] == self.attacker:
                         libs = np.flatnonzero(b.liberties(nb))
                         if len(libs) == 1:

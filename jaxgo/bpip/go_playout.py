@@ -17,7 +17,6 @@ padding playouts are not counted (``playouts`` counts only the ones whose result
 
 from __future__ import annotations
 
-import functools
 import math
 
 import jax
@@ -26,24 +25,12 @@ import numpy as np
 
 from jaxgo.playouts import light as playout
 from jaxgo.go import rules
+from jaxgo.go.kernels import kernels
 from jaxgo.go.coords import point_to_gtp
 from jaxgo.bpip.distributions import Grid
 from jaxgo.bpip.tree import Child
 
 GO_VALUE_GRID = Grid(half_width=1.0, step=0.02)
-
-
-@functools.lru_cache(maxsize=None)
-def _kernels(suicide: bool):
-    """(moves mask [S, A] of a batch, children of one state for a batch of moves)."""
-
-    def info(state):
-        return rules.searchable_mask(state, suicide)
-
-    def child(state, move):
-        return rules.play(state, move, suicide=suicide)
-
-    return jax.jit(info), jax.jit(jax.vmap(child, in_axes=(None, 0)))
 
 
 def to_numpy(state: rules.State) -> rules.State:
@@ -86,14 +73,13 @@ class GoPlayoutDomain:
     def moves(self, state) -> list[int]:
         if int(state.passes) >= 2:
             return []
-        info, _ = _kernels(self.suicide)
-        mask = np.asarray(info(state))
+        mask = np.asarray(kernels(self.suicide).searchable(state))
         pts = [int(p) for p in np.flatnonzero(mask[:-1])]
         return pts or [self.size * self.size]
 
     def play(self, state, move):
-        _, child = _kernels(self.suicide)
-        return to_numpy(_take(child(state, jnp.asarray([move], jnp.int32)), 0))
+        kids = kernels(self.suicide).children(state, jnp.asarray([move], jnp.int32))
+        return to_numpy(_take(kids, 0))
 
     def terminal_value(self, state) -> float | None:
         return self._score_value(state) if int(state.passes) >= 2 else None
@@ -129,8 +115,7 @@ class GoPlayoutDomain:
         n = len(moves)
         padded = -(-n // self.pad) * self.pad
         mv = np.array(moves + [moves[0]] * (padded - n), np.int32)
-        _, child = _kernels(self.suicide)
-        kids = child(state, jnp.asarray(mv))
+        kids = kernels(self.suicide).children(state, jnp.asarray(mv))
         result = playout.run(kids, self._next_key(), self.komi, num_per_state=self.L)
         self.device_calls += 1
         winner = np.asarray(result.winner).reshape(padded, self.L)[:n]

@@ -18,6 +18,8 @@ import time
 
 import numpy as np
 
+from jaxgo.util.files import save_npz_atomic
+
 
 def load_labelled(paths, moves):
     """-> dict stones [M, P], labels [M, P], move [M], komi [M], game [M] (positions at the given moves)."""
@@ -141,10 +143,8 @@ def train(argv) -> int:
         params = optax.apply_updates(params, upd)
         if (step + 1) % a.checkpoint_every == 0 or step + 1 == a.steps:
             leaves = jax.tree_util.tree_leaves(state)
-            tmp = ckpt + ".tmp.npz"
-            np.savez(tmp, params=np.asarray(params), step=step + 1, chains=chains,
-                     **{f"opt{i}": np.asarray(x) for i, x in enumerate(leaves)})
-            os.replace(tmp, ckpt)
+            save_npz_atomic(ckpt, dict(params=np.asarray(params), step=step + 1, chains=chains,
+                                       **{f"opt{i}": np.asarray(x) for i, x in enumerate(leaves)}))
             head = " ".join(f"{x:.3f}" for x in np.asarray(params)[:5])
             print(f"step {step + 1}/{a.steps} |grad| {float(jnp.linalg.norm(g)):.4f} params[:5] {head} "
                   f"({time.time() - t0:.0f}s)", flush=True)

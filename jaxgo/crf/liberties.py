@@ -1,7 +1,7 @@
 """Liberty counts of the chain through every point, as a jittable array program (batched).
 
 Chains: points joined by same-colour stone adjacency, labelled by min-label propagation
-(`sampling.cluster_labels`).  Liberties of a chain = distinct empty points adjacent to it: each
+(`clusters.chain_labels`).  Liberties of a chain = distinct empty points adjacent to it: each
 empty point counts once per distinct neighbouring chain (a chain touching it from two sides counts once).
 """
 from __future__ import annotations
@@ -12,27 +12,15 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxgo.crf.graph import board_graph
-from jaxgo.crf.sampling import cluster_labels
+from jaxgo.crf.clusters import chain_labels
+from jaxgo.go import rules
 
 
 @lru_cache(maxsize=None)
 def neighbours(n: int) -> np.ndarray:
-    """[P, 4] neighbour indices, -1 where off the board."""
-    out = -np.ones((n * n, 4), np.int32)
-    for r in range(n):
-        for c in range(n):
-            for k, (dr, dc) in enumerate(((-1, 0), (1, 0), (0, -1), (0, 1))):
-                if 0 <= r + dr < n and 0 <= c + dc < n:
-                    out[r * n + c, k] = (r + dr) * n + c + dc
-    return out
-
-
-def chain_labels(stones, n: int):
-    """stones [B, P] in {1,-1,0} -> [B, P] chain label (min point index of the chain; empty points: own index)."""
-    g = board_graph(n)
-    ci, cj = stones[:, g.edges[:, 0]], stones[:, g.edges[:, 1]]
-    return cluster_labels((ci != 0) & (ci == cj), n)
+    """int32 [P, 4] neighbour indices (``rules.neighbour_table`` order), -1 where off the board."""
+    table = rules.neighbour_table(n)
+    return np.where(table == n * n, -1, table).astype(np.int32)
 
 
 @partial(jax.jit, static_argnames=("n",))

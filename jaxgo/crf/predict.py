@@ -14,10 +14,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxgo.crf.bp import loopy_bp
+from jaxgo.crf.clusters import chain_labels
 from jaxgo.crf.exact import frontier_marginals
 from jaxgo.crf.models import MODELS
-from jaxgo.crf.liberties import chain_labels
-from jaxgo.crf.sampling import _fields, chain_flip_sweep, gibbs_sweep, sw_sweep
+from jaxgo.crf.sampling import chain_flip_sweep, fields, gibbs_sweep, sw_sweep
 
 EPS = 1e-4          # predictions are clipped to [EPS, 1 - EPS] before taking logs
 
@@ -28,7 +28,7 @@ def _sample(key, params, stones, model: str, n: int, sweeps: int, burn_in: int, 
     update followed by whole-chain flips (`sampling.chain_flip_sweep`); "gibbs" is a checkerboard sweep.
     Chains start at their own colour, empty points at random."""
     lp = MODELS[model].log_potentials(params, stones, n)
-    J, f = _fields(lp, n)
+    J, f = fields(lp, n)
     lab = chain_labels(stones, n)
 
     def step(k, s, J, f, n):

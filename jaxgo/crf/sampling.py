@@ -16,6 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxgo.crf.clusters import chain_labels, cluster_labels
 from jaxgo.crf.graph import board_graph
 
 
@@ -29,7 +30,8 @@ def decompose(logpsi):
     return J, bi, bj
 
 
-def _fields(logpsi, n):
+def fields(logpsi, n):
+    """logpsi [B, E, 2, 2] -> (J [B, E] couplings, f [B, P] total field of every point)."""
     g = board_graph(n)
     J, bi, bj = decompose(logpsi)
     B = logpsi.shape[0]
@@ -56,28 +58,6 @@ def gibbs_sweep(key, s, J, f, n):
     return s
 
 
-def cluster_labels(bond, n):
-    """bond [B, E] bool -> label [B, P]: the minimum point index of each bonded cluster."""
-    g = board_graph(n)
-    P = n * n
-    ei, ej = jnp.asarray(g.edges[:, 0]), jnp.asarray(g.edges[:, 1])
-    big = P
-
-    def one(bd):
-        def body(carry):
-            lab, _ = carry
-            li, lj = lab[ei], lab[ej]
-            m = jnp.where(bd, jnp.minimum(li, lj), big)
-            new = lab.at[ei].min(m).at[ej].min(m)
-            new = new[new]          # pointer jumping
-            return new, jnp.any(new != lab)
-
-        lab, _ = jax.lax.while_loop(lambda c: c[1], body, (jnp.arange(P), True))
-        return lab
-
-    return jax.vmap(one)(bond)
-
-
 def sw_sweep(key, s, J, f, n):
     g = board_graph(n)
     k1, k2 = jax.random.split(key)
@@ -100,7 +80,7 @@ def sample_marginals(key, logpsi, n: int, sweeps: int = 100, method: str = "sw",
 
     With trace=True also returns the running average after each sweep [sweeps, B, P].
     Also returns the final spins (for expected score / win probability)."""
-    J, f = _fields(logpsi, n)
+    J, f = fields(logpsi, n)
     step = sw_sweep if method == "sw" else gibbs_sweep
     key, sub = jax.random.split(key)
     s = jnp.where(jax.random.uniform(sub, f.shape) < 0.5, 1.0, -1.0)
@@ -133,9 +113,8 @@ def edge_expectations(key, logpsi, n: int, s0, sweeps: int = 5, method: str = "s
     -> ([B, E, 2, 2], final spins [B, P]).
     With stones [B, P] given, every SW sweep is followed by whole-chain flips (`chain_flip_sweep`)."""
     g = board_graph(n)
-    J, f = _fields(logpsi, n)
+    J, f = fields(logpsi, n)
     if method == "sw" and stones is not None:
-        from jaxgo.crf.liberties import chain_labels
         lab = chain_labels(stones, n)
 
         def step(k, s, J, f, n):

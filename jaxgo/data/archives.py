@@ -1,8 +1,9 @@
 """Stream SGF game records straight out of tar.gz archives (no unpacking), skipping and counting bad ones.
 
-The split (``../shared/data/README.md``): train on KGS 2001, 2002, 2003, 2006, 2015; test on KGS 2017-01..06
-and on Fox pro-vs-pro even games.  ``train_archives`` / ``heldout_archives`` (the test side; not named test_* so pytest does not collect it) name the archives of each side so no
-caller has to repeat the rule.  Originals: u-go.net KGS archives (via godmoves/Standard_Computer_Go_Dataset)
+The split (``README.md`` of the data folder, ``jaxgo.util.paths.data_dir()``): train on KGS 2001, 2002, 2003, 2006,
+2015; test on KGS 2017-01..06 and on Fox pro-vs-pro even games.  ``kgs_split`` states the rule for one KGS
+archive; ``train_archives`` / ``heldout_archives`` (the test side; not named test_* so pytest does not collect
+it) name the archives of each side so no caller has to repeat it.  Originals: u-go.net KGS archives (via godmoves/Standard_Computer_Go_Dataset)
 and featurecat/go-dataset for Fox.
 """
 
@@ -17,8 +18,8 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from jaxgo.go.sgf import GameRecord, SGFError, load_sgf
+from jaxgo.util.paths import data_dir
 
-DEFAULT_ROOT = Path(__file__).resolve().parents[3] / "shared" / "data"
 TRAIN_KGS_YEARS = ("2001", "2002", "2003", "2006", "2015")
 TEST_KGS_PREFIX = "KGS-2017"
 
@@ -83,22 +84,41 @@ def iter_records(paths, stats: SkipStats | None = None, **kwargs) -> Iterator[tu
             return
 
 
-def _kgs(root) -> list[Path]:
-    return sorted((Path(root) / "games" / "kgs-highdan").glob("KGS-*.tar.gz"))
+def kgs_split(name: str) -> str | None:
+    """'train', 'test' or None (not in the split) for a KGS archive file name such as
+    ``KGS-2001-19-2298-.tar.gz`` or ``KGS-2017_01-19-733-.tar.gz``."""
+    if not (name.startswith("KGS-") and name.endswith(".tar.gz")):
+        return None
+    if name.split("-")[1] in TRAIN_KGS_YEARS:
+        return "train"
+    if name.startswith(TEST_KGS_PREFIX):
+        return "test"
+    return None
 
 
-def train_archives(root=DEFAULT_ROOT) -> list[Path]:
-    """The training archives: KGS 2001, 2002, 2003, 2006, 2015 (32,047 games)."""
-    return [p for p in _kgs(root) if p.name.split("-")[1] in TRAIN_KGS_YEARS]
+def kgs_archives(folder, split: str) -> list[Path]:
+    """The KGS archives of ``split`` ('train' or 'test') in ``folder`` (``DATA/games/kgs-highdan``), sorted."""
+    return sorted(p for p in Path(folder).glob("KGS-*.tar.gz") if kgs_split(p.name) == split)
 
 
-def heldout_archives(root=DEFAULT_ROOT, which: str = "kgs2017") -> list[Path]:
-    """The test archives: ``which='kgs2017'`` (KGS 2017-01..06) or ``'fox'`` (fox-pro-games.tar.gz; filter
-    its records with ``accept=is_pro_vs_pro`` to get the pro-vs-pro even games)."""
+def _kgs_folder(root) -> Path:
+    return Path(data_dir() if root is None else root) / "games" / "kgs-highdan"
+
+
+def train_archives(root=None) -> list[Path]:
+    """The training archives under the data root (default ``jaxgo.util.paths.data_dir()``): KGS 2001, 2002,
+    2003, 2006, 2015 (32,047 games)."""
+    return kgs_archives(_kgs_folder(root), "train")
+
+
+def heldout_archives(root=None, which: str = "kgs2017") -> list[Path]:
+    """The test archives under the data root (default ``data_dir()``): ``which='kgs2017'`` (KGS 2017-01..06) or
+    ``'fox'`` (fox-pro-games.tar.gz; filter its records with ``accept=is_pro_vs_pro`` to get the pro-vs-pro even
+    games)."""
     if which == "kgs2017":
-        return [p for p in _kgs(root) if p.name.startswith(TEST_KGS_PREFIX)]
+        return kgs_archives(_kgs_folder(root), "test")
     if which == "fox":
-        path = Path(root) / "games" / "fox-pro-games.tar.gz"
+        path = Path(data_dir() if root is None else root) / "games" / "fox-pro-games.tar.gz"
         return [path] if path.exists() else []
     raise ValueError(f"unknown test set {which!r} (kgs2017 or fox)")
 

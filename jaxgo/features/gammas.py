@@ -28,6 +28,7 @@ import numpy as np
 
 from jaxgo.features import GROUPS, group_offsets, group_sizes, num_features
 from jaxgo.features.large import LargeDictionary
+from jaxgo.util.files import save_npz_atomic
 
 FORMAT = 1
 DEFAULT_PATH = Path(__file__).with_name("default_gammas.npz")
@@ -97,16 +98,13 @@ class Gammas:
         return self.log_gamma[:num_features()]
 
     def save(self, path) -> None:
-        """Write atomically (temporary file, then ``os.replace``)."""
-        path = Path(path)
-        tmp = path.with_name(path.name + ".tmp.npz")
+        """Write atomically (``jaxgo.util.files.save_npz_atomic``)."""
         extra = {}
         if self.large is not None:
             extra = self.large.arrays(prefix="large_")
-        np.savez_compressed(tmp, format=np.int32(FORMAT), groups=np.array(self.groups), offsets=self.offsets,
-                            sizes=self.sizes, log_gamma=self.log_gamma, meta=np.array(json.dumps(self.meta)),
-                            **extra)
-        os.replace(tmp, path)
+        save_npz_atomic(path, dict(format=np.int32(FORMAT), groups=np.array(self.groups), offsets=self.offsets,
+                                   sizes=self.sizes, log_gamma=self.log_gamma,
+                                   meta=np.array(json.dumps(self.meta)), **extra), compressed=True)
 
 
 def load(path) -> Gammas:

@@ -21,13 +21,15 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
+import os
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from jaxgo.go import rules
-from jaxgo.features.moves import _symmetries
+from jaxgo.features.moves import symmetries
+from jaxgo.util.files import save_npz_atomic
 
 SIZES = (4, 5, 6, 7, 8, 9, 10)
 MAX_SIZE = SIZES[-1]
@@ -74,7 +76,7 @@ def neighbour_index(size: int) -> np.ndarray:
     points = size * size
     table = np.full((8, len(offsets()), points), points, np.int32)
     rows, cols = np.divmod(np.arange(points), size)
-    for t, transform in enumerate(_symmetries()):
+    for t, transform in enumerate(symmetries()):
         for o, offset in enumerate(offsets().tolist()):
             dr, dc = transform(*offset)
             r, c = rows + dr, cols + dc
@@ -148,7 +150,7 @@ def symmetry_permutation() -> np.ndarray:
     pattern stored as its frame-0 cells c is sum_o key_o * c[perm[t, o]] (as ``point_hashes`` reads it)."""
     where = {tuple(o): i for i, o in enumerate(offsets().tolist())}
     perm = np.zeros((8, len(where)), np.int32)
-    for t, transform in enumerate(_symmetries()):
+    for t, transform in enumerate(symmetries()):
         for o, offset in enumerate(offsets().tolist()):
             perm[t, o] = where[transform(*offset)]
     return perm
@@ -250,7 +252,11 @@ class LargeDictionary:
         return table, level
 
     def save(self, path) -> None:
-        np.savez_compressed(path, **self.arrays(), sizes=np.array(SIZES, np.int32))
+        """Write atomically; ``.npz`` is added to a name without it (as ``np.savez`` does)."""
+        path = os.fspath(path)
+        if not path.endswith(".npz"):
+            path += ".npz"
+        save_npz_atomic(path, dict(self.arrays(), sizes=np.array(SIZES, np.int32)), compressed=True)
 
     def arrays(self, prefix: str = "") -> dict:
         """The stored arrays (cells packed 4 per byte), for ``save`` and the gamma file."""

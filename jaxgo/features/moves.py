@@ -45,7 +45,7 @@ _CELLS = ((-1, 0), (1, 0), (0, -1), (0, 1), (-1, -1), (-1, 1), (1, -1), (1, 1))
 NUM_RAW_CODES = 1 << 20
 
 
-def _symmetries():
+def symmetries():
     """The 8 symmetries of the square as maps (dr, dc) -> (dr', dc')."""
     def make(swap, sr, sc):
         def transform(r, c):
@@ -64,7 +64,7 @@ def canonical_pattern_table() -> tuple[np.ndarray, int]:
     values = [(codes >> (2 * i)) & 3 for i in range(8)]
     bits = [(codes >> (16 + k)) & 1 for k in range(4)]
     best = None
-    for transform in _symmetries():
+    for transform in symmetries():
         out = np.zeros_like(codes)
         for i, cell in enumerate(_CELLS):
             j = _CELLS.index(transform(*cell))
@@ -116,7 +116,7 @@ def pattern_codes(state: rules.State):
     cells = jnp.concatenate([jnp.asarray(rules.neighbour_table(size)), jnp.asarray(rules.diagonal_table(size))], 1)
     cell_value = value[cells]  # [P, 8]
     code = jnp.sum(cell_value << (2 * jnp.arange(8)), axis=1)
-    _, chain = rules._padded(state)
+    _, chain = rules.padded(state)
     atari = rules.chain_atari_mask(state)[chain[cells[:, :4]]]  # False on empty / off-board cells
     return code + jnp.sum(atari.astype(jnp.int32) << (16 + jnp.arange(4)), axis=1)
 
@@ -133,7 +133,7 @@ def move_features(state: rules.State, prev_move, prev_move2, pattern_table):
     size = rules.board_size(points)
     idx = jnp.arange(points)
     own = state.to_play
-    stones_pad, chain_pad = rules._padded(state)
+    stones_pad, chain_pad = rules.padded(state)
     nbrs = jnp.asarray(rules.neighbour_table(size))  # [P, 4]
     nb_colour = stones_pad[nbrs]
     nb_chain = chain_pad[nbrs]

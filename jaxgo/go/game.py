@@ -7,12 +7,11 @@ earlier board with the same player to move.  Moves may be played out of turn (GT
 
 from __future__ import annotations
 
-import functools
+import copy
 
-import jax
 import numpy as np
 
-from jaxgo.go import rules
+from jaxgo.go import kernels, rules
 from jaxgo.go.config import Rules
 from jaxgo.go.coords import EMPTY
 
@@ -24,17 +23,6 @@ class IllegalMove(ValueError):
         super().__init__(f"illegal move ({reason})")
         self.reason = reason
         self.move = move
-
-
-@functools.lru_cache(maxsize=None)
-def _kernels(suicide: bool):
-    """Jitted single-board kernels, one set per suicide setting (each compiles once per board size)."""
-    play = jax.jit(functools.partial(rules.play, suicide=suicide))
-    legal = jax.jit(functools.partial(rules.legal_mask, suicide=suicide))
-    next_hashes = jax.jit(jax.vmap(lambda s, m: rules.play(s, m, suicide=suicide).hash, in_axes=(None, 0)))
-    score = jax.jit(rules.area_score)
-    owner = jax.jit(rules.ownership)
-    return play, legal, next_hashes, score, owner
 
 
 def _hash_key(words) -> int:
@@ -80,8 +68,8 @@ class Game:
     def _position_key(self, state: rules.State) -> tuple[int, int]:
         return _hash_key(state.hash), int(state.to_play)
 
-    def _kernels(self):
-        return _kernels(self.rules.suicide)
+    def _kernels(self) -> kernels.RuleKernels:
+        return kernels.kernels(self.rules.suicide)
 
     def _with_player(self, color: int) -> rules.State:
         """The current state with ``color`` to move (a ko restriction only binds the player it was set for)."""
@@ -106,12 +94,12 @@ class Game:
         if not 0 <= move < self.pass_move:
             return "off board"
         state = self._with_player(color)
-        play, legal, _, _, _ = self._kernels()
+        k = self._kernels()
         if int(state.stones[move]) != EMPTY:
             return "occupied"
-        if not bool(legal(state)[move]):
+        if not bool(k.legal(state)[move]):
             return "ko" if int(state.ko) == move else "suicide"
-        if self.rules.ko_rule != "simple" and self._repeats(play(state, move).hash, color):
+        if self.rules.ko_rule != "simple" and self._repeats(k.play(state, move).hash, color):
             return "superko"
         return None
 
@@ -121,11 +109,11 @@ class Game:
     def legal_moves(self, color: int) -> np.ndarray:
         """bool [P+1]: legal moves of ``color`` under the configured rules (pass last, always legal)."""
         state = self._with_player(color)
-        _, legal, next_hashes, _, _ = self._kernels()
-        mask = np.array(legal(state))
+        k = self._kernels()
+        mask = np.array(k.legal(state))
         if self.rules.ko_rule != "simple" and mask[:-1].any():
             # Hash the result of every point at once (one fixed shape, one compile); illegal points are ignored.
-            hashes = np.asarray(next_hashes(state, np.arange(self.pass_move, dtype=np.int32)))
+            hashes = np.asarray(k.next_hashes(state, np.arange(self.pass_move, dtype=np.int32)))
             for move in np.flatnonzero(mask[:-1]):
                 if self._repeats(hashes[move], color):
                     mask[move] = False
@@ -137,9 +125,8 @@ class Game:
         reason = self.illegal_reason(color, move)
         if reason is not None:
             raise IllegalMove(reason, move)
-        play = self._kernels()[0]
         self._undo_stack.append((self.state, len(self._seen), True))
-        self.state = play(self._with_player(color), np.int32(move))
+        self.state = self._kernels().play(self._with_player(color), np.int32(move))
         self.moves.append((color, move))
         self._seen.append(self._position_key(self.state))
 
@@ -166,6 +153,14 @@ class Game:
         self.state = rules.from_board(board, self.to_play, captures, int(self.state.move_count))
         self._seen.append(self._position_key(self.state))
 
+    def copy(self) -> "Game":
+        """An independent copy: the same rules, position, moves and superko history, and nothing to undo."""
+        other = copy.copy(self)
+        other.moves = list(self.moves)
+        other._seen = list(self._seen)
+        other._undo_stack = []
+        return other
+
     def set_to_play(self, color: int) -> None:
         """Make ``color`` the side to move (e.g. White first after handicap stones).
 
@@ -175,14 +170,38 @@ class Game:
         self.state = self._with_player(color)
         self._seen[-1] = self._position_key(self.state)
 
+    # -- history --------------------------------------------------------------------------------------------
+    def position_keys(self) -> set[int]:
+        """The 64-bit Zobrist keys of every position of the game so far (the current one included)."""
+        return {key for key, _ in self._seen}
+
+    def steps(self) -> list[tuple[rules.State, bool]]:
+        """(state before, was a move) for every move or setup since ``clear``, oldest first (what ``undo``
+        takes back); setups are handicap / SGF AB/AW stones."""
+        return [(state, was_move) for state, _, was_move in self._undo_stack]
+
+    def start_position(self) -> tuple[rules.State, list[tuple[int, int]]]:
+        """(state, moves): the position before the first move (after any setup) and the moves since.
+
+        When stones were set up after a move, the current position and no moves (the move history cannot be
+        replayed from one start position).
+        """
+        steps = self.steps()
+        first_move = next((i for i, (_, was_move) in enumerate(steps) if was_move), None)
+        if first_move is None:
+            return self.state, list(self.moves)
+        if any(not was_move for _, was_move in steps[first_move:]):
+            return self.state, []
+        return steps[first_move][0], list(self.moves)
+
     # -- scoring --------------------------------------------------------------------------------------------
     def score(self) -> float:
         """Tromp-Taylor area score: black - white - komi."""
-        return float(self._kernels()[3](self.state, np.float32(self.rules.komi)))
+        return float(self._kernels().score(self.state, np.float32(self.rules.komi)))
 
     def ownership(self) -> np.ndarray:
         """int8 [size, size] area owner per point (row 0 at the top)."""
-        return np.asarray(self._kernels()[4](self.state)).reshape(self.size, self.size)
+        return np.asarray(self._kernels().ownership(self.state)).reshape(self.size, self.size)
 
 
 def new_game(size: int = 19, komi: float = 7.5, ko_rule: str = "positional", suicide: bool = False) -> Game:

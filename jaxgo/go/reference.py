@@ -21,45 +21,16 @@ import functools
 import numpy as np
 
 from jaxgo.go.coords import BLACK, EMPTY, WHITE
+from jaxgo.go.rules import diagonal_lists, neighbour_lists
 
 _BLACK_CHARS = "Xx#@"
 _WHITE_CHARS = "Oo"
 _EMPTY_CHARS = ".+,"
 
 
-@functools.lru_cache(maxsize=None)
-def neighbours(size: int) -> tuple[tuple[int, ...], ...]:
-    """On-board orthogonal neighbours of every point, as tuples of Python ints."""
-    table = []
-    for row in range(size):
-        for col in range(size):
-            around = []
-            for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
-                r, c = row + dr, col + dc
-                if 0 <= r < size and 0 <= c < size:
-                    around.append(r * size + c)
-            table.append(tuple(around))
-    return tuple(table)
-
-
-@functools.lru_cache(maxsize=None)
-def diagonals(size: int) -> tuple[tuple[int, ...], ...]:
-    """On-board diagonal neighbours of every point."""
-    table = []
-    for row in range(size):
-        for col in range(size):
-            around = []
-            for dr, dc in ((-1, -1), (-1, 1), (1, -1), (1, 1)):
-                r, c = row + dr, col + dc
-                if 0 <= r < size and 0 <= c < size:
-                    around.append(r * size + c)
-            table.append(tuple(around))
-    return tuple(table)
-
-
 def flood_fill(stones: np.ndarray, start: int, size: int) -> list[int]:
     """Points of the connected set of ``stones[start]``'s colour (stone chain or empty region) from ``start``."""
-    nbrs = neighbours(size)
+    nbrs = neighbour_lists(size)
     colour = stones[start]
     seen = {start}
     stack = [start]
@@ -225,7 +196,7 @@ class ReferenceBoard:
         stones = self.stones.copy()
         stones[move] = color
         captured: list[int] = []
-        for nb in neighbours(self.size)[move]:
+        for nb in neighbour_lists(self.size)[move]:
             if stones[nb] == -color:
                 enemy = flood_fill(stones, nb, self.size)
                 if not _liberties(stones, enemy, self.size).any():
@@ -274,7 +245,7 @@ class ReferenceBoard:
         mask[points] = True
         color = self.to_play
         label, libs = label_chains(self.stones, self.size)
-        nbrs = neighbours(self.size)
+        nbrs = neighbour_lists(self.size)
         for point in range(points):
             if self.stones[point] != EMPTY or point == self.ko_point:
                 continue
@@ -330,9 +301,9 @@ class ReferenceBoard:
         point = self._check_point(point)
         if self.stones[point] != EMPTY:
             return False
-        if any(self.stones[nb] != color for nb in neighbours(self.size)[point]):
+        if any(self.stones[nb] != color for nb in neighbour_lists(self.size)[point]):
             return False
-        diags = diagonals(self.size)[point]
+        diags = diagonal_lists(self.size)[point]
         enemy = sum(1 for d in diags if self.stones[d] == -color)
         on_edge = len(diags) < 4
         return enemy <= (0 if on_edge else 1)
@@ -351,7 +322,7 @@ class ReferenceBoard:
         """int8 [P]: Tromp-Taylor owner: a stone's colour; for an empty point the colour of the stones its empty
         region touches if they are all one colour, else 0 (touches both colours, or no stone at all)."""
         owner = self.stones.copy()
-        nbrs = neighbours(self.size)
+        nbrs = neighbour_lists(self.size)
         done = np.zeros(self.num_points, dtype=bool)
         for start in np.flatnonzero(self.stones == EMPTY):
             if done[start]:
@@ -383,7 +354,7 @@ def _padded_tables(size: int) -> tuple[np.ndarray, np.ndarray]:
     """int [P, 4] orthogonal and diagonal neighbour tables, with the padding index P for off-board."""
     points = size * size
     tables = []
-    for rows in (neighbours(size), diagonals(size)):
+    for rows in (neighbour_lists(size), diagonal_lists(size)):
         table = np.full((points, 4), points, dtype=np.int64)
         for point, around in enumerate(rows):
             table[point, : len(around)] = around
@@ -394,7 +365,7 @@ def _padded_tables(size: int) -> tuple[np.ndarray, np.ndarray]:
 def _liberties(stones: np.ndarray, members, size: int) -> np.ndarray:
     """bool [P]: distinct empty points adjacent to any of ``members``."""
     libs = np.zeros(size * size, dtype=bool)
-    nbrs = neighbours(size)
+    nbrs = neighbour_lists(size)
     for point in members:
         for nb in nbrs[point]:
             if stones[nb] == EMPTY:

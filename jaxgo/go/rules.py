@@ -68,6 +68,24 @@ def diagonal_table(size: int) -> np.ndarray:
     return _offset_table(size, ((-1, -1), (-1, 1), (1, -1), (1, 1)))
 
 
+@functools.lru_cache(maxsize=None)
+def neighbour_lists(size: int) -> tuple[tuple[int, ...], ...]:
+    """[P] tuples of Python ints: the on-board orthogonal neighbours of every point, in ``neighbour_table``
+    order (host code that loops over neighbours)."""
+    return _on_board(neighbour_table(size))
+
+
+@functools.lru_cache(maxsize=None)
+def diagonal_lists(size: int) -> tuple[tuple[int, ...], ...]:
+    """[P] tuples of Python ints: the on-board diagonal neighbours of every point, in ``diagonal_table`` order."""
+    return _on_board(diagonal_table(size))
+
+
+def _on_board(table: np.ndarray) -> tuple[tuple[int, ...], ...]:
+    points = table.shape[0]
+    return tuple(tuple(int(q) for q in row if q != points) for row in table)
+
+
 def _offset_table(size: int, offsets) -> np.ndarray:
     points = size * size
     table = np.full((points, 4), points, dtype=np.int32)
@@ -188,7 +206,7 @@ def in_atari(lib_count, lib_sum, lib_sumsq):
     return (lib_count > 0) & (lib_sum == lib_count * mean) & (lib_sumsq == lib_count * mean * mean)
 
 
-def _padded(state: State):
+def padded(state: State):
     """Stones and chain ids with an extra off-board entry at index P (for neighbour lookups)."""
     points = state.stones.shape[0]
     stones = jnp.concatenate([state.stones, jnp.array([OFF_BOARD], jnp.int8)])
@@ -215,7 +233,7 @@ def legal_mask(state: State, *, suicide: bool = False):
     if suicide:
         legal = empty & not_ko
     else:
-        stones, chain = _padded(state)
+        stones, chain = padded(state)
         nbrs = neighbour_table(board_size(points))
         nb_colour = stones[nbrs]  # [P, 4]
         nb_atari = chain_atari_mask(state)[chain[nbrs]]  # [P, 4]
@@ -342,7 +360,7 @@ def _place_stone(state: State, point, suicide: bool) -> State:
     points = state.stones.shape[0]
     size = board_size(points)
     own = state.to_play
-    stones_pad, chain_pad = _padded(state)
+    stones_pad, chain_pad = padded(state)
     nbrs = jnp.asarray(neighbour_table(size))[point]  # [4]
     nb_colour = stones_pad[nbrs]
     nb_chain = chain_pad[nbrs]

@@ -227,20 +227,20 @@ def _escape(text: str) -> str:
 def _history(game) -> list[tuple]:
     """The game's events in order: ('setup', color, points) and ('move', color, move).
 
-    Uses ``game.history`` when the Game provides it, else reconstructs setup events from its undo stack.
+    Uses ``game.history`` when the Game provides it, else reconstructs setup events from ``game.steps()``.
     """
     if hasattr(game, "history"):
         return list(game.history)
     import numpy as np
 
-    stack = getattr(game, "_undo_stack", None)
-    if stack is None:
+    if not hasattr(game, "steps"):
         return [("move", c, m) for c, m in game.moves]
+    steps = game.steps()
     events = []
     moves = iter(game.moves)
-    states = [entry[0] for entry in stack] + [game.state]
-    for i, entry in enumerate(stack):
-        if entry[2]:
+    states = [state for state, _ in steps] + [game.state]
+    for i, (_, was_move) in enumerate(steps):
+        if was_move:
             colour, move = next(moves)
             events.append(("move", colour, move))
             continue

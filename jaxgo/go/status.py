@@ -19,7 +19,8 @@ from __future__ import annotations
 import numpy as np
 
 from jaxgo.go.coords import EMPTY
-from jaxgo.go.reference import flood_fill, neighbours
+from jaxgo.go.reference import flood_fill
+from jaxgo.go.rules import neighbour_lists
 
 
 def chains(board: np.ndarray) -> list[np.ndarray]:
@@ -38,7 +39,7 @@ def chains(board: np.ndarray) -> list[np.ndarray]:
 def _liberties_and_eyes(board: np.ndarray, members: np.ndarray) -> tuple[set, set]:
     """(liberties other than eyes, single-point eyes) of one chain."""
     size = int(round(len(board) ** 0.5))
-    nbrs = neighbours(size)
+    nbrs = neighbour_lists(size)
     inside = set(members.tolist())
     libs, eyes = set(), set()
     for point in members:
@@ -54,7 +55,7 @@ def _liberties_and_eyes(board: np.ndarray, members: np.ndarray) -> tuple[set, se
 def seki_points(board: np.ndarray) -> np.ndarray:
     """bool [P]: stones in one of the two static seki shapes (see the module docstring) of a flat board [P]."""
     size = int(round(len(board) ** 0.5))
-    nbrs = neighbours(size)
+    nbrs = neighbour_lists(size)
     groups = chains(board)
     owner = np.full(len(board), -1)
     for index, members in enumerate(groups):

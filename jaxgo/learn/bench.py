@@ -24,15 +24,13 @@ import tempfile
 import time
 from pathlib import Path
 
-os.environ.setdefault("JAX_PLATFORMS", "cpu")
-
 
 def _extraction(games: int, batch: int, data_root=None, large=None) -> dict:
-    from jaxgo.data import DEFAULT_ROOT, iter_records, train_archives
+    from jaxgo.data import iter_records, train_archives
     from jaxgo.features.games import games_codes
 
     t0 = time.perf_counter()
-    records = [r for _, r in iter_records(train_archives(data_root or DEFAULT_ROOT), limit=games + batch)]
+    records = [r for _, r in iter_records(train_archives(data_root), limit=games + batch)]
     parse_s = time.perf_counter() - t0
     if not records:
         return {"extract_error": "no training archives found"}
@@ -54,16 +52,16 @@ def _lmp_speed(shard_folder, batch: int) -> dict:
 
     from jaxgo.learn import shards as shardlib
     from jaxgo.learn import lmp
-    from jaxgo.learn.train import _fixed, _lmp_shard, _shard_batches
+    from jaxgo.learn.train import fixed_levels, lmp_shard, shard_batches
 
     name = shardlib.shard_names(shard_folder)[0]
-    codes, meta, valid = _shard_batches(shardlib.Shard(shard_folder, name), batch, None)
-    fixed = _fixed(shard_folder)
+    codes, meta, valid = shard_batches(shardlib.Shard(shard_folder, name), batch, None)
+    fixed = fixed_levels(shard_folder)
     state = lmp.init(len(fixed), fixed)
-    jax.block_until_ready(_lmp_shard(state, codes[:2], meta[:2], valid[:2], None, jnp.bool_(True), keep=False))
-    jax.block_until_ready(_lmp_shard(state, codes, meta, valid, None, jnp.bool_(True), keep=False))  # compile
+    jax.block_until_ready(lmp_shard(state, codes[:2], meta[:2], valid[:2], None, jnp.bool_(True), keep=False))
+    jax.block_until_ready(lmp_shard(state, codes, meta, valid, None, jnp.bool_(True), keep=False))  # compile
     t0 = time.perf_counter()
-    out, _ = _lmp_shard(state, codes, meta, valid, None, jnp.bool_(True), keep=False)
+    out, _ = lmp_shard(state, codes, meta, valid, None, jnp.bool_(True), keep=False)
     jax.block_until_ready(out)
     seconds = time.perf_counter() - t0
     n = int(valid.sum())
@@ -73,6 +71,7 @@ def _lmp_speed(shard_folder, batch: int) -> dict:
 
 def _subset(folder, n: int, into: Path) -> Path:
     from jaxgo.learn import shards as shardlib
+    from jaxgo.util.files import write_json_atomic
 
     manifest = shardlib.read_manifest(folder)
     entries = manifest["shards"][:n]
@@ -85,7 +84,7 @@ def _subset(folder, n: int, into: Path) -> Path:
     large = Path(folder) / shardlib.LARGE_FILE
     if large.exists() and not (into / shardlib.LARGE_FILE).exists():
         (into / shardlib.LARGE_FILE).symlink_to(large.resolve())
-    shardlib.write_json_atomic(into / shardlib.MANIFEST, dict(manifest, shards=entries))
+    write_json_atomic(into / shardlib.MANIFEST, dict(manifest, shards=entries))
     return into
 
 
@@ -124,7 +123,8 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=64, help="training games to extract for the speed figure")
     parser.add_argument("--batch", type=int, default=16, help="games per vmapped extraction call")
-    parser.add_argument("--data", default=None, help="data root (default ../shared/data)")
+    parser.add_argument("--data", default=None, help="data root (default: $JAXGO_DATA, else ../shared/data beside "
+                                                      "the checkout)")
     parser.add_argument("--shards", default=None, help="shard folder for the LMP speed and MM-vs-LMP runs")
     parser.add_argument("--subsets", default="1,4", help="numbers of shards for the MM vs LMP runs")
     parser.add_argument("--mm-iterations", type=int, default=2)

@@ -15,10 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-
-os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -28,9 +25,10 @@ def _parser() -> argparse.ArgumentParser:
     def add_sources(p):
         src = p.add_mutually_exclusive_group()
         src.add_argument("--split", choices=["train", "kgs2017", "fox"], default="train",
-                         help="archives of ../shared/data (fox: pro-vs-pro even games only)")
+                         help="archives of the data root (fox: pro-vs-pro even games only)")
         src.add_argument("--games-path", nargs="+", help="tar.gz archives / SGF folders instead of a split")
-        p.add_argument("--data", default=None, help="data root (default: ../shared/data)")
+        p.add_argument("--data", default=None,
+                       help="data root (default: $JAXGO_DATA, else ../shared/data beside the checkout)")
         p.add_argument("--games", type=int, default=None, help="games in all (default: every game)")
         p.add_argument("--batch", type=int, default=16, help="games per vmapped call")
         p.add_argument("--size", type=int, default=19, help="board size of the games kept")
@@ -72,9 +70,10 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _sources(args):
-    from jaxgo.data import DEFAULT_ROOT, heldout_archives, train_archives
+    from jaxgo.data import heldout_archives, train_archives
+    from jaxgo.util.paths import data_dir
 
-    root = args.data or DEFAULT_ROOT
+    root = args.data or data_dir()
     if args.games_path:
         sources = args.games_path
     elif args.split == "train":
@@ -135,6 +134,10 @@ def _eval(args) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if getattr(args, "devices", None):  # several CPU devices must be asked for before jax starts
+        from jaxgo.util.devices import configure_host_devices
+
+        configure_host_devices(args.devices)
     try:
         return {"harvest": _harvest, "extract": _extract, "train": _train, "eval": _eval}[args.command](args)
     except (ValueError, FileNotFoundError, OSError) as exc:

@@ -7,7 +7,7 @@ A shard ``shard-NNNNN`` is three files in the shard folder:
     shard-NNNNN.meta.npy   int16  [N, 4]    played move, previous move, the move before, move number (0-based)
     shard-NNNNN.games.npy  int32  [g+1]     first position of each game (and N at the end)
 
-``manifest.json`` lists finished shards; every file is written to a temporary name and ``os.replace``d, and the
+``manifest.json`` lists finished shards; every file is written atomically (``jaxgo.util.files``), and the
 manifest is rewritten (atomically) after each shard, so an interrupted ``extract`` resumes where it stopped:
 shard k always holds kept games [k * shard_games, (k + 1) * shard_games) of the source stream.
 A folder extracted with a large-pattern dictionary keeps it as ``large.npz`` (``large_dictionary(folder)``).
@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 import time
 from pathlib import Path
 from typing import Iterator
@@ -25,23 +24,12 @@ from typing import Iterator
 import numpy as np
 
 from jaxgo.data.archives import SkipStats, is_pro_vs_pro, iter_records
+from jaxgo.util.files import save_npy_atomic, write_json_atomic
 
 MANIFEST = "manifest.json"
 LARGE_FILE = "large.npz"
 VERSION = 2  # the feature layout: 2 added capture level 3 (a capture that saves an own chain in atari)
 META_MOVE, META_PREV, META_PREV2, META_NUMBER = range(4)
-
-
-def _atomic_save(path: Path, array: np.ndarray) -> None:
-    tmp = path.with_name(path.name + ".tmp.npy")
-    np.save(tmp, array)
-    os.replace(tmp, path)
-
-
-def write_json_atomic(path: Path, obj) -> None:
-    tmp = Path(str(path) + ".tmp")
-    tmp.write_text(json.dumps(obj, indent=1))
-    os.replace(tmp, path)
 
 
 def read_manifest(folder) -> dict | None:
@@ -69,9 +57,9 @@ def write_shard(folder, name: str, games: list) -> dict:
         metas.append(np.stack([m.astype(np.int16), prev, prev2, np.arange(len(m), dtype=np.int16)], 1))
         starts.append(starts[-1] + len(m))
     meta = np.concatenate(metas) if metas else np.zeros((0, 4), np.int16)
-    _atomic_save(folder / f"{name}.codes.npy", codes.astype(np.uint32))
-    _atomic_save(folder / f"{name}.meta.npy", meta.astype(np.int16))
-    _atomic_save(folder / f"{name}.games.npy", np.asarray(starts, np.int32))
+    save_npy_atomic(folder / f"{name}.codes.npy", codes.astype(np.uint32))
+    save_npy_atomic(folder / f"{name}.meta.npy", meta.astype(np.int16))
+    save_npy_atomic(folder / f"{name}.games.npy", np.asarray(starts, np.int32))
     return {"name": name, "games": len(games), "positions": int(len(meta))}
 
 
@@ -105,9 +93,7 @@ def extract(folder, sources, *, games: int | None = None, shard_games: int = 250
     if manifest["complete"]:
         return manifest
     if large is not None and not (folder / LARGE_FILE).exists():
-        tmp = folder / "large.tmp.npz"
-        large.save(tmp)
-        os.replace(tmp, folder / LARGE_FILE)
+        large.save(folder / LARGE_FILE)
     if manifest["shards"] and manifest["shards"][-1]["games"] < shard_games:
         manifest["shards"].pop()  # a short last shard (an earlier, smaller limit): redo it
     total = sum(s["games"] for s in manifest["shards"])

@@ -1,7 +1,7 @@
 """Training drivers over extracted shards (``jaxgo.learn.shards``): MM, LMP and Adam, with resumable checkpoints.
 
 ``train(shards, method, out)`` writes a gamma file (``jaxgo.features.gammas``).  With ``checkpoint=DIR`` the state
-is saved after every shard (LMP, SGD) or every sweep (MM) to ``DIR/state.npz`` (temporary file + ``os.replace``),
+is saved after every shard (LMP, SGD) or every sweep (MM) to ``DIR/state.npz`` (atomically, ``jaxgo.util.files``),
 and a new call with the same arguments resumes from it: a killed run loses at most one shard / sweep of work.
 
 - ``mm``: batch MM (``jaxgo.learn.bt``); all shards are held in host memory once (packed codes, 4 bytes per
@@ -31,6 +31,7 @@ from jaxgo.learn import shards as shardlib
 from jaxgo.features.codes import decode
 from jaxgo.learn import bt, lmp, parallel
 from jaxgo.features.gammas import Gammas, layout
+from jaxgo.util.files import save_npy_atomic, save_npz_atomic
 
 METHODS = ("mm", "lmp", "sgd")
 
@@ -46,9 +47,8 @@ def decode_batch(codes, meta, valid):
 # ---------------------------------------------------------------------------------------------- checkpoints
 
 def save_state(folder: Path, arrays: dict, info: dict) -> None:
-    tmp = folder / "state.tmp.npz"
-    np.savez(tmp, info=np.array(json.dumps(info)), **{k: np.asarray(v) for k, v in arrays.items()})
-    os.replace(tmp, folder / "state.npz")
+    save_npz_atomic(folder / "state.npz",
+                    dict(info=np.array(json.dumps(info)), **{k: np.asarray(v) for k, v in arrays.items()}))
 
 
 def load_state(folder: Path):
@@ -78,7 +78,9 @@ def _recover_factors(folder: Path, info: dict) -> None:
 # ---------------------------------------------------------------------------------------------- jitted passes
 
 @functools.partial(jax.jit, static_argnames=("keep",))
-def _lmp_shard(state, codes, meta, valid, old, first, *, keep: bool):
+def lmp_shard(state, codes, meta, valid, old, first, *, keep: bool):
+    """LMP batch updates over one shard's batches (codes, meta, valid as from ``shard_batches``); old [nb, B, K]
+    earlier factors (keep=True) or None; first bool [] (first pass).  -> (state, new factors or None)."""
     def step(st, xs):
         c, m, v = xs[:3]
         f, mask, w = decode_batch(c, m, v)
@@ -149,12 +151,13 @@ def _ll_sum(lg, codes, meta, valid):
 
 # ---------------------------------------------------------------------------------------------- drivers
 
-def _shard_batches(shard, batch, mesh):
+def shard_batches(shard, batch, mesh):
+    """One shard as fixed-size batches (``shards.batches``), placed on ``mesh`` (None: one device)."""
     codes, meta, valid = shardlib.batches(np.asarray(shard.codes), np.asarray(shard.meta), batch)
     return parallel.put_batches(mesh, (codes, meta, valid), axis=1)
 
 
-def _fixed(shards):
+def fixed_levels(shards):
     """bool [K]: the absent level of every group of the shards' model (``gammas.layout``)."""
     return layout(shardlib.large_dictionary(shards))[2]
 
@@ -211,7 +214,7 @@ def _more_passes(before: dict | None, now: dict) -> bool:
 def _train_lmp(shards, names, ckpt, arrays, info, settings, mesh, stop_after, log):
     passes, batch = settings["passes"], settings["batch"]
     keep = passes > 1
-    fixed = _fixed(shards)
+    fixed = fixed_levels(shards)
     if ckpt and info is not None:
         _recover_factors(ckpt, info)
         state = lmp.LMPState(jnp.asarray(arrays["alpha"]), jnp.asarray(arrays["beta"]), jnp.asarray(fixed))
@@ -225,7 +228,7 @@ def _train_lmp(shards, names, ckpt, arrays, info, settings, mesh, stop_after, lo
             if stop_after is not None and done >= stop_after:
                 return lmp.log_gamma(state), {}, False
             shard = shardlib.Shard(shards, names[s])
-            codes, meta, valid = _shard_batches(shard, batch, mesh)
+            codes, meta, valid = shard_batches(shard, batch, mesh)
             first = jnp.bool_(p == 0)
             old = None
             if keep:
@@ -233,7 +236,7 @@ def _train_lmp(shards, names, ckpt, arrays, info, settings, mesh, stop_after, lo
                        else jnp.zeros((codes.shape[0], len(fixed)), jnp.float32))
                 if p > 0 and not ckpt:
                     old = _memory_factors[names[s]]
-            state, factors = _lmp_shard(state, codes, meta, valid, old, first, keep=keep)
+            state, factors = lmp_shard(state, codes, meta, valid, old, first, keep=keep)
             s += 1
             done += 1
             log(f"lmp pass {p + 1}/{passes} shard {s}/{len(names)}")
@@ -242,7 +245,7 @@ def _train_lmp(shards, names, ckpt, arrays, info, settings, mesh, stop_after, lo
             nxt = (p + 1, 0) if s == len(names) else (p, s)
             if ckpt:
                 if keep:
-                    np.save(_factor_path(ckpt, names[s - 1], pending=True), np.asarray(factors))
+                    save_npy_atomic(_factor_path(ckpt, names[s - 1], pending=True), np.asarray(factors))
                 save_state(ckpt, {"alpha": state.alpha, "beta": state.beta},
                            {"settings": settings, "pass": nxt[0], "shard": nxt[1],
                             "committed": names[s - 1] if keep else None})
@@ -261,7 +264,7 @@ def _train_sgd(shards, names, ckpt, arrays, info, settings, mesh, stop_after, lo
 
     passes, batch = settings["passes"], settings["batch"]
     optimizer = optax.adam(settings["lr"])
-    fixed = jnp.asarray(_fixed(shards))
+    fixed = jnp.asarray(fixed_levels(shards))
     params = jnp.zeros(fixed.shape[0], jnp.float32)
     opt_state = optimizer.init(params)
     leaves, treedef = jax.tree.flatten(opt_state)
@@ -278,7 +281,7 @@ def _train_sgd(shards, names, ckpt, arrays, info, settings, mesh, stop_after, lo
         while s < len(names):
             if stop_after is not None and done >= stop_after:
                 return jnp.where(fixed, 0.0, params), {}, False
-            codes, meta, valid = _shard_batches(shardlib.Shard(shards, names[s]), batch, mesh)
+            codes, meta, valid = shard_batches(shardlib.Shard(shards, names[s]), batch, mesh)
             prior_weight = jnp.float32(batch / total)  # the prior counted once per pass
             params, opt_state, losses = _sgd_shard(params, opt_state, codes, meta, valid, fixed, prior_weight,
                                                    optimizer=optimizer)

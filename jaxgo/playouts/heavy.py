@@ -610,7 +610,7 @@ def _step(boards: _Boards, running, tables: PolicyTables, size: int, record: boo
     """One move (or a forced pass) on every running board."""
     points = size * size
     weights = _weights(boards, tables, size, rows)
-    rng, bits = playout._next_random(boards.rng)
+    rng, bits = playout.next_random(boards.rng)
     u = (bits >> U32(8)).astype(jnp.float32) * jnp.float32(1.0 / (1 << 24))
     row, col, any_candidate = _pick(weights, u)
     must_pass = ~any_candidate
@@ -644,7 +644,7 @@ def _liberty_classes(state: rules.State, prev):
     Exact liberty counts: each (chain, empty point) adjacency is counted once per empty point."""
     points = state.stones.shape[0]
     size = rules.board_size(points)
-    stones, chain = rules._padded(state)
+    stones, chain = rules.padded(state)
     nbrs = jnp.asarray(rules.neighbour_table(size))
     nb_chain = jnp.where(jnp.abs(stones[nbrs]) == 1, chain[nbrs], points)
     earlier = (nb_chain[:, :, None] == nb_chain[:, None, :]) & jnp.tril(jnp.ones((4, 4), bool), -1)
@@ -696,7 +696,8 @@ def _from_states(states: rules.State, rng, prev, prev2, max_moves: int, record: 
 # The playout loop
 
 
-def _playouts(states, rng, prev, prev2, komi, tables, max_moves: int, record: bool, lanes: int) -> PlayoutResult:
+def _playouts(states, rng, prev, prev2, komi, tables, max_moves: int, record: bool, lanes: int,
+              active) -> PlayoutResult:
     """T playouts (one per entry of ``states`` [T, ...]) on ``lanes`` persistent boards; as
     ``jaxgo.playouts.light._playouts`` (a finished lane hands in its result and takes the next pending playout)."""
     total, points = states.stones.shape
@@ -736,9 +737,9 @@ def _playouts(states, rng, prev, prev2, komi, tables, max_moves: int, record: bo
         boards, job, next_job, out = carry
         boards = _step(boards, running(boards) & (job >= 0), tables, size, record, rows)
         finished = (job >= 0) & ~running(boards)
-        return playout.retire_and_refill(boards, job, next_job, out, finished, load, collect, komi, size)
+        return playout.retire_and_refill(boards, job, next_job, out, finished, load, collect, komi, size, active)
 
-    first = jnp.arange(lanes, dtype=jnp.int32)
+    first = playout.first_jobs(lanes, active)
     boards = _from_states(jax.tree_util.tree_map(lambda x: x[:lanes], states), rng[:lanes], prev[:lanes],
                           prev2[:lanes], max_moves, record)
     out = playout.empty_result(total, points, max_moves if record else 0)
@@ -773,7 +774,7 @@ def _batched(states: rules.State, num_per_state: int, last_moves):
 @functools.partial(jax.jit, static_argnames=("num_per_state", "max_moves", "record_moves", "lanes"))
 def run(states: rules.State, key, komi=7.5, *, gammas: PolicyTables, num_per_state: int = 1,
         max_moves: int | None = None, record_moves: bool = False, lanes: int | None = None,
-        last_moves=None) -> PlayoutResult:
+        last_moves=None, active_states=None) -> PlayoutResult:
     """Run heavy playouts from a batch of positions in one device call.
 
     states: ``rules.State`` batched [S, ...] (or one unbatched state); key: a ``jax.random`` key; komi: float.
@@ -781,6 +782,7 @@ def run(states: rules.State, key, komi=7.5, *, gammas: PolicyTables, num_per_sta
     ``rule_policy.rule_tables()`` for the MoGo-style rule policy.
     last_moves: optional int [S, 2], the previous move and the one before it of each position (P = pass, -1 =
     none) for the distance features of the first playout move; default none.
+    active_states: play out only the first ``active_states`` positions (traced), as ``playout.run``.
     Returns a ``PlayoutResult`` over S * num_per_state playouts, position-major, as ``playout.run``.
     """
     states, last = _batched(states, num_per_state, last_moves)
@@ -789,7 +791,7 @@ def run(states: rules.State, key, komi=7.5, *, gammas: PolicyTables, num_per_sta
     batch = states.stones.shape[0]
     seeds = jax.random.bits(key, (batch,), jnp.uint32) | U32(1)
     return _playouts(states, seeds, last[:, 0], last[:, 1], jnp.float32(komi), gammas, limit, record_moves,
-                     lanes or default_lanes(points))
+                     lanes or default_lanes(points), playout.active_jobs(batch, num_per_state, active_states))
 
 
 def run_from_empty(size: int, batch: int, key, komi=7.5, *, gammas: PolicyTables, **kwargs) -> PlayoutResult:

@@ -17,6 +17,7 @@ import sys
 import time
 
 from jaxgo import bench as light_bench
+from jaxgo.util.devices import configure_host_devices
 
 
 def parse_args(argv):
@@ -50,9 +51,9 @@ def load_tables(spec: str):
 
         return rule_policy.rule_tables()
     if spec.endswith(".npz"):  # a `jaxgo gammas train` file
-        from jaxgo.search import priors
+        from jaxgo.playouts.evaluator import load_log_gammas
 
-        return hp.policy_tables(priors.log_gammas(spec))
+        return hp.policy_tables(load_log_gammas(spec))
     return hp.policy_tables(np.load(spec))
 
 
@@ -111,14 +112,14 @@ def bench_kinds(size: int, batch: int, kinds, tables, repeats: int, komi: float,
     records = {}
     for kind, (_, compile_s, devs) in prepared.items():
         moves, winners = outputs[kind]
-        records[kind] = light_bench._record(f"jaxgo-{kind}", devs[0].platform, len(devs), size, batch, compile_s,
-                                            best[kind], moves, winners == 1)
+        records[kind] = light_bench.playout_record(f"jaxgo-{kind}", devs[0].platform, len(devs), size, batch,
+                                                   compile_s, best[kind], moves, winners == 1)
     return records
 
 
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
-    light_bench._configure_host_devices(args.devices)
+    configure_host_devices(args.devices)
     tables = load_tables(args.gammas)
     kinds = ["light", "heavy"] if args.only == "both" else [args.only]
     for size in args.size:
@@ -131,8 +132,8 @@ def main(argv: list[str]) -> int:
                 print(json.dumps({"system": "ratio", "size": size, "batch": batch,
                                   "heavy_playouts_per_s": records["heavy"]["playouts_per_s"],
                                   "light_playouts_per_s": records["light"]["playouts_per_s"],
-                                  "heavy_over_light": light_bench._significant(ratio),
-                                  "heavy_moves_per_s_over_light": light_bench._significant(
+                                  "heavy_over_light": light_bench.significant(ratio),
+                                  "heavy_moves_per_s_over_light": light_bench.significant(
                                       records["heavy"]["moves_per_s"] / records["light"]["moves_per_s"]),
                                   "gammas": args.gammas}), flush=True)
     return 0

@@ -65,7 +65,7 @@ class _Boards:
     moves: chex.Array  # int16 [max_moves, B] or [0, B]
 
 
-def _next_random(x):
+def next_random(x):
     """xorshift32 step; returns (new state, a well-mixed 32-bit output)."""
     x = x ^ (x << U32(13))
     x = x ^ (x >> U32(17))
@@ -113,7 +113,7 @@ def _step(boards: _Boards, running, size: int, record: bool) -> _Boards:
     empty = bb.row_mask(size) & ~(own | opp)
     candidates = empty & ~boards.ko & ~boards.refuted & ~bb.eyes(own, opp, size)
     count = bb.popcount(candidates)
-    rng, bits = _next_random(boards.rng)
+    rng, bits = next_random(boards.rng)
     k = ((bits >> U32(16)) * count.astype(U32)) >> U32(16)
     row, col = bb.select_point(candidates, k.astype(jnp.int32))
     must_pass = count == 0
@@ -180,8 +180,9 @@ def _score_and_owner(black, white, komi, size: int):
     return score, owner.reshape(owner.shape[0], size * size)
 
 
-def _playouts(states: rules.State, rng, komi, max_moves: int, record: bool, lanes: int) -> PlayoutResult:
-    """T playouts (one per entry of ``states`` [T, ...], seeds ``rng`` [T]) on ``lanes`` persistent boards.
+def _playouts(states: rules.State, rng, komi, max_moves: int, record: bool, lanes: int, active) -> PlayoutResult:
+    """T playouts (one per entry of ``states`` [T, ...], seeds ``rng`` [T]) on ``lanes`` persistent boards; only
+    the first ``active`` (int32 scalar, traced) are played, the rest of the output keeps its empty values.
 
     A lane that finishes hands its result to the output (at most ``collect`` lanes per iteration; the rest wait
     one iteration) and starts the next pending playout, so a batch no longer waits for its slowest game except
@@ -225,9 +226,9 @@ def _playouts(states: rules.State, rng, komi, max_moves: int, record: bool, lane
         boards, job, next_job, out = carry
         boards = _step(boards, running(boards) & (job >= 0), size, record)
         finished = (job >= 0) & ~running(boards)
-        return retire_and_refill(boards, job, next_job, out, finished, load, collect, komi, size)
+        return retire_and_refill(boards, job, next_job, out, finished, load, collect, komi, size, active)
 
-    first = jnp.arange(lanes, dtype=jnp.int32)
+    first = first_jobs(lanes, active)
     boards = jax.tree_util.tree_map(lambda x: x[..., :lanes], _from_states(
         jax.tree_util.tree_map(lambda x: x[:lanes], states), rng[:lanes], max_moves, record))
     out = empty_result(total, points, max_moves if record else 0)
@@ -244,15 +245,17 @@ def default_lanes(num_points: int) -> int:
 
 @functools.partial(jax.jit, static_argnames=("num_per_state", "max_moves", "record_moves", "lanes"))
 def run(states: rules.State, key, komi=7.5, *, num_per_state: int = 1, max_moves: int | None = None,
-        record_moves: bool = False, lanes: int | None = None) -> PlayoutResult:
+        record_moves: bool = False, lanes: int | None = None, active_states=None) -> PlayoutResult:
     """Run light playouts from a batch of positions in one device call.
 
     states: a ``rules.State`` batched on a leading axis [S, ...] (or a single unbatched state, broadcast).
     key: a ``jax.random`` key.  komi: float scalar.
     lanes: boards advanced together (default ``default_lanes(P)``); more playouts than lanes are run as lanes
     free up, which the results do not depend on.
+    active_states: play out only the first ``active_states`` positions (a traced int, so one compiled shape
+    serves every count; default all S): callers pad a batch to a fixed size without paying for the padding.
     Returns a PlayoutResult over S * num_per_state playouts, position-major (playout j of state i at
-    ``i * num_per_state + j``).
+    ``i * num_per_state + j``); rows of inactive positions hold score 0 and empty records.
     """
     if states.stones.ndim == 1:
         states = jax.tree_util.tree_map(lambda x: x[None], states)
@@ -262,7 +265,8 @@ def run(states: rules.State, key, komi=7.5, *, num_per_state: int = 1, max_moves
         states = jax.tree_util.tree_map(lambda x: jnp.repeat(x, num_per_state, axis=0), states)
     batch = states.stones.shape[0]
     seeds = jax.random.bits(key, (batch,), jnp.uint32) | U32(1)
-    return _playouts(states, seeds, jnp.float32(komi), limit, record_moves, lanes or default_lanes(points))
+    return _playouts(states, seeds, jnp.float32(komi), limit, record_moves, lanes or default_lanes(points),
+                     active_jobs(batch, num_per_state, active_states))
 
 
 def run_from_empty(size: int, batch: int, key, komi=7.5, **kwargs) -> PlayoutResult:
@@ -283,12 +287,25 @@ def empty_result(total: int, points: int, moves: int) -> PlayoutResult:
     )
 
 
-def retire_and_refill(boards, job, next_job, out, finished, load, collect: int, komi, size: int):
+def active_jobs(total: int, num_per_state: int, active_states):
+    """int32 scalar: playouts to run of ``total``: all, or those of the first ``active_states`` positions."""
+    if active_states is None:
+        return jnp.int32(total)
+    return jnp.minimum(jnp.asarray(active_states, jnp.int32) * num_per_state, total)
+
+
+def first_jobs(lanes: int, active) -> chex.Array:
+    """int32 [lanes]: the playout each lane starts with (-1: idle, when fewer than ``lanes`` are active)."""
+    first = jnp.arange(lanes, dtype=jnp.int32)
+    return jnp.where(first < active, first, -1)
+
+
+def retire_and_refill(boards, job, next_job, out, finished, load, collect: int, komi, size: int, active):
     """One refill round of persistent lanes (shared by light and heavy playouts).
 
     Up to ``collect`` finished lanes (bool [lanes]) write their score, move count, ownership, first-play and
     move records into ``out`` at their job's row, then ``load(boards, lane, new_job)`` gives each the next pending
-    playout (job -1 when none is left).  ``boards`` needs ``black``/``white`` [N, lanes] bitboards and ``ply``,
+    playout (job -1 when none of the first ``active`` is left).  ``boards`` needs ``black``/``white`` [N, lanes] bitboards and ``ply``,
     ``first_colour``, ``first_ply``, ``moves`` with the lane axis last.  Returns (boards, job, next_job, out).
     """
     lanes = job.shape[0]
@@ -307,7 +324,7 @@ def retire_and_refill(boards, job, next_job, out, finished, load, collect: int, 
         moves=out.moves.at[dest].set(boards.moves[:, lane].T, mode="drop"),
     )
     rank = jnp.cumsum(valid) - 1
-    new_job = jnp.where(valid & (next_job + rank < total), next_job + rank, -1)
+    new_job = jnp.where(valid & (next_job + rank < active), next_job + rank, -1)
     boards = load(boards, lane, new_job)
     job = job.at[jnp.where(valid, lane, lanes)].set(new_job, mode="drop")
     return boards, job, next_job + jnp.sum(valid, dtype=jnp.int32), out

@@ -2,19 +2,11 @@
 
 from __future__ import annotations
 
-import functools
+import numpy as np
+
+from jaxgo.go.rules import neighbour_lists
 
 EMPTY, BLACK, WHITE = 0, 1, -1
-
-
-@functools.lru_cache(maxsize=None)
-def _nbrs(size: int):
-    out = []
-    for r in range(size):
-        for c in range(size):
-            out.append(tuple(rr * size + cc for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
-                             if 0 <= rr < size and 0 <= cc < size))
-    return tuple(out)
 
 
 class Board:
@@ -45,7 +37,7 @@ class Board:
         if hit is not None:
             return hit
         colour = self.stones[p]
-        nb = _nbrs(self.size)
+        nb = neighbour_lists(self.size)
         seen = {p}
         libs = set()
         stack = [p]
@@ -68,7 +60,7 @@ class Board:
 
     def neighbour_chains(self, chain_points, colour):
         """Representative points of distinct chains of ``colour`` adjacent to ``chain_points``."""
-        nb = _nbrs(self.size)
+        nb = neighbour_lists(self.size)
         reps, covered = [], set()
         for q in chain_points:
             for n in nb[q]:
@@ -89,7 +81,7 @@ class Board:
         b = Board(self.size, st, -colour, -1)
         b.stones[move] = colour
         captured = []
-        for n in _nbrs(self.size)[move]:
+        for n in neighbour_lists(self.size)[move]:
             if b.stones[n] == -colour:
                 pts, libs = b.chain(n)
                 if not libs:
@@ -103,3 +95,10 @@ class Board:
         if len(captured) == 1 and len(own) == 1 and libs == {captured[0]}:
             b.ko = captured[0]
         return b
+
+
+def game_board(game) -> Board:
+    """Host ``Board`` of a ``jaxgo.go.game.Game`` (stones, side to move, simple-ko point)."""
+    stones = np.asarray(game.board()).reshape(-1).tolist()
+    ko = int(getattr(game.state, "ko", -1))
+    return Board(game.size, stones, game.to_play, ko if 0 <= ko < game.size * game.size else -1)

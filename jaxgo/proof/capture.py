@@ -31,7 +31,8 @@ success only if the side also wins kos the opponent takes first).  Cycles count 
 
 from __future__ import annotations
 
-from jaxgo.proof.board import Board, _nbrs
+from jaxgo.go.rules import neighbour_lists
+from jaxgo.proof.board import Board
 from jaxgo.proof.patterns import board_stack_keys
 from jaxgo.proof.tree import Result, Tree
 
@@ -178,7 +179,7 @@ class CaptureProblem:
         if b.stones[self.goal] == 0:
             return [self.goal]   # retake a ko on the goal point
         pts, libs = b.chain(self.goal)
-        nb = _nbrs(b.size)
+        nb = neighbour_lists(b.size)
         moves = set(libs)
         for lib in libs:
             for n in nb[lib]:

@@ -1,6 +1,7 @@
 """Capture problem sets for the learning experiments (all with a TRUE answer, as in the paper's sec. 5).
 
-Sources, all read in place from ``../shared/data/problems`` (see its README for the repositories and commits):
+Sources, all read in place from ``problems`` in the shared data folder (``jaxgo.util.paths.data_dir()``; see its
+README for the repositories and commits):
 
 - ``tesuji_problems``: sanderland/tsumego tesuji collections (``TESUJI_COLLECTIONS``: Lee Changho's tesuji books
   "1. Fighting And Capturing", "2. Snapback And Shortage Of Liberties", "4. Net And Squeeze Tactics", and with
@@ -34,8 +35,8 @@ import os
 
 from jaxgo.proof.board import BLACK, WHITE, Board
 from jaxgo.proof.capture import CaptureProblem, solve_capture
+from jaxgo.util.paths import data_dir
 
-DATA = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "shared", "data", "problems")
 TESUJI_COLLECTIONS = ("1. Fighting And Capturing", "2. Snapback And Shortage Of Liberties",
                       "4. Net And Squeeze Tactics")
 EXTRA_COLLECTIONS = ("Kobayashi Satoru 105 Basic Tesuji For 1~3 Dan", "6.2 Attack", "5.5 Attack",
@@ -46,11 +47,12 @@ READING_FILES = ("reading.tst", "capture.tst", "trevor.tst", "trevorc.tst", "tre
                  "nngs.tst", "auto03.tst")
 
 
-def data_dir() -> str:
+def problems_dir() -> str:
+    """The problem sets folder: ``$JAXGO_PROBLEMS``, else ``problems`` in ``jaxgo.util.paths.data_dir()``."""
     env = os.environ.get("JAXGO_PROBLEMS")
     if env:
         return env
-    return os.path.normpath(DATA)
+    return os.path.normpath(data_dir() / "problems")
 
 
 def _sgf_point(s: str, size: int) -> int:
@@ -122,7 +124,7 @@ def tesuji_problems(limit: int | None = None, verify_nodes: int = 3000, verify_s
     """Build capture problems from tesuji collections (see module doc); problems without a verified goal
     (and unreadable lines) are skipped — compare ``len`` of the result with the number of sources.
     ``per_collection`` caps the records *read* from each collection (not the problems kept)."""
-    path = path or os.path.join(data_dir(), "sanderland-tsumego", "problems.jsonl")
+    path = path or os.path.join(problems_dir(), "sanderland-tsumego", "problems.jsonl")
     out, read = [], {}
     with open(path) as fh:
         for line in fh:
@@ -175,9 +177,9 @@ def regression_problems(files=("reading.tst", "capture.tst"), gnugo_fails: bool 
     Defaults give the original set: ``attack`` tests with expected code 1 that GNU Go passes."""
     from jaxgo.go.coords import gtp_to_point
 
-    from jaxgo.proof.cli import case_board, expectation, parse_tst
+    from jaxgo.proof.regression import case_board, expectation, parse_tst
 
-    base = os.path.join(data_dir(), "gnugo-regression", "regression")
+    base = os.path.join(problems_dir(), "gnugo-regression", "regression")
     out = []
     for f in files:
         full = os.path.join(base, f)

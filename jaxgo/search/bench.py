@@ -19,7 +19,8 @@ import numpy as np
 
 from jaxgo.playouts import light as playout
 from jaxgo.go.game import new_game
-from jaxgo.search.mcts import SearchConfig, Searcher, _stack
+from jaxgo.search.config import SearchConfig
+from jaxgo.search.mcts import Searcher, stack_state
 
 
 def main(argv=None):
@@ -33,7 +34,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     k, lpl = args.leaves, args.playouts_per_leaf
     game = new_game(size=args.size, komi=7.5)
-    states = _stack(game.state, k)
+    states = stack_state(game.state, k)
     playout.run(states, jax.random.PRNGKey(0), 7.5, num_per_state=lpl).winner.block_until_ready()
     start = time.perf_counter()
     for i in range(args.repeats * 4):
@@ -49,7 +50,8 @@ def main(argv=None):
         mid.play(mid.to_play, int(rng.choice(legal)))
     for strategy in args.strategies:
         for label, position in (("empty", game), ("move20", mid)):
-            config = SearchConfig(strategy=strategy, leaves_per_batch=k, playouts_per_leaf=lpl)
+            config = SearchConfig(strategy=strategy, leaves_per_batch=k, playouts_per_leaf=lpl, playouts="light",
+                                  bias_c2=0.0)
             searcher = Searcher(position.rules, config, seed=1)
             searcher.search(position, playouts=k * lpl)  # warm-up / compile
             done, seconds = 0, 0.0

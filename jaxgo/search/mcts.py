@@ -1,4 +1,4 @@
-"""Monte Carlo search family over light playouts, all evaluating leaves in fixed-shape batches.
+"""Monte Carlo search family over playouts (light, heavy or rule policy), evaluating leaves in fixed-shape batches.
 
 Strategies (Lew's thesis, chapter 3):
     ``uct``    MCTS with UCB1: argmax_a mu(s+a) + c * sqrt(log n(s) / n(s+a)) (+ progressive bias).
@@ -14,7 +14,8 @@ Strategies (Lew's thesis, chapter 3):
 
 Tree search: each iteration descends ``leaves_per_batch`` (K) times from the root with a virtual loss on every
 edge taken, creates the new nodes of the batch with one device call, and runs ``playouts_per_leaf`` (L) light
-playouts from every leaf in one ``playout.run`` call of fixed shape [K] x L.  Backup adds the results along the
+playouts from every leaf in one call of the injected ``Evaluator`` (``jaxgo.playouts.evaluator``: light, heavy or
+rule-policy playouts, chosen by ``SearchConfig.playouts``) of fixed shape [K] x L.  Backup adds the results along the
 paths and the AMAF (RAVE) credit from the playouts' first-play records.  Positional/situational superko is
 checked when a node is created (against the game history and the tree path).  Own true eyes (the playout eye
 rule) are not searched.  Pass has no AMAF statistics (light playouts pass only when forced): under RAVE its
@@ -23,75 +24,43 @@ neutral 0.5, which made a losing side's search visit pass early.  ``K(s, a)`` (p
 model's probability (``jaxgo.search.priors``, shipped gammas) when ``bias_c2 > 0``, uniform otherwise; its
 features see the same last two moves as the playouts (the game's at the root).  The same K can instead (or
 also) enter as virtual experience in the RAVE statistics (``prior_even``, ``prior_pattern``; ``virtual_rave``),
-which fades with a move's AMAF count rather than with its visits.  Leaves can be evaluated with
-heavy playouts (``SearchConfig.playouts = "heavy"``).
+which fades with a move's AMAF count rather than with its visits.  The search reports the best action by
+``tree.rank_actions`` and the principal variation that starts with it; the move played, resignation and passing
+are the ``Player``'s (``jaxgo.search.player``).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
 import time
 
 import jax
 import numpy as np
 
-from jaxgo.playouts import light as playout
 from jaxgo.go import rules
+from jaxgo.go.kernels import kernels
+from jaxgo.playouts.evaluator import Evaluator, evaluator_for
 from jaxgo.search import priors  # K(s, a): uniform unless bias_c2 > 0
-from jaxgo.search.tree import STATE_FIELDS, Tree, hash_key
+from jaxgo.search.config import SearchConfig
+from jaxgo.search.tree import STATE_FIELDS, Tree, best_action, hash_key
 
-STRATEGIES = ("uct", "rave", "mc", "amaf", "pp", "depth2")
-RESIGN = -1  # move code of a resignation
-
-
-@dataclasses.dataclass
-class SearchConfig:
-    strategy: str = "rave"
-    leaves_per_batch: int | None = None  # K; None: chosen from the budget (``auto_leaves``)
-    playouts_per_leaf: int = 4  # L
-    uct_c: float = 0.7  # c (plain UCT) ; c1 for RAVE is rave_c1
-    rave_c1: float = 0.1
-    rave_c3: float = 1e-3  # Silver's RAVE bias constant (b^2 in his notation, times 4)
-    bias_c2: float = 0.0  # progressive bias weight; K(s,a) = move-model probability (jaxgo.search.priors)
-    playouts: str = "light"  # leaf evaluation: "light" (uniform), "heavy" (gamma-proportional) or "rules" (MoGo)
-    gammas: str | None = None  # gamma file for heavy playouts and bias priors (None: the shipped gammas)
-    prior_even: float = 0.0  # RAVE: virtual AMAF playouts at 1/2 for every move (Gelly & Silver's prior)
-    prior_pattern: float = 0.0  # RAVE: virtual AMAF wins (and playouts) prior_pattern * sqrt(K(s, a)) per move
-    pass_prior_playouts: float = 64.0  # RAVE: pseudo-playouts at the node's mean in pass's value (no AMAF for pass)
-    n_expand: int = 1  # edge visits before a node is descended through
-    resign_threshold: float = 0.08  # resign when the chosen move's win rate is below this
-    resign_min_playouts: int = 2000
-    pp_c: float = 2.0  # Bouzy's c for progressive pruning
-    pp_min_samples: int = 32
-    flat_playouts_per_move: int = 16  # per candidate per round for mc / pp / depth2
-
-
-# -- device kernels (one compile per shape) -------------------------------------------------------------------
-@functools.lru_cache(maxsize=None)
-def _kernels(suicide: bool):
-    def info(state):
-        return rules.searchable_mask(state, suicide)
-
-    def children(state, move):
-        child = rules.play(state, move, suicide=suicide)
-        return child, info(child)
-
-    return jax.jit(jax.vmap(info)), jax.jit(jax.vmap(children))
+STRATEGIES = ("uct", "rave", "mc", "amaf", "pp", "depth2")  # the searches (SearchConfig also has "random")
 
 
 def _to_numpy(state) -> dict:
     return {name: np.asarray(getattr(state, name)) for name in STATE_FIELDS}
 
 
-def _stack(state, count: int):
+def stack_state(state, count: int):
+    """``count`` copies of one unbatched ``rules.State`` as a batched numpy state [count, ...]."""
     return jax.tree_util.tree_map(lambda x: np.broadcast_to(np.asarray(x), (count,) + np.shape(x)).copy(), state)
 
 
 @dataclasses.dataclass
 class SearchResult:
-    move: int  # point, pass = P, RESIGN = -1
+    move: int  # point or pass = P: the best action by ``tree.rank_actions``, the PV's first move
+
     win_rate: float  # for the player to move
     playouts: int
     seconds: float
@@ -119,11 +88,13 @@ class TreeJob:
 class Searcher:
     """One engine's search state for a game; keeps the tree between moves (subtree reuse)."""
 
-    def __init__(self, rules_config, config: SearchConfig | None = None, seed: int = 0, log=None):
+    def __init__(self, rules_config, config: SearchConfig | None = None, seed: int = 0, log=None,
+                 evaluator: Evaluator | None = None):
         self.rules = rules_config
         self.config = config or SearchConfig()
         if self.config.strategy not in STRATEGIES:
-            raise ValueError(f"unknown strategy {self.config.strategy!r}; one of {STRATEGIES}")
+            raise ValueError(f"unknown search strategy {self.config.strategy!r}; one of {STRATEGIES}")
+        self.evaluator = evaluator or evaluator_for(self.config)
         self.key = jax.random.PRNGKey(seed)
         self.rng = np.random.default_rng(seed)
         self.log = log
@@ -153,36 +124,24 @@ class Searcher:
     def _history(self, game) -> set:
         if self.rules.ko_rule == "simple":
             return set()
-        return {key for key, _ in game._seen}
+        return game.position_keys()
 
     def _root_legal(self, game) -> np.ndarray:
         """[A] moves searched at the root: legal under the game's ko rule, own eyes excluded, pass allowed."""
-        info, _ = _kernels(self.rules.suicide)
+        info = kernels(self.rules.suicide).searchable_batch
         legal = game.legal_moves(game.to_play)
-        eyes_excluded = np.asarray(info(_stack(game.state, 1)))[0]
+        eyes_excluded = np.asarray(info(stack_state(game.state, 1)))[0]
         mask = legal & eyes_excluded
         mask[-1] = not (self.forbid_pass and mask[:-1].any())
         return mask
 
-    def _evaluate(self, states, num_per_state: int, last_moves=None):
-        """Light, heavy or rule-policy playouts (``config.playouts``) from a batched state [S]; (winner [S, L],
-        first_colour [S, L, P]).  last_moves: int [S, 2] (the positions' last two moves), used by the heavy
-        and rule policies for the first playout move's distance features."""
-        if self.config.playouts in ("heavy", "rules"):
-            from jaxgo.playouts import heavy as heavy_playout, rule_policy
-
-            tables = (priors.playout_tables(self.config.gammas) if self.config.playouts == "heavy"
-                      else rule_policy.rule_tables())
-            result = heavy_playout.run(states, self._next_key(), self.rules.komi, num_per_state=num_per_state,
-                                       gammas=tables, last_moves=last_moves)
-        elif self.config.playouts == "light":
-            result = playout.run(states, self._next_key(), self.rules.komi, num_per_state=num_per_state)
-        else:
-            raise ValueError(f"unknown playout policy {self.config.playouts!r}; 'light', 'heavy' or 'rules'")
-        count = np.shape(states.stones)[0]
-        winner = np.asarray(result.winner).reshape(count, num_per_state)
-        first = np.asarray(result.first_colour).reshape(count, num_per_state, -1)
-        return winner, first
+    def _evaluate(self, states, num_per_state: int, last_moves=None, active: int | None = None):
+        """Playouts of the evaluator from the first ``active`` (default all) of a batched state [S]; (winner
+        [active, L], first_colour [active, L, P]).  last_moves: int [S, 2] (the positions' last two moves), used
+        by the heavy and rule policies for the first playout move's distance features."""
+        batch = self.evaluator.evaluate(states, self._next_key(), num_per_state, self.rules.komi, last_moves,
+                                        active)
+        return batch.winner, batch.first_colour
 
     def search(self, game, playouts: int | None = None, seconds: float | None = None) -> SearchResult:
         """Search the game's current position for its side to move, within a playout and/or time budget."""
@@ -204,17 +163,14 @@ class Searcher:
         return seconds is not None and time.perf_counter() - start >= seconds
 
     def _finish(self, game, visits, values, playouts, pv=()) -> SearchResult:
-        """Choose the move from per-action visits and win rates; resign when hopeless."""
+        """The result from per-action visits and win rates: the move is the best by ``tree.rank_actions`` and
+        the first move of the principal variation (which is the move alone for the flat strategies)."""
         p = self.num_actions - 1
-        candidates = np.flatnonzero(visits > 0)
-        if len(candidates) == 0:
-            return SearchResult(p, 0.5, playouts, 0.0, visits, values, [])
-        best = int(candidates[np.argmax(visits[candidates] + 1e-9 * np.nan_to_num(values[candidates]))])
-        rate = float(values[best])
-        if (rate < self.config.resign_threshold and playouts >= self.config.resign_min_playouts
-                and self.config.strategy != "depth2"):  # min-of-means is biased low: never resign on it
-            best = RESIGN
-        return SearchResult(best, rate, playouts, 0.0, visits, values, list(pv))
+        if not np.any(visits > 0):
+            return SearchResult(p, 0.5, playouts, 0.0, visits, values, [p])
+        pv = list(pv)
+        best = pv[0] if pv else best_action(visits, values)
+        return SearchResult(best, float(values[best]), playouts, 0.0, visits, values, pv or [best])
 
     # -- tree search ----------------------------------------------------------------------------------------
     def _prepare_tree(self, game) -> Tree:
@@ -236,7 +192,7 @@ class Searcher:
                 self._tree_moves = moves
                 return tree
         tree = Tree(self.num_actions)
-        root = tree.add_nodes(_to_numpy(_stack(game.state, 1)), np.array([-1], np.int32), np.array([-1], np.int32))
+        root = tree.add_nodes(_to_numpy(stack_state(game.state, 1)), np.array([-1], np.int32), np.array([-1], np.int32))
         tree.children_legal[root[0]] = self._root_legal(game)
         tree.children_prior[root[0]] = priors.root_prior(self.config, game, tree.children_legal[root[0]])
         tree.expanded[root[0]] = True
@@ -284,7 +240,8 @@ class Searcher:
                 if job.exhausted:
                     break
                 continue
-            winner, first = self._evaluate(leaf_states, self.config.playouts_per_leaf, job.last_moves)
+            winner, first = self._evaluate(leaf_states, self.config.playouts_per_leaf, job.last_moves,
+                                           active=len(job.pending[1]))
             self.backup_leaves(job, winner, first)
         return self.finish_tree_search(game, job, start)
 
@@ -316,7 +273,7 @@ class Searcher:
         when no leaf survived this round (superko); then ``job.exhausted`` tells whether the root has no move.
         """
         tree, cfg = job.tree, self.config
-        _, children = _kernels(self.rules.suicide)
+        children = kernels(self.rules.suicide).children_batch
         k = job.leaves
         pass_action = self.num_actions - 1
         paths, leaves, pending = [], [], {}
@@ -439,9 +396,9 @@ class Searcher:
     # -- flat strategies ------------------------------------------------------------------------------------
     def _root_children(self, game):
         """(child states [A], legal [A], child legal masks [A, A]) of the current position."""
-        _, children = _kernels(self.rules.suicide)
+        children = kernels(self.rules.suicide).children_batch
         moves = np.arange(self.num_actions, dtype=np.int32)
-        child_states, child_legal = children(_stack(game.state, self.num_actions), moves)
+        child_states, child_legal = children(stack_state(game.state, self.num_actions), moves)
         return child_states, self._root_legal(game), np.asarray(child_legal)
 
     def _search_flat(self, game, playouts, seconds, start) -> SearchResult:
@@ -487,7 +444,7 @@ class Searcher:
         legal = self._root_legal(game)
         a = self.num_actions
         lpm = self.config.flat_playouts_per_move
-        states = _stack(game.state, a)
+        states = stack_state(game.state, a)
         n = np.zeros(a)
         w = np.zeros(a)
         done = 0
@@ -511,7 +468,7 @@ class Searcher:
 
     def _search_depth2(self, game, playouts, seconds, start) -> SearchResult:
         """Depth-2 min-of-means: each (move, reply) pair is sampled round-robin; value = min over replies."""
-        _, children = _kernels(self.rules.suicide)
+        children = kernels(self.rules.suicide).children_batch
         color = game.to_play
         child_states, legal, child_legal = self._root_children(game)
         a = self.num_actions
@@ -596,9 +553,13 @@ def auto_leaves(budget: int | None, playouts_per_leaf: int, iterations: int = 48
     return k
 
 
-def ownership_estimate(game, playouts: int = 256, seed: int = 0) -> np.ndarray:
-    """float [size, size] mean playout area owner (+1 Black, -1 White) of every point, from the game's position."""
+def ownership_estimate(game, playouts: int = 256, seed: int = 0, evaluator: Evaluator | None = None) -> np.ndarray:
+    """float [size, size] mean playout area owner (+1 Black, -1 White) of every point, from the game's position,
+    with ``evaluator``'s playouts (default light)."""
+    from jaxgo.playouts.evaluator import make_evaluator
+
+    evaluator = evaluator or make_evaluator("light")
     state = game.state.replace(passes=np.int32(0))  # after two passes the stones' fate is still played out
-    result = playout.run(state, jax.random.PRNGKey(seed), game.rules.komi, num_per_state=playouts)
-    owner = np.asarray(result.ownership, np.float64).mean(axis=0)
-    return owner.reshape(game.size, game.size)
+    last = np.asarray([priors.game_last_moves(game)], np.int32)
+    batch = evaluator.evaluate(stack_state(state, 1), jax.random.PRNGKey(seed), playouts, game.rules.komi, last)
+    return batch.ownership[0].astype(np.float64).mean(axis=0).reshape(game.size, game.size)

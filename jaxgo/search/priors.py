@@ -8,8 +8,8 @@ shipped ones by default) -- pass included with its own gamma, as in the move mod
 
 ``jaxgo.search.mcts`` calls ``root_prior`` and ``children_prior`` where nodes are created; the same K also
 serves as virtual RAVE experience (``prior_pattern``, ``mcts.virtual_rave``).  With ``bias_c2 == 0`` and
-``prior_pattern == 0`` (the defaults) they return the uniform prior without a device call.  The heavy playouts used
-for leaf evaluation (``SearchConfig.playouts == "heavy"``) are loaded by ``playout_tables``.
+``prior_pattern == 0`` they return the uniform prior without a device call; ``gamma_prior`` gives K whatever
+the configuration (the ``policy`` the analysis server reports).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import numpy as np
 
 from jaxgo.go import rules
 from jaxgo.features import moves as mf
+from jaxgo.playouts.evaluator import load_log_gammas
 
 
 def uniform(legal) -> np.ndarray:
@@ -32,23 +33,8 @@ def uniform(legal) -> np.ndarray:
 
 @functools.lru_cache(maxsize=8)
 def log_gammas(path: str | None = None) -> np.ndarray:
-    """float32 [K]: log-gammas from a ``jaxgo gammas train`` file, or the shipped ones (path None)."""
-    from jaxgo.features import gammas as store
-
-    loaded = store.load_default() if path is None else store.load(path)
-    values = np.asarray(loaded.log_gamma, np.float32)
-    if values.shape != (mf.num_features(),):
-        raise ValueError(f"gammas {path or 'shipped'}: {values.shape[0]} entries, the feature code has "
-                         f"{mf.num_features()} (retrain or update the file)")
-    return values
-
-
-@functools.lru_cache(maxsize=8)
-def playout_tables(path: str | None = None):
-    """``heavy_playout.PolicyTables`` for the gammas at ``path`` (None: shipped), cached."""
-    from jaxgo.playouts import heavy as heavy_playout
-
-    return heavy_playout.policy_tables(log_gammas(path))
+    """float32 [K]: log-gammas from a ``jaxgo gammas train`` file, or the shipped ones (path None), cached."""
+    return load_log_gammas(path)
 
 
 @jax.jit
@@ -83,10 +69,6 @@ def prior_probabilities(states: rules.State, searched, prev, prev2, log_gamma) -
     return np.where(total > 0, weights / np.maximum(total, 1e-300), fallback).astype(np.float32)
 
 
-def _uses_gammas(config) -> bool:
-    return bool(getattr(config, "bias_c2", 0.0) or getattr(config, "prior_pattern", 0.0))
-
-
 def game_last_moves(game) -> tuple:
     """(last move, the move before) of the game (P = pass, -1 = none): the one source of the root's recent
     moves for the heavy playouts' distance features and the progressive-bias priors."""
@@ -97,19 +79,24 @@ def game_last_moves(game) -> tuple:
 def root_prior(config, game, searched, last=None) -> np.ndarray:
     """float32 [A]: K(root, a) for the game's position (uniform unless bias or virtual priors are on); ``last`` =
     (last move, the move before) (P = pass, -1 = none), by default the game's last two moves."""
-    if not _uses_gammas(config):
+    if not config.uses_gammas:
         return uniform(searched)
+    return gamma_prior(game, searched, config.gammas, last)
+
+
+def gamma_prior(game, searched, gammas: str | None = None, last=None) -> np.ndarray:
+    """float32 [A]: the move model's probabilities over ``searched`` bool [A] in the game's position, under the
+    gamma file ``gammas`` (None: shipped); ``last`` as in ``root_prior``."""
     prev, prev2 = game_last_moves(game) if last is None else last
     state = jax.tree_util.tree_map(lambda x: np.asarray(x)[None], game.state)
-    return prior_probabilities(state, np.asarray(searched)[None], [prev], [prev2],
-                               log_gammas(getattr(config, "gammas", None)))[0]
+    return prior_probabilities(state, np.asarray(searched)[None], [prev], [prev2], log_gammas(gammas))[0]
 
 
 def children_prior(config, child_states, rows, searched, actions, parent_actions) -> np.ndarray:
     """float32 [R, A]: K for new tree nodes: rows int [R] of the batched ``child_states`` (device batch of
     fixed size), their searched moves bool [R, A], the actions that led to them [R] and the last moves of their
     parents' positions [R] (for a child of the root: the game's last move; -1 = none)."""
-    if not _uses_gammas(config):
+    if not config.uses_gammas:
         return uniform(searched)
     rows = np.asarray(rows)
     count = np.shape(child_states.stones)[0]
@@ -119,5 +106,5 @@ def children_prior(config, child_states, rows, searched, actions, parent_actions
     prev2[rows] = parent_actions
     mask = np.zeros((count, np.shape(searched)[-1]), bool)
     mask[rows] = searched
-    probs = prior_probabilities(child_states, mask, prev, prev2, log_gammas(getattr(config, "gammas", None)))
+    probs = prior_probabilities(child_states, mask, prev, prev2, log_gammas(config.gammas))
     return probs[rows]

@@ -31,6 +31,19 @@ def hash_key(words) -> np.ndarray:
     return words[..., 0] | (words[..., 1] << np.uint64(32))
 
 
+def rank_actions(visits, values) -> np.ndarray:
+    """int [A]: actions best first: most visits, then highest win rate (NaN lowest), then lowest index.  The one
+    move-choice order of the engine: the move played, the PV and the order of reported moves all follow it."""
+    visits = np.asarray(visits, np.float64)
+    values = np.nan_to_num(np.asarray(values, np.float64), nan=-1.0)
+    return np.lexsort((np.arange(len(visits)), -values, -visits))
+
+
+def best_action(visits, values) -> int:
+    """The first action of ``rank_actions``."""
+    return int(rank_actions(visits, values)[0])
+
+
 class Tree:
     """A growable SoA tree; ``root`` is the node index of the current position."""
 
@@ -121,17 +134,22 @@ class Tree:
 
     def root_win_rates(self) -> np.ndarray:
         """[A] win rate of each root action for the player to move at the root (NaN where unvisited)."""
-        visits = self.children_visits[self.root]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(visits > 0, self.children_values[self.root] / visits, np.nan)
+        return self.win_rates(self.root)
 
-    def principal_variation(self, length: int = 10) -> list[int]:
-        pv, node = [], self.root
+    def win_rates(self, node: int) -> np.ndarray:
+        """[A] win rate of each action of ``node`` for its player to move (NaN where unvisited)."""
+        visits = self.children_visits[node]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(visits > 0, self.children_values[node] / visits, np.nan)
+
+    def principal_variation(self, length: int = 10, node: int | None = None) -> list[int]:
+        """The line of ``best_action`` choices from ``node`` (default the root), at most ``length`` actions."""
+        pv, node = [], self.root if node is None else node
         while len(pv) < length and node >= 0:
             visits = self.children_visits[node]
             if visits.max() <= 0:
                 break
-            action = int(np.argmax(visits))
+            action = best_action(visits, self.win_rates(node))
             pv.append(action)
             node = int(self.children_index[node, action])
         return pv

@@ -50,7 +50,8 @@ def run_query(query: dict, server: str | None, leaves: int = 64, max_boards: int
     if server:
         conn = ServerClient(server)
     else:
-        config = EngineConfig(leaves_per_batch=leaves, max_boards=max_boards, buckets=default_buckets(max_boards))
+        config = EngineConfig(max_leaves_per_search=leaves, max_boards=max_boards,
+                              buckets=default_buckets(max_boards))
         conn = LocalConnection(AnalysisEngine(config).start())
     try:
         results = conn.query(query).results(timeout=3600)

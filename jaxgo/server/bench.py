@@ -93,11 +93,11 @@ def raw_throughput(size: int, boards: int, lpl: int, repeats: int) -> tuple[floa
 
     from jaxgo.playouts import light as playout
     from jaxgo.go.game import new_game
-    from jaxgo.search.mcts import _stack
+    from jaxgo.search.mcts import stack_state
 
     game = new_game(size)
     game.play(1, (size - 1 - size // 2) * size + size // 2)
-    states = _stack(game.state, boards)
+    states = stack_state(game.state, boards)
     jax.block_until_ready(playout.run(states, jax.random.PRNGKey(0), 7.5, num_per_state=lpl).score)
     times = []
     for seed in range(1, repeats + 1):
@@ -114,8 +114,9 @@ def main(argv: list[str]) -> int:
     from jaxgo.server import transports
     from jaxgo.server.engine import AnalysisEngine, EngineConfig, default_buckets
 
-    config = EngineConfig(leaves_per_batch=args.leaves, playouts_per_leaf=args.playouts_per_leaf,
-                          max_boards=args.max_boards, buckets=default_buckets(args.max_boards),
+    search = SearchConfig(playouts="light", bias_c2=0.0, leaves_per_batch=args.leaves,
+                          playouts_per_leaf=args.playouts_per_leaf)  # light playouts: comparable to the raw calls
+    config = EngineConfig(search=search, max_boards=args.max_boards, buckets=default_buckets(args.max_boards),
                           overlap=not args.no_overlap)
     engine = AnalysisEngine(config).start()
     server = transports.TcpServer(engine, 0)

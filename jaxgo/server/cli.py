@@ -7,6 +7,7 @@ import signal
 import sys
 import threading
 
+from jaxgo.search import config as search_config
 from jaxgo.server.engine import AnalysisEngine, EngineConfig, default_buckets
 from jaxgo.server.protocol import PERSPECTIVES
 
@@ -24,9 +25,10 @@ query (KataGo analysis engine format; one line):
   {"id":"q1","moves":[["B","E5"],["W","C3"]],"rules":"chinese","komi":7.5,"boardXSize":9,"boardYSize":9,
    "maxVisits":800,"analyzeTurns":[0,1,2],"includeOwnership":true,"reportDuringSearchEvery":0.5}
   other fields: initialStones, initialPlayer, includePolicy, includeTerritory (CRF expected territory),
-  priority, analysisPVLen.  Actions: {"id":"v","action":"query_version"},
+  priority, analysisPVLen, overrideSettings (reportAnalysisWinratesAs, or any search option by its
+  SearchConfig field name: {"playouts":"light","bias_c2":0}).  Actions: {"id":"v","action":"query_version"},
   {"id":"t","action":"terminate","terminateId":"q1"}, {"id":"t","action":"terminate_all"}.
-  Errors come back as {"error":..., "field":..., "id":...}.  "visits" are light playouts.
+  Errors come back as {"error":..., "field":..., "id":...}.  "visits" are playouts.
 
 examples:
   echo '{"id":"a","moves":[],"rules":"chinese","boardXSize":9,"boardYSize":9,"maxVisits":200}' | jaxgo serve
@@ -42,9 +44,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--unix", metavar="PATH", help="listen on a Unix socket")
     parser.add_argument("--http", type=int, metavar="PORT", help="serve the web board on PORT")
     parser.add_argument("--stdin", action="store_true", help="also read queries from stdin when sockets are used")
-    parser.add_argument("--strategy", choices=("rave", "uct"), default="rave", help="tree search (default rave)")
-    parser.add_argument("--leaves", type=int, default=64, help="most leaves per search per round (K, default 64)")
-    parser.add_argument("--playouts-per-leaf", type=int, default=4, help="playouts per leaf (L, default 4)")
+    search_config.add_arguments(parser)
+    parser.add_argument("--max-leaves-per-search", type=int, default=EngineConfig.max_leaves_per_search,
+                        help="most leaves one search selects per round when --leaves is not set "
+                             "(default %(default)s)")
     parser.add_argument("--max-boards", type=int, default=4096,
                         help="most leaves in one device call (default 4096; x L playouts)")
     parser.add_argument("--report-as", choices=PERSPECTIVES, default="BLACK",
@@ -59,16 +62,21 @@ def build_parser() -> argparse.ArgumentParser:
 
 def make_engine(args) -> AnalysisEngine:
     buckets = default_buckets(args.max_boards)
-    config = EngineConfig(strategy=args.strategy, leaves_per_batch=args.leaves,
-                          playouts_per_leaf=args.playouts_per_leaf, max_boards=args.max_boards, buckets=buckets,
-                          perspective=args.report_as, seed=args.seed, overlap=not args.no_overlap)
+    config = EngineConfig(search=search_config.from_args(args), max_leaves_per_search=args.max_leaves_per_search,
+                          max_boards=args.max_boards, buckets=buckets, perspective=args.report_as, seed=args.seed,
+                          overlap=not args.no_overlap)
     return AnalysisEngine(config, log=None if args.quiet else sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if args.leaves < 1 or args.playouts_per_leaf < 1 or args.max_boards < 1:
-        print("jaxgo serve: --leaves, --playouts-per-leaf and --max-boards must be positive", file=sys.stderr)
+    if args.max_leaves_per_search < 1 or args.max_boards < 1:
+        print("jaxgo serve: --max-leaves-per-search and --max-boards must be positive", file=sys.stderr)
+        return 2
+    try:
+        search_config.from_args(args)
+    except ValueError as exc:
+        print(f"jaxgo serve: {exc}", file=sys.stderr)
         return 2
     from jaxgo.server import transports
 

@@ -5,13 +5,14 @@ Clients (one per connection: stdin/stdout, a socket, an HTTP stream, a GTP front
 device thread through one inbox queue, so every search step and device call happens on that thread.
 
 Each analysed turn of a query is a ``Task``: a ``jaxgo.search.mcts.Searcher`` tree search driven through its
-public steps.  One scheduling round, per board size (largest priority first):
+public steps, with the server's ``SearchConfig`` (``jaxgo serve``'s command line) changed by the query's
+``overrideSettings``.  One scheduling round, per board size and evaluator (largest priority first):
 
     1. every active task selects its next K leaves (``select_leaves``, host work plus one small device call);
     2. the valid leaves of all tasks are concatenated and padded to one of a few fixed batch sizes
-       (``EngineConfig.buckets``, so each size compiles a handful of shapes once), and one
-       ``playout.run(..., num_per_state=L)`` call plays them all out (komi 0: each row's own komi is applied
-       on the host, so queries with different komi share the call);
+       (``EngineConfig.buckets``, so each size compiles a handful of shapes once; padding rows are not played),
+       and one ``Evaluator.dispatch(..., playouts_per_state=L)`` call plays them all out (each row's own komi
+       is applied on the host, so queries with different komi share the call);
     3. the results are split back and each task backs them up (``backup_leaves``), accumulating per-root-move
        mean scores and the mean final ownership.
 
@@ -26,29 +27,33 @@ thread: each client has its own writer thread, and a client whose connection bro
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import itertools
-import math
 import queue
 import threading
 import time
 
 import numpy as np
 
+from jaxgo.playouts.evaluator import evaluator_for
+from jaxgo.search.config import SearchConfig
+from jaxgo.search.mcts import auto_leaves
+from jaxgo.search.tree import rank_actions
 from jaxgo.server import protocol
 from jaxgo.server.protocol import Action, Query, RequestError
 
 VERSION = "1.0"  # protocol version reported by query_version (jaxgo's own version is added)
 
 
+TREE_STRATEGIES = ("rave", "uct")  # the server runs tree searches only
+
+
 @dataclasses.dataclass
 class EngineConfig:
-    strategy: str = "rave"  # uct or rave (tree searches)
-    leaves_per_batch: int = 64  # K: most leaves one search selects per round
-    playouts_per_leaf: int = 4  # L: light playouts per leaf, the same for every search
+    search: SearchConfig = SearchConfig()  # every query's search, before its overrideSettings
+    max_leaves_per_search: int = 64  # most leaves one search selects per round (when leaves_per_batch is None)
     max_boards: int = 4096  # most leaves per device call (x L playouts)
-    buckets: tuple = (64, 128, 256, 512, 1024, 2048, 4096)  # padded leaf counts per device call
+    buckets: tuple = (64, 512, 4096)  # padded leaf counts per device call
     perspective: str = "BLACK"  # win rates / scores / ownership reported for BLACK, WHITE or SIDETOMOVE
     seed: int = 0
     max_pv_moves: int = 40  # moves given a principal variation in a response
@@ -57,11 +62,12 @@ class EngineConfig:
 
 
 def default_buckets(max_boards: int) -> tuple:
-    """Padded leaf counts per device call: powers of two from 64 up to ``max_boards`` (one shape when
-    ``max_boards`` <= 256, which keeps compile time small for tests and small jobs)."""
+    """Padded leaf counts per device call: 64, 512, 4096 ... up to ``max_boards`` (one shape when ``max_boards``
+    <= 256, which keeps compile time small for tests and small jobs).  Padding rows are not played out, so few
+    buckets cost little; each is one compiled shape per board size and playout policy."""
     if max_boards <= 256:
         return (max_boards,)
-    sizes = [b for b in (64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384) if b < max_boards]
+    sizes = [b for b in (64, 512, 4096, 32768) if b < max_boards]
     return tuple(sizes) + (max_boards,)
 
 
@@ -153,10 +159,17 @@ class Task:
     score_n: np.ndarray | None = None  # [A]
     root_score_sum: float = 0.0
     komi: float = 0.0
+    config: SearchConfig | None = None  # the server's search config with the query's overrideSettings
 
     @property
     def priority(self) -> int:
         return self.query.priority
+
+    @property
+    def batch_key(self) -> tuple:
+        """Tasks with equal keys share device calls: board size, playout policy, gammas, playouts per leaf."""
+        cfg = self.config
+        return (self.query.size, cfg.playouts, cfg.gammas, cfg.playouts_per_leaf)
 
 
 @dataclasses.dataclass
@@ -164,23 +177,6 @@ class QueryState:
     """Turns of one query still to be answered (the client's outstanding count drops when all are)."""
 
     left: int
-
-
-def _next_pow2(n: int) -> int:
-    return 1 << max(0, math.ceil(math.log2(max(1, n))))
-
-
-def _pv_from(tree, node: int, length: int) -> list[int]:
-    """Most-visited line from ``node`` (a tree node index), at most ``length`` actions."""
-    pv = []
-    while len(pv) < length and node >= 0:
-        visits = tree.children_visits[node]
-        if visits.max() <= 0:
-            break
-        action = int(np.argmax(visits))
-        pv.append(action)
-        node = int(tree.children_index[node, action])
-    return pv
 
 
 class AnalysisEngine:
@@ -353,9 +349,15 @@ class AnalysisEngine:
     def _activate(self, client: Client, query: Query) -> None:
         """Replay the query's game once and start one task per analysed turn (errors -> error object)."""
         from jaxgo.go.game import Game, IllegalMove
-        from jaxgo.search.mcts import SearchConfig, Searcher
+        from jaxgo.search.mcts import Searcher
 
         if client.closed.is_set():
+            client.add_outstanding(-1)
+            return
+        try:
+            config = self.search_config(query)
+        except ValueError as exc:
+            client.send(protocol.error_object(str(exc), "overrideSettings", query.id))
             client.add_outstanding(-1)
             return
         if query.include_territory:
@@ -398,37 +400,44 @@ class AnalysisEngine:
                 client.add_outstanding(-1)
                 return
         group = QueryState(left=len(snapshots))
-        cfg = self.config
-        lpl = cfg.playouts_per_leaf
-        leaves = min(cfg.leaves_per_batch, _next_pow2(math.ceil(query.max_visits / lpl)))
+        evaluator = evaluator_for(config)
         for turn, turn_game in sorted(snapshots.items()):
             # A following move of the other colour decides who is to move at this turn (as in KataGo).
             if turn < len(query.moves) and query.moves[turn][0] != turn_game.to_play:
                 turn_game.set_to_play(query.moves[turn][0])
-            searcher = Searcher(turn_game.rules, SearchConfig(strategy=cfg.strategy, leaves_per_batch=leaves,
-                                                              playouts_per_leaf=lpl),
-                                seed=(cfg.seed * 7919 + next(self._seq)) % (2 ** 31))
+            searcher = Searcher(turn_game.rules, config, evaluator=evaluator,
+                                seed=(self.config.seed * 7919 + next(self._seq)) % (2 ** 31))
             actions = query.size ** 2 + 1
             task = Task(client=client, query=query, turn=turn, seq=next(self._seq), group=group, game=turn_game,
                         searcher=searcher, last_report=time.perf_counter(), komi=float(query.rules.komi),
-                        owner_sum=np.zeros(actions - 1), score_sum=np.zeros(actions), score_n=np.zeros(actions))
+                        owner_sum=np.zeros(actions - 1), score_sum=np.zeros(actions), score_n=np.zeros(actions),
+                        config=config)
             self._active.append(task)
+
+    def search_config(self, query: Query) -> SearchConfig:
+        """The server's search config with the query's ``overrideSettings``; K chosen from ``maxVisits`` when
+        not set (about 48 rounds per search, at most ``max_leaves_per_search``), so that a small budget still
+        grows a tree rather than one flat sweep.  ValueError for a setting the server cannot run."""
+        config, _ = self.config.search.with_overrides(query.search_settings)
+        if config.strategy not in TREE_STRATEGIES:
+            raise ValueError(f"strategy {config.strategy!r}: the server runs tree searches only {TREE_STRATEGIES}")
+        if config.leaves_per_batch is None:
+            leaves = min(self.config.max_leaves_per_search, auto_leaves(query.max_visits, config.playouts_per_leaf))
+            config = dataclasses.replace(config, leaves_per_batch=leaves)
+        return config
 
     @staticmethod
     def _copy_game(game, query: Query):
         """An independent copy of the replayed game with the query's real rules (superko from here on)."""
-        snap = copy.copy(game)
-        snap.moves = list(game.moves)
-        snap._seen = list(game._seen)
-        snap._undo_stack = []
+        snap = game.copy()
         snap.rules = query.rules
         return snap
 
     # -- one scheduling round ---------------------------------------------------------------------------------
     def _round(self) -> None:
-        groups: dict[int, list[Task]] = {}
+        groups: dict[tuple, list[Task]] = {}
         for task in self._active:
-            groups.setdefault(task.query.size, []).append(task)
+            groups.setdefault(task.batch_key, []).append(task)
         order = sorted(groups.values(), key=lambda ts: (-max(t.priority for t in ts), min(t.seq for t in ts)))
         for tasks in order:
             tasks.sort(key=lambda t: (-t.priority, t.seq))
@@ -477,8 +486,7 @@ class AnalysisEngine:
             if not selected:
                 continue
             try:
-                handle = self._dispatch([s for _, s, _ in selected], [n for _, _, n in selected],
-                                        [t.komi for t, _, _ in selected])
+                handle = self._dispatch(selected)
             except Exception as exc:
                 self._fail_selected(selected, exc)
                 continue
@@ -531,40 +539,40 @@ class AnalysisEngine:
         task.owner_sum += owner.sum(axis=(0, 1))
         task.owner_n += final.size
 
-    def _evaluate(self, states_list, counts, komis):
-        """One device call for all leaves, waited for: see ``_collect``."""
-        return self._collect(self._dispatch(states_list, counts, komis))
-
-    def _dispatch(self, states_list, counts, komis) -> dict:
-        """Start the playouts of all leaves (valid rows only, padded to a bucket; chunks of the largest bucket
-        when there are more) without waiting for them."""
+    def _dispatch(self, selected: list) -> dict:
+        """Start the playouts of all selected leaves [(task, leaf states, valid count)] of one batch key (valid
+        rows only, padded to a bucket; chunks of the largest bucket when there are more) without waiting."""
         import jax
 
-        from jaxgo.playouts import light as playout
-
+        counts = [n for _, _, n in selected]
         total = sum(counts)
-        lpl = self.config.playouts_per_leaf
-        parts = [jax.tree_util.tree_map(lambda x, n=n: np.asarray(x)[:n], s) for s, n in zip(states_list, counts)]
+        first = selected[0][0]
+        evaluator, lpl = first.searcher.evaluator, first.config.playouts_per_leaf
+        parts = [jax.tree_util.tree_map(lambda x, n=n: np.asarray(x)[:n], s) for _, s, n in selected]
         merged = jax.tree_util.tree_map(lambda *xs: np.concatenate(xs), *parts)
+        last_moves = np.concatenate([task.job.last_moves[:n] for task, _, n in selected])
+        komis = np.repeat(np.asarray([t.komi for t, _, _ in selected], np.float32), counts)
         calls = []
         for start in range(0, total, self.config.buckets[-1]):
             chunk_n = min(self.config.buckets[-1], total - start)
             bucket = next(b for b in self.config.buckets if b >= chunk_n)
-            chunk = jax.tree_util.tree_map(
-                lambda x: np.concatenate([x[start:start + chunk_n],
-                                          np.repeat(x[start:start + 1], bucket - chunk_n, axis=0)]), merged)
+
+            def padded(x):
+                return np.concatenate([x[start:start + chunk_n], np.repeat(x[start:start + 1], bucket - chunk_n, axis=0)])
+
+            chunk = jax.tree_util.tree_map(padded, merged)
             self._key, sub = jax.random.split(self._key)
             began = time.perf_counter()
-            result = playout.run(chunk, sub, 0.0, num_per_state=lpl)
-            calls.append((result, bucket, chunk_n, self._watch(result, began)))
-        return {"calls": calls, "counts": counts, "komis": komis, "total": total}
+            pending = evaluator.dispatch(chunk, sub, lpl, komis[start:start + chunk_n], padded(last_moves),
+                                         active=chunk_n)
+            calls.append((pending, bucket, self._watch(pending, began)))
+        return {"calls": calls, "total": total, "lpl": lpl}
 
-    def _watch(self, result, began: float) -> threading.Thread:
+    def _watch(self, pending, began: float) -> threading.Thread:
         """Time the device call on a helper thread: busy from max(start, previous call's end) to its end."""
-        import jax
 
         def wait():
-            jax.block_until_ready(result.score)
+            pending.ready()
             ended = time.perf_counter()
             with self._timing_lock:
                 self.device_seconds += max(0.0, ended - max(began, self._device_free_at))
@@ -577,22 +585,15 @@ class AnalysisEngine:
     def _collect(self, handle: dict):
         """Wait for a dispatched evaluation: (winner int8 [T, L], final score (Black - White - komi) [T, L],
         ownership int8 [T, L, P], first colour int8 [T, L, P]) for its T leaves."""
-        lpl = self.config.playouts_per_leaf
-        outputs = []
-        for result, bucket, chunk_n, timer in handle["calls"]:
-            score = np.asarray(result.score).reshape(bucket, lpl)[:chunk_n]
-            owner = np.asarray(result.ownership).reshape(bucket, lpl, -1)[:chunk_n]
-            first = np.asarray(result.first_colour).reshape(bucket, lpl, -1)[:chunk_n]
+        batches = []
+        for pending, bucket, timer in handle["calls"]:
+            batches.append(pending.collect())
             timer.join()
             self.device_calls += 1
             self.padded_leaves += bucket
-            outputs.append((score, owner, first))
-        score = np.concatenate([o[0] for o in outputs])
-        owner = np.concatenate([o[1] for o in outputs])
-        first = np.concatenate([o[2] for o in outputs])
-        final = score - np.repeat(np.asarray(handle["komis"], np.float32), handle["counts"])[:, None]
-        self.playouts += handle["total"] * lpl
-        return np.sign(final).astype(np.int8), final, owner, first
+        self.playouts += handle["total"] * handle["lpl"]
+        return tuple(np.concatenate([getattr(b, name) for b in batches])
+                     for name in ("winner", "score", "ownership", "first_colour"))
 
     # -- results ----------------------------------------------------------------------------------------------
     def snapshot(self, task: Task) -> protocol.Snapshot:
@@ -604,13 +605,14 @@ class AnalysisEngine:
         with np.errstate(invalid="ignore", divide="ignore"):
             values = np.where(visits > 0, tree.children_values[root] / np.maximum(visits, 1e-9), np.nan)
             score = np.where(task.score_n > 0, task.score_sum / np.maximum(task.score_n, 1), np.nan)
-        top = np.argsort(-visits, kind="stable")[: self.config.max_pv_moves]
+        top = rank_actions(visits, values)[: self.config.max_pv_moves]
         pvs = {}
         for action in top:
             if visits[action] <= 0:
                 break
             child = int(tree.children_index[root, action])
-            pvs[int(action)] = [int(action)] + (_pv_from(tree, child, task.query.pv_len - 1) if child >= 0 else [])
+            rest = tree.principal_variation(task.query.pv_len - 1, node=child) if child >= 0 else []
+            pvs[int(action)] = [int(action)] + rest
         total = float(visits.sum())
         root_rate = float(np.nansum(tree.children_values[root][legal]) / total) if total > 0 else 0.5
         owner = task.owner_sum / task.owner_n if task.owner_n else None
@@ -624,12 +626,22 @@ class AnalysisEngine:
         snap = self.snapshot(task)
         if not during_search and task.query.include_territory:
             snap.territory = self._territory(task)
-        policy = None
-        if task.query.include_policy:
-            prior = task.job.tree.children_prior[task.job.tree.root]
-            policy = np.where(snap.legal, prior, -1.0)
-        return protocol.build_response(task.query.id, task.turn, snap, during_search, task.query,
-                                       task.query.perspective or self.config.perspective, policy)
+        policy = self._policy(task) if task.query.include_policy else None
+        response = protocol.build_response(task.query.id, task.turn, snap, during_search, task.query,
+                                           task.query.perspective or self.config.perspective, policy)
+        if not during_search:
+            response["searchConfig"] = task.config.to_dict()
+        return response
+
+    @staticmethod
+    def _policy(task: Task) -> np.ndarray:
+        """float [A]: the gammas' move probabilities over the legal moves (pass included), -1 where illegal."""
+        from jaxgo.search import priors
+
+        game = task.game
+        legal = game.legal_moves(game.to_play)
+        prior = priors.gamma_prior(game, legal, task.config.gammas)
+        return np.where(legal, prior, -1.0)
 
     @staticmethod
     def _territory(task: Task) -> np.ndarray:

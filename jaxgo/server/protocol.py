@@ -12,9 +12,12 @@ Errors are ``{"error": message, "field": name, "id": id}`` (``field``/``id`` onl
 stays usable.  Responses (``build_response``) carry ``id``, ``turnNumber``, ``isDuringSearch``, ``moveInfos``
 (``move``, ``visits``, ``winrate``, ``scoreLead``, ``scoreMean``, ``prior``, ``lcb``, ``order``, ``pv``),
 ``rootInfo`` and, when asked, ``ownership`` / ``territory`` (X*Y values in [-1, 1], +1 = Black, row by row from
-the top-left, A19 first on 19x19) and ``policy`` (X*Y+1 priors, pass last, -1 where illegal).
+the top-left, A19 first on 19x19) and ``policy`` (X*Y+1 move-model probabilities from the gammas over the
+legal moves, pass last, -1 where illegal).  Final responses also carry ``searchConfig``: the search options
+in effect.  ``overrideSettings`` takes ``reportAnalysisWinratesAs`` and any ``SearchConfig`` field by name
+(``{"playouts": "heavy", "bias_c2": 1.0}``); other keys are answered with a warning and ignored.
 
-Differences from KataGo: only square boards 2..19; scoring is always area (Tromp-Taylor); "visits" count light
+Differences from KataGo: only square boards 2..19; scoring is always area (Tromp-Taylor); "visits" count
 playouts; win rates and score leads are reported for Black (KataGo's ``reportAnalysisWinratesAs = BLACK``,
 as KaTrain configures it) unless the server is started with another perspective.
 """
@@ -27,6 +30,10 @@ import math
 
 from jaxgo.go.config import Rules
 from jaxgo.go.coords import BLACK, WHITE, GTP_COLUMNS
+from jaxgo.search.config import SearchConfig
+from jaxgo.search.tree import rank_actions
+
+SEARCH_FIELDS = frozenset(f.name for f in dataclasses.fields(SearchConfig))  # overrideSettings keys for the search
 
 MAX_LINE_BYTES = 1 << 20  # longer request lines are answered with an error and skipped
 MAX_VISITS_LIMIT = 1 << 22  # the tree keeps ~visits / L nodes of [A] float arrays: bound the memory
@@ -88,6 +95,7 @@ class Query:
     priority: int = 0
     pv_len: int = 10
     perspective: str | None = None  # overrideSettings.reportAnalysisWinratesAs (None: the server's)
+    search_settings: dict = dataclasses.field(default_factory=dict)  # overrideSettings keys naming SearchConfig fields
     warnings: list = dataclasses.field(default_factory=list)  # [(field, message)]
 
     @property
@@ -270,14 +278,21 @@ def _parse_query(obj: dict, ident) -> Query:
     override = obj.get("overrideSettings", {})
     if not isinstance(override, dict):
         raise RequestError("'overrideSettings' must be an object", "overrideSettings", ident)
+    search_settings = {}
     for key, value in override.items():
         if key == "reportAnalysisWinratesAs":
             if not isinstance(value, str) or value.upper() not in PERSPECTIVES:
                 raise RequestError(f"reportAnalysisWinratesAs must be one of {PERSPECTIVES}", "overrideSettings",
                                    ident)
             perspective = value.upper()
+        elif key in SEARCH_FIELDS:
+            search_settings[key] = value
         else:
             warnings.append(("overrideSettings", f"setting {key!r} ignored"))
+    try:
+        SearchConfig().with_overrides(search_settings)  # checked here, applied to the server's own defaults later
+    except ValueError as exc:
+        raise RequestError(f"overrideSettings: {exc}", "overrideSettings", ident) from None
     report = obj.get("reportDuringSearchEvery")
     if report is not None:
         report = float(_number(obj, "reportDuringSearchEvery", ident, low=0.001, high=1e6))
@@ -290,7 +305,7 @@ def _parse_query(obj: dict, ident) -> Query:
         include_territory=_bool(obj, "includeTerritory", ident), report_every=report,
         priority=int(_number(obj, "priority", ident, default=0, low=-(2 ** 31), high=2 ** 31, integer=True)),
         pv_len=int(_number(obj, "analysisPVLen", ident, default=10, low=1, high=100, integer=True)),
-        perspective=perspective, warnings=warnings)
+        perspective=perspective, search_settings=search_settings, warnings=warnings)
 
 
 # -- responses ----------------------------------------------------------------------------------------------
@@ -321,14 +336,15 @@ def _round(value: float, digits: int = 6) -> float:
 
 
 def move_infos(snap: Snapshot, perspective: str = "BLACK") -> list[dict]:
-    """KataGo ``moveInfos``: searched moves by visits (then win rate), ``order`` 0 first."""
+    """KataGo ``moveInfos``: searched moves best first by ``tree.rank_actions`` (visits, then win rate: the
+    order the Player chooses by), ``order`` 0 first."""
     import numpy as np
 
     flip_rate = _flip(snap.to_play, perspective)
     score_sign = -1.0 if (perspective == "WHITE" or (perspective == "SIDETOMOVE" and snap.to_play == WHITE)) else 1.0
-    visited = np.flatnonzero((np.asarray(snap.visits) > 0) & np.asarray(snap.legal))
+    visited = (np.asarray(snap.visits) > 0) & np.asarray(snap.legal)
     values = np.nan_to_num(np.asarray(snap.values, float), nan=0.0)
-    order = sorted(visited, key=lambda a: (-snap.visits[a], -values[a], a))
+    order = [int(a) for a in rank_actions(snap.visits, snap.values) if visited[a]]
     infos = []
     for rank, action in enumerate(order):
         n = float(snap.visits[action])

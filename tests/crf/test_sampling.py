@@ -7,10 +7,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxgo.crf.clusters import cluster_labels
 from jaxgo.crf.exact import brute_force_marginals
 from jaxgo.crf.graph import board_graph
 from jaxgo.crf.models import B5_PAPER, b5_log_potentials
-from jaxgo.crf.sampling import cluster_labels, decompose, sample_marginals
+from jaxgo.crf.sampling import decompose, sample_marginals
 
 
 def test_decompose_reconstructs_table():

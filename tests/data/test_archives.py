@@ -6,7 +6,9 @@ import tarfile
 import pytest
 
 from jaxgo.go.coords import BLACK, WHITE
-from jaxgo.data import DEFAULT_ROOT, SkipStats, is_pro_vs_pro, iter_archive, iter_records, heldout_archives, train_archives
+from jaxgo.data import (SkipStats, heldout_archives, is_pro_vs_pro, iter_archive, iter_records, kgs_split,
+                        train_archives)
+from jaxgo.util.paths import data_dir
 
 GOOD = b"(;GM[1]FF[4]SZ[19]KM[0.5]HA[2]RE[W+3.5]AB[dp][pd];W[qp];B[];W[tt];B[dd])"
 EVEN = b"(;GM[1]FF[4]SZ[19]KM[6.5]BR[P9\xe6\xae\xb5]WR[P3\xe6\xae\xb5]RE[B+R];B[pd];W[dp])"
@@ -72,9 +74,25 @@ def test_split_names_archives(tmp_path):
         heldout_archives(tmp_path, "nope")
 
 
+def test_kgs_split_of_one_archive_name():
+    assert kgs_split("KGS-2006-19-10388-.tar.gz") == "train"
+    assert kgs_split("KGS-2017_06-19-910-.tar.gz") == "test"
+    assert kgs_split("KGS-2016-19-1-.tar.gz") is None and kgs_split("fox-pro-games.tar.gz") is None
+    assert kgs_split("KGS-2001-19-2298-.sgf") is None
+
+
+def test_default_root_follows_jaxgo_data(tmp_path, monkeypatch):
+    kgs = tmp_path / "games" / "kgs-highdan"
+    kgs.mkdir(parents=True)
+    (kgs / "KGS-2003-19-7582-.tar.gz").write_bytes(b"")
+    monkeypatch.setenv("JAXGO_DATA", str(tmp_path))
+    assert data_dir() == tmp_path
+    assert [p.name for p in train_archives()] == ["KGS-2003-19-7582-.tar.gz"] and heldout_archives() == []
+
+
 def test_real_archives_split():
-    if not (DEFAULT_ROOT / "games" / "kgs-highdan").is_dir():
-        pytest.skip(f"shared data not found at {DEFAULT_ROOT} (a fresh clone has no ../shared)")
+    if not (data_dir() / "games" / "kgs-highdan").is_dir():
+        pytest.skip(f"shared data not found at {data_dir()} (set JAXGO_DATA; a fresh clone has no ../shared)")
     train = {p.name for p in train_archives()}
     test = {p.name for p in heldout_archives()}
     assert len(train) == 5 and len(test) == 6 and not train & test

@@ -20,7 +20,7 @@ from jaxgo.learn.patterns import harvest
 from jaxgo.features import large, num_features
 from jaxgo.features.codes import decode
 from jaxgo.features.games import games_codes, games_played_hashes
-from jaxgo.features.moves import _symmetries
+from jaxgo.features.moves import symmetries
 from jaxgo.features import gammas as gm
 from jaxgo.learn.synthetic import random_game_sgf, write_archive
 from jaxgo.go.sgf import load_sgf
@@ -45,9 +45,9 @@ def state_of(stones, to_play=BLACK):
 
 
 def transform(stones, size, t):
-    """The board under symmetry t (``jaxgo.features.moves._symmetries`` order) about the centre, and the point
+    """The board under symmetry t (``jaxgo.features.moves.symmetries`` order) about the centre, and the point
     map."""
-    transform = _symmetries()[t]
+    transform = symmetries()[t]
     grid = np.asarray(stones).reshape(size, size)
     out = np.zeros_like(grid)
     mapping = np.zeros(size * size, np.int64)

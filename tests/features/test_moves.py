@@ -14,7 +14,7 @@ import pytest
 from jaxgo.go import rules
 from jaxgo.go.coords import BLACK, WHITE
 from jaxgo.features import GROUPS, canonical_pattern_table, move_features
-from jaxgo.features.moves import _CELLS, _symmetries
+from jaxgo.features.moves import _CELLS, symmetries
 from jaxgo.go.reference import ReferenceBoard
 
 G = {name: i for i, name in enumerate(GROUPS)}
@@ -90,7 +90,7 @@ def slow_pattern_key(board: ReferenceBoard, point: int):
         return (colour, atari)
 
     keys = []
-    for t in _symmetries():
+    for t in symmetries():
         keys.append(tuple(cell(*t(dr, dc)) for dr, dc in _CELLS))
     return min(keys)
 

@@ -14,7 +14,9 @@ import pytest
 from jaxgo.playouts import light as playout
 from jaxgo.go.config import Rules
 from jaxgo.go.coords import point_to_gtp
-from jaxgo.gtp.engine import GtpEngine
+from jaxgo.gtp.engine import make_engine
+from jaxgo.gtp.protocol import Dispatcher
+from jaxgo.search.config import SearchConfig
 from jaxgo.go.gtp_client import find_gnugo, gnugo
 
 pytestmark = [
@@ -25,7 +27,7 @@ pytestmark = [
 SIZE, KOMI = 9, 7.5
 
 
-def ours(command: str, engine: GtpEngine) -> str:
+def ours(command: str, engine: Dispatcher) -> str:
     reply = engine.handle(command)
     assert reply.startswith("="), f"jaxgo refused {command!r}: {reply!r}"
     return reply[1:].strip()
@@ -44,7 +46,7 @@ def games():
 @pytest.mark.parametrize("game_index", range(6))
 def test_replayed_games_agree_with_gnugo(games, game_index):
     moves, scores = games
-    engine = GtpEngine(Rules(size=SIZE, komi=KOMI, ko_rule="simple"))
+    engine = make_engine(Rules(size=SIZE, komi=KOMI, ko_rule="simple"), SearchConfig(playouts="light", bias_c2=0.0))
     ours(f"boardsize {SIZE}", engine)
     ours(f"komi {KOMI}", engine)
     with gnugo(SIZE, KOMI) as reference:

@@ -23,8 +23,9 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 from jaxgo.go.config import Rules  # noqa: E402
 from jaxgo.go.coords import BLACK, EMPTY, WHITE, gtp_to_point, parse_color  # noqa: E402
+from jaxgo.util.paths import data_dir  # noqa: E402
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "rules"
+SHARED = data_dir() / "rules"
 FUEGO_DIR = SHARED / "fuego-regression" / "regression"
 FUEGO_REPETITION = FUEGO_DIR / "repetition.tst"
 PACHI_DIR = SHARED / "pachi-tunit" / "t-unit"
@@ -76,9 +77,10 @@ def fuego_responses() -> dict[str, str]:
     """Run the whole repetition.tst through one engine (state carries over, as in the real runner)."""
     if not FUEGO_REPETITION.exists():
         pytest.skip(f"Fuego regression data not found at {FUEGO_REPETITION}")
-    from jaxgo.gtp.engine import GtpEngine
+    from jaxgo.gtp.engine import make_engine
+    from jaxgo.search.config import SearchConfig
 
-    engine = GtpEngine(Rules(size=19, komi=6.5, ko_rule="situational"))
+    engine = make_engine(Rules(size=19, komi=6.5, ko_rule="situational"), SearchConfig(playouts="light", bias_c2=0.0))
     commands, _ = parse_regression(FUEGO_REPETITION)
     answers: dict[str, str] = {}
     for number, text in commands:

@@ -13,9 +13,10 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 from jaxgo.go.config import Rules  # noqa: E402
 from jaxgo.go.coords import BLACK, WHITE, gtp_to_point  # noqa: E402
 from jaxgo.go.sgf import GameRecord, SGFError, game_to_sgf, load_sgf, point_to_sgf, replay  # noqa: E402
+from jaxgo.util.paths import data_dir  # noqa: E402
 
 DATA = Path(__file__).parents[1] / "fixtures"
-SHARED_REPETITION = Path(__file__).resolve().parents[2].parent / "shared/data/rules/fuego-regression/regression/sgf/repetition"
+SHARED_REPETITION = data_dir() / "rules" / "fuego-regression" / "regression" / "sgf" / "repetition"
 
 
 def pt(vertex: str, size: int) -> int:
@@ -157,7 +158,7 @@ def test_replay_unsupported_size_raises():
 def test_replay_superko_only_checked_when_asked():
     path = SHARED_REPETITION / "repetition-1.sgf"
     if not path.exists():
-        pytest.skip(f"shared Fuego regression data not found at {path}")
+        pytest.skip(f"shared Fuego regression data not found at {path} (set JAXGO_DATA)")
     record = load_sgf(path)
     rules = Rules(size=9, ko_rule="positional")
     game = replay(record, rules)  # the record repeats a position at move 105; replay tolerates it

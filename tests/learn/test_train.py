@@ -15,6 +15,7 @@ from jaxgo.features import GROUPS, group_sizes
 from jaxgo.features.codes import pack
 from jaxgo.features import gammas as gm
 from jaxgo.learn import train
+from jaxgo.util.files import write_json_atomic
 
 
 def fake_shards(folder, num_shards=3, positions=40, seed=0):
@@ -36,8 +37,8 @@ def fake_shards(folder, num_shards=3, positions=40, seed=0):
         codes = pack(levels, legal)
         games = [(codes[:positions // 2], moves[:positions // 2]), (codes[positions // 2:], moves[positions // 2:])]
         entries.append(shards.write_shard(folder, f"shard-{s:05d}", games))
-    shards.write_json_atomic(folder / shards.MANIFEST, {"version": shards.VERSION, "settings": {}, "shards": entries,
-                                                         "complete": True, "skipped": {}, "read": 0})
+    write_json_atomic(folder / shards.MANIFEST, {"version": shards.VERSION, "settings": {}, "shards": entries,
+                                                 "complete": True, "skipped": {}, "read": 0})
     return folder
 
 

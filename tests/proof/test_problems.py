@@ -6,11 +6,11 @@ import os
 import pytest
 
 from jaxgo.proof.board import Board
-from jaxgo.proof.cli import parse_tst
 from jaxgo.proof.problems import canonical_key, dedupe, regression_problems, split_of, tesuji_problems
+from jaxgo.proof.regression import parse_tst
+from jaxgo.util.paths import data_dir
 
-REG = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "data", "problems", "gnugo-regression",
-                   "regression")
+REG = str(data_dir() / "problems" / "gnugo-regression" / "regression")
 
 # white B6 (goal) is in a net: black captures it by C5 (it cannot be laddered at once: two liberties)
 NET = """
@@ -103,7 +103,7 @@ def test_parse_tst_keeps_played_moves_and_survives_latin1(tmp_path):
     assert cases[1]["tries"] == [(1, "C3"), (-1, "D4")] and cases[1]["expected"] == "0*"
 
 
-@pytest.mark.skipif(not os.path.isdir(REG), reason="GNU Go regression data not available")
+@pytest.mark.skipif(not os.path.isdir(REG), reason=f"GNU Go regression data not found at {REG} (set JAXGO_DATA)")
 def test_regression_problems_with_defend_zero_tests():
     base = regression_problems(("capture.tst",))
     more = regression_problems(("capture.tst",), defend_zero=True)

@@ -4,10 +4,11 @@ import os
 
 import pytest
 
-from jaxgo.proof.cli import answer_matches, expectation, parse_tst, run_case
+from jaxgo.proof.cli import run_case
+from jaxgo.proof.regression import answer_matches, expectation, parse_tst
+from jaxgo.util.paths import data_dir
 
-REG = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "data", "problems", "gnugo-regression",
-                   "regression")
+REG = str(data_dir() / "problems" / "gnugo-regression" / "regression")
 FAST_IDS = (2, 3, 4, 8, 9, 15, 16, 29, 93)   # 29, 93: break-chain moves of the attacker
 
 
@@ -20,7 +21,7 @@ def test_expectation_parsing_and_matching():
     assert answer_matches("1 G1", "!0") and not answer_matches("0", "!0")
 
 
-@pytest.mark.skipif(not os.path.isdir(REG), reason="GNU Go regression data not available")
+@pytest.mark.skipif(not os.path.isdir(REG), reason=f"GNU Go regression data not found at {REG} (set JAXGO_DATA)")
 def test_fast_reading_cases_agree_with_gnugo():
     cases = [c for c in parse_tst(os.path.join(REG, "reading.tst")) if c["id"] in FAST_IDS]
     assert len(cases) == len(FAST_IDS)

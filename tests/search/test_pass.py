@@ -12,10 +12,11 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 from jaxgo.go.coords import BLACK, WHITE, point_to_gtp  # noqa: E402
 from jaxgo.go.game import new_game  # noqa: E402
-from jaxgo.search.mcts import SearchConfig, Searcher, node_mean  # noqa: E402
+from jaxgo.search.config import SearchConfig  # noqa: E402
+from jaxgo.search.mcts import Searcher, node_mean  # noqa: E402
 from jaxgo.search.tree import Tree  # noqa: E402
 
-SMALL = dict(leaves_per_batch=16, playouts_per_leaf=8)
+SMALL = dict(leaves_per_batch=16, playouts_per_leaf=8, playouts="light", bias_c2=0.0)
 
 # Seki, Black to play after White's pass: the shared liberty C1 is a self-atari that loses Black's 13 stones
 # (White answers at A5); A5 is Black's own eye (never searched) and E5 White's eye (suicide).  Passing ends the
@@ -58,7 +59,7 @@ def test_unvisited_pass_is_valued_at_the_node_mean_not_at_one_half():
     tree.children_rave_visits[0, :3] = [400, 300, 200]
     tree.children_rave_values[0, :3] = [140, 90, 40]
     assert node_mean(tree, 0) == pytest.approx(0.3)
-    searcher = Searcher(new_game(size=5).rules, SearchConfig(strategy="rave", rave_c1=0.0), seed=0)
+    searcher = Searcher(new_game(size=5).rules, SearchConfig(strategy="rave", rave_c1=0.0, playouts="light", bias_c2=0.0), seed=0)
     scores = searcher._scores(tree, 0)
     assert scores[3] == pytest.approx(0.3, abs=1e-6)  # was 0.5: the first choice of a losing side
     assert np.argmax(scores) == 0
@@ -75,7 +76,7 @@ def test_unvisited_pass_is_valued_at_the_node_mean_not_at_one_half():
 def test_no_pass_on_the_empty_board_at_a_small_budget(seed):
     # Before the fix, seed 10 opened with a pass at 300 playouts (PV "pass J6") and seed 14's PV was "D8 pass".
     game = new_game(size=9, komi=7.5)
-    searcher = Searcher(game.rules, SearchConfig(strategy="rave"), seed=seed)
+    searcher = Searcher(game.rules, SearchConfig(strategy="rave", playouts="light", bias_c2=0.0), seed=seed)
     result = searcher.search(game, playouts=300)
     assert result.move != game.pass_move
     assert game.pass_move not in result.pv[:2]

@@ -13,7 +13,8 @@ from jaxgo.go.game import new_game
 from jaxgo.learn import bt
 from jaxgo.go.reference import ReferenceBoard
 from jaxgo.search import priors
-from jaxgo.search.mcts import SearchConfig, Searcher, virtual_rave
+from jaxgo.search.config import SearchConfig
+from jaxgo.search.mcts import Searcher, virtual_rave
 
 # Black to play: the white stone at C5 is in atari (last liberty C4); the black stone at E4 is in atari too.
 POSITION = """
@@ -62,7 +63,7 @@ def test_priors_are_the_normalised_team_strengths():
 def test_uniform_without_bias():
     game = new_game(7, 7.5)
     searched = np.ones(50, bool)
-    np.testing.assert_allclose(priors.root_prior(SearchConfig(), game, searched), np.full(50, 1 / 50))
+    np.testing.assert_allclose(priors.root_prior(SearchConfig(bias_c2=0.0), game, searched), np.full(50, 1 / 50))
 
 
 def test_search_with_heavy_playouts_and_progressive_bias():
@@ -85,7 +86,7 @@ def test_tree_priors_take_the_game_last_moves_at_the_root():
     # Light playouts with progressive bias: the priors of the root's children use the game's last move as the
     # move before theirs (it was -1 before), grandchildren their parent's edge -- as the playouts' last moves.
     game = game_after_d4_c4_d3()
-    config = SearchConfig(bias_c2=1.0, leaves_per_batch=16, playouts_per_leaf=2)
+    config = SearchConfig(bias_c2=1.0, leaves_per_batch=16, playouts_per_leaf=2, playouts="light")
     searcher = Searcher(game.rules, config, seed=1)
     searcher.search(game, playouts=256)
     tree, log_gamma = searcher.tree, priors.log_gammas()
@@ -135,7 +136,7 @@ def test_virtual_rave_experience_favours_likely_moves_and_fades_with_real_amaf()
 
 def test_virtual_experience_alone_computes_the_move_model_priors():
     game = game_after_d4_c4_d3()
-    searcher = Searcher(game.rules, SearchConfig(prior_pattern=20.0, leaves_per_batch=16, playouts_per_leaf=2),
+    searcher = Searcher(game.rules, SearchConfig(prior_pattern=20.0, leaves_per_batch=16, playouts_per_leaf=2, playouts="light", bias_c2=0.0),
                         seed=0)
     result = searcher.search(game, playouts=128)
     assert game.is_legal(game.to_play, result.move)

@@ -11,10 +11,13 @@ import socket
 import threading
 import time
 
+import numpy as np
 import pytest
 
+from jaxgo.go.coords import gtp_to_point
 from jaxgo.server import transports
-from jaxgo.server.client import ServerClient
+from jaxgo.server.client import LocalConnection, ServerClient
+from jaxgo.search.config import SearchConfig
 from jaxgo.server.engine import AnalysisEngine, EngineConfig
 
 TIMEOUT = 240
@@ -22,8 +25,8 @@ TIMEOUT = 240
 
 def small_config():
     # overlap_min_leaves=64: rounds of 8+ searches run as two waves (the overlapped path is exercised).
-    return EngineConfig(leaves_per_batch=8, playouts_per_leaf=4, max_boards=256, buckets=(256,),
-                        overlap_min_leaves=64)
+    search = SearchConfig(playouts="light", bias_c2=0.0, leaves_per_batch=8, playouts_per_leaf=4)
+    return EngineConfig(search=search, max_boards=256, buckets=(256,), overlap_min_leaves=64)
 
 
 @pytest.fixture(scope="module")
@@ -99,7 +102,40 @@ def test_query_answers_each_turn_with_ownership(server):
     last = [r for r in results if r["turnNumber"] == 2][0]
     assert min(last["ownership"][:10]) > 0.9 and max(last["ownership"][15:]) < -0.9
     assert last["policy"][2 * 5 + 2] == -1  # C3 is occupied: not a move
-    assert last["policy"][0] == -1  # A5 is Black's own eye... and White may not play there (suicide)
+    # A5 is Black's own eye: legal for Black (to move), so it has a policy value, a small one.
+    assert 0 <= last["policy"][0] < 0.05
+    assert abs(sum(v for v in last["policy"] if v >= 0) - 1) < 1e-3
+
+
+def test_a_default_19x19_search_at_500_visits_is_a_tree_and_reports_the_gammas_policy():
+    """KaTrain's default: 500 visits on 19x19.  With the default search (heavy playouts, progressive bias) the
+    visits concentrate (a flat sweep gives every one of the 361 moves one or two visits) and the policy is the
+    move model's, not uniform."""
+    from jaxgo.go.game import new_game
+    from jaxgo.search import priors
+
+    engine = AnalysisEngine(EngineConfig()).start()
+    try:
+        conn = LocalConnection(engine)
+        moves = [("B", "Q16"), ("W", "D4"), ("B", "Q3"), ("W", "D16")]
+        result = conn.query(query("tree", size=19, moves=moves, visits=500, includePolicy=True)).results(TIMEOUT)[-1]
+        conn.close()
+    finally:
+        engine.stop(wait=False, timeout=30)
+    infos = result["moveInfos"]
+    visits = [info["visits"] for info in infos]
+    assert result["rootInfo"]["visits"] >= 500
+    assert visits[0] >= 0.1 * sum(visits) and len(visits) <= 64  # a flat sweep: 125 moves with 4 visits each
+    assert max(len(info["pv"]) for info in infos) >= 3  # the search went below the root's children
+    assert result["searchConfig"]["playouts"] == "heavy" and result["searchConfig"]["bias_c2"] == 1.0
+    game = new_game(size=19)
+    for colour, vertex in moves:
+        game.play(1 if colour == "B" else -1, gtp_to_point(vertex, 19))
+    legal = game.legal_moves(game.to_play)
+    expected = np.where(legal, priors.gamma_prior(game, legal), -1.0)
+    np.testing.assert_allclose(result["policy"], expected, atol=1e-5)
+    legal_values = [v for v in result["policy"] if v >= 0]
+    assert max(legal_values) > 10 / len(legal_values) > 100 * min(legal_values)  # far from uniform
 
 
 def test_illegal_moves_and_bad_setup_get_error_objects(server):

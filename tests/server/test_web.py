@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from jaxgo.server import transports
+from jaxgo.search.config import SearchConfig
 from jaxgo.server.engine import AnalysisEngine, EngineConfig
 from jaxgo.server.web import WebServer
 
@@ -25,7 +26,8 @@ GAME = (b"(;GM[1]FF[4]SZ[9]KM[7.5]PB[black]PW[white];B[ee];W[ec];B[dc];W[ed];B[c
 
 @pytest.fixture(scope="module")
 def base_url():
-    engine = AnalysisEngine(EngineConfig(leaves_per_batch=8, max_boards=256, buckets=(256,))).start()
+    engine = AnalysisEngine(EngineConfig(search=SearchConfig(playouts="light", bias_c2=0.0, leaves_per_batch=8), max_boards=256,
+                                         buckets=(256,))).start()
     web = WebServer(engine, 0)
     transports.start_in_thread(web)
     yield f"http://127.0.0.1:{web.server_address[1]}"

@@ -1,0 +1,141 @@
+"""``SearchConfig``: the one place where search options and their defaults live (KataGo's ``SearchParams``).
+
+Every front end builds its search from this frozen dataclass: ``jaxgo gtp`` and ``jaxgo serve`` read it from
+their command lines (``add_arguments`` / ``from_args``), the analysis server also per query from
+``overrideSettings`` (``with_overrides``, keys are the field names), and ``jaxgo gtp --server`` sends the
+options it was started with to the server that way, so local and remote engines search alike.
+
+The defaults are the strongest configuration measured against GNU Go (benchmarks/RESULTS.md): RAVE with
+gamma-proportional heavy playouts and progressive bias from the shipped gammas.  The RAVE exploration constant
+is 0: with 0.1 the UCB term (0.25 for an unvisited move after 500 playouts) outweighs the differences between
+RAVE values, and a 500-playout search on 19x19 became a flat sweep of 128 moves with 4 playouts each; with 0 it
+concentrates (the most visited move holds about a third of the playouts) while RAVE's AMAF credit still tries
+the moves.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+
+STRATEGIES = ("uct", "rave", "mc", "amaf", "pp", "depth2", "random")
+PLAYOUT_POLICIES = ("light", "heavy", "rules")
+
+
+@dataclasses.dataclass(frozen=True)
+class SearchConfig:
+    strategy: str = "rave"  # move generator (random = a uniform legal move, no search)
+    leaves_per_batch: int | None = None  # K: leaves per device batch; None chooses it from the budget
+    playouts_per_leaf: int = 4  # L: playouts from every leaf
+    uct_c: float = 0.7  # UCB1 exploration constant (strategy uct)
+    rave_c1: float = 0.0  # UCB exploration constant under RAVE (0, as MoGo and Fuego run RAVE: RAVE explores)
+    rave_c3: float = 1e-3  # Silver's RAVE bias constant
+    bias_c2: float = 1.0  # progressive bias c2 * K(s, a) / (n + 1); K = the gammas' move probability; 0 = off
+    playouts: str = "heavy"  # leaf playouts: light (uniform), heavy (gamma-proportional) or rules (MoGo tiers)
+    gammas: str | None = None  # gamma file for heavy playouts and priors (None: the shipped gammas)
+    prior_even: float = 0.0  # RAVE virtual playouts at 1/2 for every move (Gelly & Silver's prior)
+    prior_pattern: float = 0.0  # RAVE virtual wins prior_pattern * sqrt(K(s, a)) per move
+    pass_prior_playouts: float = 64.0  # pseudo-playouts at the node's mean in pass's RAVE value
+    n_expand: int = 1  # edge visits before a node is descended through
+    resign_threshold: float = 0.08  # resign when the chosen move's win rate is below this (0 never resigns)
+    resign_min_playouts: int = 2000  # ... and the search ran at least this many playouts
+    pp_c: float = 2.0  # Bouzy's c for progressive pruning
+    pp_min_samples: int = 32  # playouts of a move before progressive pruning may drop it
+    flat_playouts_per_move: int = 16  # per candidate per round for mc / amaf / pp / depth2
+
+    def __post_init__(self):
+        if self.strategy not in STRATEGIES:
+            raise ValueError(f"unknown strategy {self.strategy!r}; one of {STRATEGIES}")
+        if self.playouts not in PLAYOUT_POLICIES:
+            raise ValueError(f"unknown playout policy {self.playouts!r}; one of {PLAYOUT_POLICIES}")
+        if self.leaves_per_batch is not None and self.leaves_per_batch < 1:
+            raise ValueError("leaves_per_batch must be at least 1")
+        if self.playouts_per_leaf < 1:
+            raise ValueError("playouts_per_leaf must be at least 1")
+
+    @property
+    def uses_gammas(self) -> bool:
+        """Whether the tree's priors K(s, a) come from the gammas (else they are uniform)."""
+        return bool(self.bias_c2 or self.prior_pattern)
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    def with_overrides(self, overrides: dict) -> tuple["SearchConfig", list[str]]:
+        """(config with the known fields of ``overrides`` set, messages for the ignored keys); a known field
+        with a value of the wrong type or out of range raises ValueError naming the field."""
+        fields = {f.name: f for f in dataclasses.fields(self)}
+        changes, ignored = {}, []
+        for key, value in overrides.items():
+            if key not in fields:
+                ignored.append(f"setting {key!r} ignored")
+                continue
+            changes[key] = _coerce(key, value, getattr(self, key))
+        try:
+            return dataclasses.replace(self, **changes), ignored
+        except (TypeError, ValueError) as exc:
+            raise ValueError(str(exc)) from None
+
+
+def _coerce(key: str, value, default):
+    """``value`` as the type of the field ``key`` (whose default is ``default``); ValueError if it is not."""
+    if key in ("gammas", "leaves_per_batch") and value is None:
+        return None
+    if isinstance(default, bool) or isinstance(value, bool):
+        raise ValueError(f"{key}: expected a number or string, got {value!r}")
+    if key in ("strategy", "playouts", "gammas"):
+        if not isinstance(value, str):
+            raise ValueError(f"{key}: expected a string, got {value!r}")
+        return value
+    if key in ("leaves_per_batch", "playouts_per_leaf", "n_expand", "resign_min_playouts", "pp_min_samples",
+               "flat_playouts_per_move"):
+        if not isinstance(value, int) and not (isinstance(value, float) and value.is_integer()):
+            raise ValueError(f"{key}: expected an integer, got {value!r}")
+        return int(value)
+    if not isinstance(value, (int, float)) or value != value or value in (float("inf"), float("-inf")):
+        raise ValueError(f"{key}: expected a finite number, got {value!r}")
+    return float(value)
+
+
+DEFAULT = SearchConfig()
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The search options of ``jaxgo gtp`` and ``jaxgo serve`` (help texts show the defaults)."""
+    d = DEFAULT
+    group = parser.add_argument_group("search (defaults: the strongest configuration measured)")
+    group.add_argument("--strategy", choices=STRATEGIES, default=d.strategy,
+                       help="move generator (default %(default)s; random = a uniform legal move)")
+    group.add_argument("--playout-policy", choices=PLAYOUT_POLICIES, default=d.playouts,
+                       help="leaf playouts: light (uniform), heavy (gamma-proportional) or rules (MoGo-style "
+                            "capture / save / shape tiers) (default %(default)s)")
+    group.add_argument("--bias", type=float, default=d.bias_c2,
+                       help="progressive-bias weight c2; K(s,a) = the gammas' move probability, 0 = off "
+                            "(default %(default)s)")
+    group.add_argument("--prior", type=float, nargs=2, default=(d.prior_even, d.prior_pattern),
+                       metavar=("EVEN", "PATTERN"),
+                       help="RAVE virtual experience (Gelly & Silver): EVEN virtual playouts at 1/2 per move plus "
+                            "PATTERN * sqrt(K(s,a)) virtual wins (default %(default)s: off)")
+    group.add_argument("--gammas", default=d.gammas,
+                       help="gamma file for heavy playouts and priors (default: the shipped gammas)")
+    group.add_argument("--leaves", type=int, default=d.leaves_per_batch,
+                       help="leaves per device batch K (default: from the budget, 4..128)")
+    group.add_argument("--playouts-per-leaf", type=int, default=d.playouts_per_leaf,
+                       help="playouts per leaf L (default %(default)s)")
+    group.add_argument("--resign-threshold", type=float, default=d.resign_threshold,
+                       help="resign when the best move's win rate is below this, 0 = never (default %(default)s)")
+    group.add_argument("--resign-min-playouts", type=int, default=d.resign_min_playouts,
+                       help="playouts a search needs before it may resign (default %(default)s)")
+
+
+def from_args(args: argparse.Namespace) -> SearchConfig:
+    """The SearchConfig of parsed ``add_arguments`` options."""
+    return SearchConfig(strategy=args.strategy, playouts=args.playout_policy, bias_c2=args.bias,
+                        prior_even=args.prior[0], prior_pattern=args.prior[1], gammas=args.gammas,
+                        leaves_per_batch=args.leaves, playouts_per_leaf=args.playouts_per_leaf,
+                        resign_threshold=args.resign_threshold, resign_min_playouts=args.resign_min_playouts)
+
+
+def changed_fields(config: SearchConfig, base: SearchConfig = DEFAULT) -> dict:
+    """The fields of ``config`` that differ from ``base`` (what a front end sends as ``overrideSettings``)."""
+    return {k: v for k, v in config.to_dict().items() if getattr(base, k) != v}

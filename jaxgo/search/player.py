@@ -1,0 +1,198 @@
+"""The Player: one object that turns a search into moves for every front end (KataGo's AsyncBot).
+
+A ``Player`` owns the move choice (the move played is the first move of the reported principal variation),
+the pass and resign rules, the time control (``Clock``) and, through its search, tree reuse.  ``jaxgo gtp``,
+``jaxgo gtp --server`` and the match tools play through it; they differ only in the search they inject:
+
+    ``LocalSearch``   searches in this process (``mcts.Searcher``, tree kept between moves);
+    a remote search   (``jaxgo.gtp.remote.RemoteSearch``) sends the same ``SearchConfig`` to ``jaxgo serve``.
+
+A search is any object with ``config`` (its ``SearchConfig``), ``search(game, playouts, seconds, forbid_pass)
+-> SearchResult``, ``ownership(game, playouts) -> float [size, size]`` and ``reset()``.
+
+Rules, in order (``Player.choose``):
+    1. no legal move but pass: pass;  strategy ``random``: a uniform legal move;
+    2. after the opponent's pass, pass when ending the game now wins on a settled board (``passing_wins``);
+    3. otherwise search; the move is the search's best action by ``tree.rank_actions`` = the PV's first move;
+    4. resign when that move's win rate is below ``resign_threshold`` after at least ``resign_min_playouts``
+       playouts (never for ``depth2``, whose min-of-means is biased low);
+    5. cleanup (``kgs-genmove_cleanup``): no pass while the opponent has dead stones, never resign.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from jaxgo.go.coords import point_to_gtp
+from jaxgo.go.game import Game
+from jaxgo.go.status import stone_status
+from jaxgo.playouts.evaluator import evaluator_for
+from jaxgo.search.config import SearchConfig
+from jaxgo.search.mcts import SearchResult, Searcher, ownership_estimate
+from jaxgo.search.timecontrol import Clock
+from jaxgo.search.tree import rank_actions
+
+RESIGN = -1  # move code of a resignation
+DEFAULT_PLAYOUTS = 3000  # playouts per move when neither playouts, seconds nor a clock is set
+OWNERSHIP_PLAYOUTS = 256  # playouts of the ownership estimate behind dead stones and passing
+
+
+@dataclasses.dataclass
+class Decision:
+    move: int  # point, pass = P, or RESIGN
+    reason: str  # "search", "only pass", "random", "passing wins", "resign"
+    result: SearchResult | None = None  # the search behind it, if one ran
+
+
+class LocalSearch:
+    """Searches in this process with an ``mcts.Searcher`` per rules (recreated, tree dropped, when they change)."""
+
+    def __init__(self, config: SearchConfig, seed: int = 0, log=None):
+        self.config = config
+        self.seed = seed
+        self.log = log
+        self._searcher = None
+
+    def searcher(self, rules) -> Searcher:
+        if self._searcher is None or self._searcher.rules != rules:
+            self._searcher = Searcher(rules, self.config, seed=self.seed, log=self.log)
+        return self._searcher
+
+    def search(self, game, playouts: int | None, seconds: float | None, forbid_pass: bool = False) -> SearchResult:
+        searcher = self.searcher(game.rules)
+        searcher.forbid_pass = forbid_pass
+        try:
+            return searcher.search(game, playouts=playouts, seconds=seconds)
+        finally:
+            searcher.forbid_pass = False
+
+    def ownership(self, game, playouts: int = OWNERSHIP_PLAYOUTS) -> np.ndarray:
+        return ownership_estimate(game, playouts=playouts, seed=self.seed, evaluator=evaluator_for(self.config))
+
+    def reset(self) -> None:
+        self._searcher = None
+
+
+class Player:
+    """Moves for a game: ``choose(game, colour)``; the budget is ``playouts`` and/or ``seconds`` per move, else
+    the clock (GTP time commands), else ``DEFAULT_PLAYOUTS``."""
+
+    def __init__(self, config: SearchConfig | None = None, *, search=None, seed: int = 0, log=None,
+                 playouts: int | None = None, seconds: float | None = None):
+        self.search = search if search is not None else LocalSearch(config or SearchConfig(), seed, log)
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+        self.log = log
+        self.playouts = playouts
+        self.seconds = seconds
+        self.clock = Clock()
+        self.last_result: SearchResult | None = None
+
+    @property
+    def config(self) -> SearchConfig:
+        return self.search.config
+
+    def debug(self, text: str) -> None:
+        if self.log is not None:
+            print(text, file=self.log, flush=True)
+
+    def reset(self) -> None:
+        """Forget the search tree (a new game)."""
+        self.search.reset()
+
+    # -- budget -----------------------------------------------------------------------------------------------
+    def budget(self, game, colour: int) -> tuple[int | None, float | None]:
+        """(playouts, seconds) for ``colour``'s next move: the fixed options, or a share of the clock."""
+        if self.playouts is not None or self.seconds is not None:
+            return self.playouts, self.seconds
+        seconds = self.clock.move_seconds(colour, int(np.sum(game.board() == 0)))
+        return (DEFAULT_PLAYOUTS, None) if seconds is None else (None, seconds)
+
+    # -- moves ------------------------------------------------------------------------------------------------
+    def choose(self, game, colour: int, cleanup: bool = False) -> Decision:
+        """The move for ``colour`` (the game's side to move is set to it); the board is not changed."""
+        legal = game.legal_moves(colour)
+        if not legal[:-1].any():
+            return Decision(game.pass_move, "only pass")
+        if self.config.strategy == "random":
+            return Decision(int(self.rng.choice(np.flatnonzero(legal[:-1]))), "random")
+        if colour != game.to_play:
+            game.set_to_play(colour)
+        opponent_passed = bool(game.moves) and game.moves[-1] == (-colour, game.pass_move)
+        if not cleanup and opponent_passed and self.passing_wins(game, colour):
+            return Decision(game.pass_move, "passing wins")
+        playouts, seconds = self.budget(game, colour)
+        forbid_pass = cleanup and self.has_dead_stones(game, -colour)
+        result = self.search.search(game, playouts, seconds, forbid_pass)
+        return self.decide(game, colour, result, cleanup, forbid_pass)
+
+    def decide(self, game, colour: int, result: SearchResult, cleanup: bool = False,
+               forbid_pass: bool = False) -> Decision:
+        """Rules 3-5 on a finished search of the game's position (also for searches run elsewhere, such as the
+        streamed ``*-genmove_analyze``): the PV's first move, resignation, no pass in cleanup when forbidden."""
+        self.last_result = result
+        legal = game.legal_moves(colour)
+        move = result.pv[0] if result.pv else result.move
+        if forbid_pass and move == game.pass_move:
+            move = self._best_non_pass(result, legal, game.pass_move)
+        if not legal[move]:  # a remote search's answer for another position: never play an illegal move
+            move = game.pass_move
+        decision = Decision(move, "search", result)
+        cfg = self.config
+        if (result.win_rate < cfg.resign_threshold and result.playouts >= cfg.resign_min_playouts
+                and cfg.strategy != "depth2" and not cleanup):
+            decision = Decision(RESIGN, "resign", result)
+        self.debug(f"{'black' if colour == 1 else 'white'}: "
+                   f"{'resign' if decision.move == RESIGN else point_to_gtp(decision.move, game.size)} "
+                   f"win rate {result.win_rate:.3f} playouts {result.playouts} in {result.seconds:.2f} s "
+                   f"pv {' '.join(point_to_gtp(m, game.size) for m in result.pv[:6])}")
+        return decision
+
+    @staticmethod
+    def _best_non_pass(result: SearchResult, legal, pass_move: int) -> int:
+        for action in rank_actions(result.visits, result.values):
+            if action != pass_move and legal[action] and result.visits[action] > 0:
+                return int(action)
+        return pass_move
+
+    # -- the end of the game ----------------------------------------------------------------------------------
+    def ownership(self, game, playouts: int = OWNERSHIP_PLAYOUTS) -> np.ndarray:
+        """float [size, size] mean final owner (+1 Black, -1 White) of every point, from the search's playouts."""
+        return np.asarray(self.search.ownership(game, playouts), np.float64).reshape(game.size, game.size)
+
+    def stone_status(self, game, playouts: int = OWNERSHIP_PLAYOUTS) -> np.ndarray:
+        """str [P]: 'alive', 'dead' or 'seki' for every stone, '' for empty points (``jaxgo.go.status``)."""
+        return stone_status(game.board().reshape(-1), self.ownership(game, playouts).reshape(-1))
+
+    def has_dead_stones(self, game, colour: int) -> bool:
+        status = self.stone_status(game)
+        return bool(np.any((status == "dead") & (game.board().reshape(-1) == colour)))
+
+    def settled_score(self, game, dead_mask=None) -> float:
+        """Tromp-Taylor score (Black - White - komi) after removing the dead stones (bool [P], default judged
+        from the playouts)."""
+        if dead_mask is None:
+            dead_mask = self.stone_status(game) == "dead"
+        board = game.board().reshape(-1).copy()
+        board[np.asarray(dead_mask, bool)] = 0
+        settled = Game(game.rules)
+        for colour in (1, -1):
+            points = np.flatnonzero(board == colour)
+            if len(points):
+                settled.setup_stones(colour, points)
+        return settled.score()
+
+    def passing_wins(self, game, colour: int, settled_fraction: float = 0.85) -> bool:
+        """Would ``colour`` win if the game ended now?  Only on a settled board: the playouts agree on the owner
+        (|mean ownership| > 0.5) of at least ``settled_fraction`` of the points, and both the Tromp-Taylor
+        score as the board stands and the score with the dead stones removed win for ``colour``.  (A lone stone
+        on an empty board wins by Tromp-Taylor, but the game is not over.)"""
+        if game.score() * colour <= 0:
+            return False
+        owner = self.ownership(game).reshape(-1)
+        if np.mean(np.abs(owner) > 0.5) < settled_fraction:
+            return False
+        dead = stone_status(game.board().reshape(-1), owner) == "dead"
+        return self.settled_score(game, dead) * colour > 0

@@ -1,0 +1,47 @@
+"""SearchConfig: defaults, command-line options, overrideSettings."""
+
+import argparse
+
+import pytest
+
+from jaxgo.search import config as search_config
+from jaxgo.search.config import SearchConfig
+
+
+def test_defaults_are_the_strongest_measured_configuration():
+    config = SearchConfig()
+    assert (config.strategy, config.playouts, config.bias_c2) == ("rave", "heavy", 1.0)
+    assert config.uses_gammas
+
+
+def test_command_line_round_trip_and_help_shows_defaults():
+    parser = argparse.ArgumentParser()
+    search_config.add_arguments(parser)
+    assert search_config.from_args(parser.parse_args([])) == SearchConfig()
+    args = parser.parse_args(["--playout-policy", "light", "--bias", "0", "--prior", "20", "40", "--leaves", "8"])
+    config = search_config.from_args(args)
+    assert (config.playouts, config.bias_c2, config.prior_even, config.prior_pattern, config.leaves_per_batch) == \
+        ("light", 0.0, 20.0, 40.0, 8)
+    text = parser.format_help()
+    assert "default heavy" in text and "default 1.0" in text and "default rave" in text
+
+
+def test_overrides_set_known_fields_and_report_the_rest():
+    config, ignored = SearchConfig().with_overrides({"playouts": "light", "bias_c2": 0, "leaves_per_batch": 8.0,
+                                                     "wideRootNoise": 0.1})
+    assert (config.playouts, config.bias_c2, config.leaves_per_batch) == ("light", 0.0, 8)
+    assert ignored == ["setting 'wideRootNoise' ignored"]
+    assert SearchConfig().with_overrides(SearchConfig(strategy="uct").to_dict())[0] == SearchConfig(strategy="uct")
+
+
+@pytest.mark.parametrize("overrides", [{"playouts": "medium"}, {"bias_c2": "x"}, {"bias_c2": float("nan")},
+                                       {"leaves_per_batch": 2.5}, {"playouts_per_leaf": 0}, {"strategy": 3},
+                                       {"uct_c": True}])
+def test_bad_override_values_raise(overrides):
+    with pytest.raises(ValueError):
+        SearchConfig().with_overrides(overrides)
+
+
+def test_changed_fields():
+    assert search_config.changed_fields(SearchConfig()) == {}
+    assert search_config.changed_fields(SearchConfig(bias_c2=0.5)) == {"bias_c2": 0.5}
