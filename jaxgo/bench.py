@@ -1,245 +1,35 @@
-"""``jaxgo bench playouts``: light-playout throughput, optionally against pgx and OpenSpiel in the same run.
+"""``jaxgo bench NAME ...``: the benchmarks, each living with the code it measures.
 
-Prints one JSON line per configuration (keys: system, device, devices, size, batch, compile_s, playouts_per_s,
-moves_per_s, mean_moves, black_win_rate) and, with ``--compare``, one ``ratio`` line per board size.
+    playouts  light-playout throughput vs pgx / OpenSpiel (``jaxgo.playouts.bench``)
+    heavy     heavy vs light playouts, same batch (``jaxgo.playouts.heavy_bench``)
+    search    playouts per second inside a search vs raw calls (``jaxgo.search.bench``)
+    serve     analysis-server throughput with many clients (``jaxgo.server.bench``)
+    gammas    feature extraction and learner speed (``jaxgo.learn.bench``)
+    proof     PNS vs PP on capture problems (``jaxgo.proof.bench``)
 
-On a CPU the host is split into ``--devices`` XLA devices (default: one per core) and the batch is sharded
-across them with ``shard_map``, each running its own playout loop; the same code shards over GPUs.
-pgx runs its documented vmapped API (uniform random legal actions, pass included) on one device, as its users
-run it; OpenSpiel plays uniform random games through its Python API (C++ game logic).
+Each prints JSON lines; ``jaxgo bench NAME --help`` describes its options.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
+import importlib
 import sys
-import time
 
-from jaxgo.util.devices import configure_host_devices
-
-
-def parse_args(argv):
-    parser = argparse.ArgumentParser(prog="jaxgo bench", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", choices=["playouts"],
-                        help="what to benchmark (also: search, serve, gammas, heavy, proof; `jaxgo bench NAME --help`)")
-    parser.add_argument("--size", type=int, nargs="+", default=[9], help="board sizes (default 9)")
-    parser.add_argument("--batch", type=int, nargs="+", default=None,
-                        help="playouts per device call; several values sweep (default 4096 for 9x9, 1024 for 19x19)")
-    parser.add_argument("--lanes", type=int, default=None,
-                        help="boards advanced together per device (default: playout.default_lanes)")
-    parser.add_argument("--compare", default="", help="comma-separated peers: pgx,openspiel")
-    parser.add_argument("--repeats", type=int, default=3, help="timed calls per configuration (best is reported)")
-    parser.add_argument("--devices", type=int, default=None,
-                        help="XLA devices to shard over (CPU: default one per core; GPU: all visible)")
-    parser.add_argument("--komi", type=float, default=7.5)
-    parser.add_argument("--pgx-batch", type=int, default=1024,
-                        help="largest batch given to pgx (its games/s barely change with batch; default 1024)")
-    parser.add_argument("--openspiel-seconds", type=float, default=5.0, help="time spent on OpenSpiel games")
-    parser.add_argument("--json", action="store_true", help="JSON lines only (no table)")
-    return parser.parse_args(argv)
-
-
-def default_batch(size: int) -> int:
-    return 4096 if size <= 9 else 1024
-
-
-def bench_jaxgo(size: int, batch: int, repeats: int, komi: float, devices: int | None,
-                lanes: int | None = None) -> dict:
-    import jax
-    import numpy as np
-    from jax.sharding import Mesh, PartitionSpec
-
-    from jaxgo.playouts import light as playout
-
-    devs = jax.devices()[: devices or len(jax.devices())]
-    while batch % len(devs):
-        devs = devs[:-1]
-    mesh = Mesh(np.array(devs), ("batch",))
-    per_device = batch // len(devs)
-
-    def local(keys):
-        result = playout.run_from_empty(size, per_device, keys[0], komi, lanes=lanes)
-        return result.num_moves, result.winner
-
-    run = jax.jit(jax.shard_map(local, mesh=mesh, in_specs=PartitionSpec("batch"),
-                                out_specs=PartitionSpec("batch"), check_vma=False))
-
-    def keys(seed):
-        return jax.random.split(jax.random.PRNGKey(seed), len(devs))
-
-    compile_s, run = _compile(run, keys(0))
-    best, (moves, winners) = _best_time(run, [keys(seed) for seed in range(1, repeats + 1)])
-    moves, winners = np.asarray(moves), np.asarray(winners)
-    return playout_record("jaxgo", devs[0].platform, len(devs), size, batch, compile_s, best, moves, winners == 1)
-
-
-def _compile(jitted, example):
-    """(seconds, executable): ahead-of-time compilation, timed apart from the runs."""
-    start = time.perf_counter()
-    executable = jitted.lower(example).compile()
-    return time.perf_counter() - start, executable
-
-
-def _best_time(executable, inputs):
-    """(best seconds, last outputs) over one call per input, each waited for with block_until_ready."""
-    import jax
-
-    best, outputs = float("inf"), None
-    for value in inputs:
-        start = time.perf_counter()
-        outputs = jax.block_until_ready(executable(value))
-        best = min(best, time.perf_counter() - start)
-    return best, outputs
-
-
-def bench_pgx(size: int, batch: int, repeats: int, komi: float) -> dict:
-    import jax
-    import jax.numpy as jnp
-    import numpy as np
-    import pgx
-
-    env = pgx.make(f"go_{size}x{size}")
-    del komi  # pgx's go_NxN environments use komi 7.5, the default here
-    init, step = jax.vmap(env.init), jax.vmap(env.step)
-
-    @jax.jit
-    def run(key):
-        init_key, key = jax.random.split(key)
-        state = init(jax.random.split(init_key, batch))
-
-        def body(carry):
-            state, key, moves = carry
-            key, sub = jax.random.split(key)
-            logits = jnp.where(state.legal_action_mask, 0.0, -jnp.inf)
-            action = jax.random.categorical(sub, logits, axis=-1)
-            moves = moves + (~state.terminated).astype(jnp.int32)
-            return step(state, action), key, moves
-
-        state, _, moves = jax.lax.while_loop(lambda c: ~jnp.all(c[0].terminated), body,
-                                             (state, key, jnp.zeros(batch, jnp.int32)))
-        black_player = state._player_order[:, 0]  # pgx assigns colours to players at random
-        return moves, state.rewards[jnp.arange(batch), black_player]
-
-    compile_s, run = _compile(run, jax.random.PRNGKey(0))
-    best, (moves, rewards) = _best_time(run, [jax.random.PRNGKey(seed) for seed in range(1, repeats + 1)])
-    return playout_record("pgx", jax.devices()[0].platform, 1, size, batch, compile_s, best,
-                          np.asarray(moves), np.asarray(rewards) > 0)
-
-
-def bench_openspiel(size: int, seconds: float, komi: float) -> dict:
-    import random
-
-    import numpy as np
-    import pyspiel
-
-    game = pyspiel.load_game("go", {"board_size": size, "komi": komi})
-    rng = random.Random(0)
-    moves, black_wins = [], []
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds or not moves:
-        state = game.new_initial_state()
-        count = 0
-        while not state.is_terminal():
-            state.apply_action(rng.choice(state.legal_actions()))
-            count += 1
-        moves.append(count)
-        black_wins.append(state.returns()[0] > 0)
-    elapsed = time.perf_counter() - start
-    return playout_record("openspiel", "cpu", 1, size, len(moves), 0.0, elapsed, np.array(moves),
-                          np.array(black_wins))
-
-
-def significant(value: float, digits: int = 4) -> float:
-    """``value`` rounded to ``digits`` significant digits (ratios in the JSON lines)."""
-    return float(f"{value:.{digits}g}")
-
-
-def playout_record(system, device, devices, size, batch, compile_s, seconds, moves, black_wins) -> dict:
-    """One JSON line of ``jaxgo bench playouts``: moves int [batch] per playout, black_wins bool [batch]."""
-    return {
-        "system": system,
-        "device": device,
-        "devices": devices,
-        "size": size,
-        "batch": int(batch),
-        "compile_s": round(max(compile_s, 0.0), 3),
-        "playouts_per_s": round(batch / seconds, 1),
-        "moves_per_s": round(float(moves.sum()) / seconds, 1),
-        "mean_moves": round(float(moves.mean()), 2),
-        "black_win_rate": round(float(black_wins.mean()), 4),
-    }
-
-
-def run_playouts(args) -> list[dict]:
-    peers = [p.strip().lower() for p in args.compare.split(",") if p.strip()]
-    unknown = set(peers) - {"pgx", "openspiel"}
-    if unknown:
-        raise SystemExit(f"jaxgo bench: unknown peer(s) {sorted(unknown)}; choose from pgx, openspiel")
-    records = []
-
-    def emit(record):
-        records.append(record)
-        print(json.dumps(record), flush=True)
-
-    for size in args.size:
-        batches = args.batch or [default_batch(size)]
-        ours = [bench_jaxgo(size, b, args.repeats, args.komi, args.devices, args.lanes) for b in batches]
-        for record in ours:
-            emit(record)
-        best = max(ours, key=lambda r: r["playouts_per_s"])
-        ratio = {"system": "ratio", "size": size, "jaxgo_batch": best["batch"], "jaxgo_devices": best["devices"],
-                 "jaxgo_playouts_per_s": best["playouts_per_s"]}
-        if "pgx" in peers:
-            peer = bench_pgx(size, min(best["batch"], args.pgx_batch), args.repeats, args.komi)
-            emit(peer)
-            ratio["pgx_batch"] = peer["batch"]
-            ratio["ratio_vs_pgx"] = significant(best["playouts_per_s"] / peer["playouts_per_s"])
-        if "openspiel" in peers:
-            peer = bench_openspiel(size, args.openspiel_seconds, args.komi)
-            emit(peer)
-            ratio["ratio_vs_openspiel"] = significant(best["playouts_per_s"] / peer["playouts_per_s"])
-        if peers:
-            emit(ratio)
-    return records
-
-
-# Benchmarks that live with the code they measure: ``jaxgo bench NAME ...`` calls ``MODULE.main(rest)``.
-OTHER_BENCHMARKS = {
+BENCHMARKS = {
+    "playouts": "jaxgo.playouts.bench",
+    "heavy": "jaxgo.playouts.heavy_bench",
     "search": "jaxgo.search.bench",
     "serve": "jaxgo.server.bench",
     "gammas": "jaxgo.learn.bench",
-    "heavy": "jaxgo.playouts.heavy_bench",
     "proof": "jaxgo.proof.bench",
 }
 
 
 def main(argv: list[str]) -> int:
-    if argv and argv[0] in OTHER_BENCHMARKS:
-        import importlib
-
-        return int(importlib.import_module(OTHER_BENCHMARKS[argv[0]]).main(argv[1:]) or 0)
-    args = parse_args(argv)
-    configure_host_devices(args.devices)
-    if args.what == "playouts":
-        records = run_playouts(args)
-        if not args.json:
-            _print_table(records)
-    return 0
-
-
-def _print_table(records) -> None:
-    rows = [r for r in records if r["system"] != "ratio"]
-    print("\nsystem     device devs size  batch  compile_s  playouts/s    moves/s  mean_moves  black_win", file=sys.stderr)
-    for r in rows:
-        print(f"{r['system']:<10} {r['device']:<6} {r['devices']:>4} {r['size']:>4} {r['batch']:>6} "
-              f"{r['compile_s']:>10.2f} {r['playouts_per_s']:>11.1f} {r['moves_per_s']:>10.0f} "
-              f"{r['mean_moves']:>11.1f} {r['black_win_rate']:>10.3f}", file=sys.stderr)
-    for r in records:
-        if r["system"] == "ratio":
-            parts = [f"{k}={v}" for k, v in r.items() if k.startswith("ratio_")]
-            print(f"{r['size']}x{r['size']}: jaxgo {r['jaxgo_playouts_per_s']}/s  " + "  ".join(parts), file=sys.stderr)
+    if not argv or argv[0] in ("-h", "--help") or argv[0] not in BENCHMARKS:
+        print(__doc__, file=sys.stderr if argv and argv[0] not in ("-h", "--help") else sys.stdout)
+        return 0 if not argv or argv[0] in ("-h", "--help") else 2
+    return int(importlib.import_module(BENCHMARKS[argv[0]]).main(argv[1:]) or 0)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ import json
 import sys
 import time
 
-from jaxgo import bench as light_bench
+from jaxgo.playouts import bench as light_bench
 from jaxgo.util.devices import configure_host_devices
 
 
