@@ -12,7 +12,7 @@ import sys
 SUBCOMMANDS = {
     "demo": ("jaxgo.demo", "playout benchmark on the default device plus a short random game"),
     "bench": ("jaxgo.bench", "benchmarks: `jaxgo bench playouts --size 9 --batch 1024 --compare pgx,openspiel`"),
-    "gtp": ("jaxgo.gtp.engine", "Go Text Protocol engine on stdin/stdout"),
+    "gtp": ("jaxgo.gtp.cli", "Go Text Protocol engine on stdin/stdout"),
     "match": ("jaxgo.match", "play GTP engines against each other (default: jaxgo vs GNU Go), SGF + JSON summary"),
     "solve": ("jaxgo.proof.cli", "proof search on GNU Go capture regressions: `jaxgo solve FILE.tst`"),
     "cgt": ("jaxgo.cgt.cli", "combinatorial game theory: thermographs, CG-TD, HOTSTRAT experiments"),

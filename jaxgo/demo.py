@@ -2,9 +2,10 @@
 
 1. The light-playout benchmark on the default device (9x9 and 19x19, JSON lines as ``jaxgo bench``).
 2. A short game on 9x9 played through ``jaxgo.go.game`` (positional superko, area scoring), printed as a board.
-   Default engine (``--engine rave``): the tree search with RAVE and progressive bias whose prior K(s, a) is the
-   move model shipped in the package (Bradley-Terry gammas of 3x3 patterns and tactical features, trained on
-   KGS games), ``--playouts`` light playouts per move.  ``--engine flat``: flat Monte Carlo, each legal move
+   Default engine (``--engine rave``): the ``jaxgo.search.player.Player`` (move choice, pass and resign rules of
+   ``jaxgo gtp``) over the tree search with RAVE and progressive bias whose prior K(s, a) is the move model
+   shipped in the package (Bradley-Terry gammas of 3x3 patterns and tactical features, trained on KGS games),
+   ``--playouts`` light playouts per move; it resigns below a ``RESIGN_BELOW`` win rate.  ``--engine flat``: flat Monte Carlo, each legal move
    gets ``--playouts`` playouts in one device call and the best win rate is played.
 """
 
@@ -78,11 +79,14 @@ def play_demo_game(size: int, playouts: int, max_moves: int, seed: int, engine: 
     from jaxgo.go.coords import color_name, point_to_gtp
     from jaxgo.go.display import board_text
     from jaxgo.go.game import new_game
-    from jaxgo.search.mcts import RESIGN, SearchConfig, Searcher
+    from jaxgo.search.config import SearchConfig
+    from jaxgo.search.player import RESIGN, Player
 
     game = new_game(size=size, komi=7.5)
     key = jax.random.PRNGKey(seed)
-    searcher = Searcher(game.rules, SearchConfig(strategy="rave", bias_c2=1.0), seed=seed)
+    config = SearchConfig(strategy="rave", bias_c2=1.0, playouts="light", resign_threshold=RESIGN_BELOW,
+                          resign_min_playouts=playouts)
+    player = Player(config, seed=seed, playouts=playouts)
     start = time.perf_counter()
     resigned = None
     while not game.is_over() and len(game.moves) < max_moves:
@@ -90,12 +94,16 @@ def play_demo_game(size: int, playouts: int, max_moves: int, seed: int, engine: 
         color = game.to_play
         if engine == "flat":
             move, win_rate = flat_monte_carlo_move(game, playouts, sub)
+            if win_rate < RESIGN_BELOW and len(game.moves) > size * 2:
+                resigned = color
+                break
         else:
-            result = searcher.search(game, playouts=playouts)
-            move, win_rate = (game.pass_move if result.move == RESIGN else result.move), result.win_rate
-        if win_rate < RESIGN_BELOW and len(game.moves) > size * 2:
-            resigned = color
-            break
+            decision = player.choose(game, color)
+            if decision.move == RESIGN:
+                resigned = color
+                break
+            move = decision.move
+            win_rate = decision.result.win_rate if decision.result is not None else float("nan")
         game.play(color, move)
         print(f"{len(game.moves):3d}. {color_name(color):5s} {point_to_gtp(move, size):4s} "
               f"win rate {win_rate:.2f}", file=sys.stderr)

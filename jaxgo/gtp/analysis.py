@@ -1,13 +1,16 @@
-"""Live-analysis GTP commands (``lz-analyze``, ``kata-analyze``, ``*-genmove_analyze``) and GoGui graphics.
+"""Live-analysis GTP commands: ``lz-analyze``, ``kata-analyze``, ``*-genmove_analyze`` and ``jaxgo-pv_gfx``.
 
-The searches run in an analysis engine: the ``jaxgo serve`` process of a front end (``engine.analysis``, set by
-``gtp_frontend``), else a private in-process ``AnalysisEngine`` created on first use.  A position is sent as a
-KataGo query (setup stones + moves) with ``reportDuringSearchEvery`` = the interval and win rates for the side
-to move (``overrideSettings.reportAnalysisWinratesAs = SIDETOMOVE``).
+The searches run in the session's analysis engine (``GtpSession.analysis_connection``): the ``jaxgo serve``
+process of ``jaxgo gtp --server``, else a private in-process ``AnalysisEngine``.  A position is sent as a
+KataGo query (``jaxgo.gtp.remote.position_query``: setup stones + moves) whose ``overrideSettings`` carry the
+session's ``SearchConfig`` (so analysis searches like ``genmove``) and win rates for the side to move, with
+``reportDuringSearchEvery`` = the interval.
 
 Streaming: an analysis handler answers ``=`` at once and leaves an ``AnalysisStream`` in
-``engine.analysis_stream``; the read loop (``gtp_loop.serve``) writes its info lines until the next command
-arrives (or, for genmove_analyze, until the ``play MOVE`` line), then the empty line ending the response.
+``session.analysis_stream``; the read loop (``jaxgo.gtp.loop.serve``) writes its info lines until the next
+command arrives (or, for genmove_analyze, until the ``play MOVE`` line), then the empty line ending the
+response.  ``*-genmove_analyze`` chooses its move with ``Player.decide`` on the final response, so it follows
+the same PV / resign rules as ``genmove``, and its budget is the Player's (playouts, seconds or the clock).
 
 Output formats (one line per report):
     lz-analyze:   ``info move D4 visits 120 winrate 5312 prior 123 lcb 5001 order 0 pv D4 C3 info move ...``
@@ -24,10 +27,14 @@ from __future__ import annotations
 import queue
 import time
 
-from jaxgo.go.coords import BLACK, WHITE
+from jaxgo.go.coords import BLACK, parse_color, point_to_gtp
+from jaxgo.gtp.protocol import GtpError
+from jaxgo.gtp.remote import (ANALYSIS_VISITS, final_response, position_query, result_from_response,
+                              search_responses)
+from jaxgo.search.player import RESIGN, Decision
 
 DEFAULT_INTERVAL = 1.0  # seconds between reports when no interval is given
-ANALYSIS_VISITS = 1 << 18  # "until interrupted": the search stops (last report stays) after this many playouts
+PV_GFX_VISITS = 400  # jaxgo-pv_gfx's default search
 
 
 class AnalysisStream:
@@ -43,58 +50,9 @@ class AnalysisStream:
             close()
 
 
-def _gtp_error(message: str):
-    from jaxgo.gtp.engine import GtpError
-
-    return GtpError(message)
-
-
-def connection(engine):
-    """The engine's analysis connection: the server's (front end) or a private in-process engine."""
-    conn = getattr(engine, "analysis", None)
-    if conn is None:
-        from jaxgo.server.client import LocalConnection
-
-        conn = LocalConnection()
-        engine.analysis = conn
-    return conn
-
-
-def position_fields(game) -> dict:
-    """KataGo query fields for a ``jaxgo.go.game.Game``: setup stones, first player, moves (GTP vertices).
-
-    The setup is the position before the first move (handicap / SGF AB/AW); when setup stones were placed
-    after a move, the current position is sent as the setup instead (the move history is then lost).
-    """
-    from jaxgo.server.protocol import vertex
-
-    size = game.size
-    entries = game._undo_stack
-    first_move = next((i for i, (_, _, was_move) in enumerate(entries) if was_move), None)
-    late_setup = first_move is not None and any(not was for _, _, was in entries[first_move:])
-    if first_move is None or late_setup:
-        start, moves = game.state, [] if late_setup else list(game.moves)
-    else:
-        start, moves = entries[first_move][0], list(game.moves)
-    import numpy as np
-
-    stones = np.asarray(start.stones)
-    fields = {
-        "boardXSize": size, "boardYSize": size, "komi": float(game.rules.komi),
-        "rules": {"ko": game.rules.ko_rule.upper(), "suicide": bool(game.rules.suicide), "scoring": "AREA"},
-        "initialStones": [["B" if stones[p] == BLACK else "W", vertex(p, size)] for p in np.flatnonzero(stones)],
-        "initialPlayer": "B" if int(start.to_play) == BLACK else "W",
-        "moves": [["B" if c == BLACK else "W", vertex(m, size)] for c, m in moves],
-    }
-    if not moves:
-        fields["initialPlayer"] = "B" if game.to_play == BLACK else "W"
-    return fields
-
-
+# -- arguments and output -------------------------------------------------------------------------------------
 def parse_analyze_args(args: list[str], default_colour: int) -> dict:
     """``[colour] [interval] [key value ...]`` -> {"colour", "interval" (s), "ownership", "maxmoves"}."""
-    from jaxgo.go.coords import parse_color
-
     out = {"colour": default_colour, "interval": DEFAULT_INTERVAL, "ownership": False, "maxmoves": None}
     words = list(args)
     if words:
@@ -106,34 +64,37 @@ def parse_analyze_args(args: list[str], default_colour: int) -> dict:
     if words and words[0].isdigit():
         out["interval"] = int(words.pop(0)) / 100.0
     while words:
-        key = words.pop(0).lower()
-        if key in ("avoid", "allow"):
-            if len(words) < 3:
-                raise _gtp_error("syntax error")
-            del words[:3]
-            continue
-        if not words:
-            raise _gtp_error("syntax error")
-        value = words.pop(0)
-        if key == "interval":
-            if not value.isdigit():
-                raise _gtp_error("syntax error")
-            out["interval"] = int(value) / 100.0
-        elif key == "ownership":
-            if value.lower() not in ("true", "false"):
-                raise _gtp_error("syntax error")
-            out["ownership"] = value.lower() == "true"
-        elif key in ("maxmoves", "minmoves"):
-            if not value.isdigit():
-                raise _gtp_error("syntax error")
-            if key == "maxmoves":
-                out["maxmoves"] = int(value)
-        elif key in ("ownershipstdev", "movesownership", "pvvisits", "pvedgevisits", "rootinfo"):
-            continue
-        else:
-            raise _gtp_error(f"unknown analyze option {key}")
+        _parse_option(words, out)
     out["interval"] = max(out["interval"], 0.05)
     return out
+
+
+def _parse_option(words: list[str], out: dict) -> None:
+    """Consume one ``key value`` option (``avoid``/``allow`` take three values) from ``words`` into ``out``."""
+    key = words.pop(0).lower()
+    if key in ("avoid", "allow"):
+        if len(words) < 3:
+            raise GtpError("syntax error")
+        del words[:3]
+        return
+    if not words:
+        raise GtpError("syntax error")
+    value = words.pop(0)
+    if key == "interval":
+        if not value.isdigit():
+            raise GtpError("syntax error")
+        out["interval"] = int(value) / 100.0
+    elif key == "ownership":
+        if value.lower() not in ("true", "false"):
+            raise GtpError("syntax error")
+        out["ownership"] = value.lower() == "true"
+    elif key in ("maxmoves", "minmoves"):
+        if not value.isdigit():
+            raise GtpError("syntax error")
+        if key == "maxmoves":
+            out["maxmoves"] = int(value)
+    elif key not in ("ownershipstdev", "movesownership", "pvvisits", "pvedgevisits", "rootinfo"):
+        raise GtpError(f"unknown analyze option {key}")
 
 
 def _fmt(value: float, digits: int = 6) -> str:
@@ -145,39 +106,28 @@ def info_line(response: dict, kind: str, ownership: bool = False, maxmoves: int 
     infos = response.get("moveInfos", [])
     if maxmoves:
         infos = infos[:maxmoves]
-    parts = []
-    for info in infos:
-        pv = " ".join(info["pv"])
-        if kind == "lz":
-            parts.append(f"info move {info['move']} visits {info['visits']} "
-                         f"winrate {int(round(10000 * info['winrate']))} prior {int(round(10000 * info['prior']))} "
-                         f"lcb {int(round(10000 * max(0.0, info['lcb'])))} order {info['order']} pv {pv}")
-        else:
-            parts.append(f"info move {info['move']} visits {info['visits']} utility {_fmt(info['utility'])} "
-                         f"winrate {_fmt(info['winrate'])} scoreMean {_fmt(info['scoreMean'], 3)} scoreStdev 0 "
-                         f"scoreLead {_fmt(info['scoreLead'], 3)} scoreSelfplay {_fmt(info['scoreMean'], 3)} "
-                         f"prior {_fmt(info['prior'])} lcb {_fmt(info['lcb'])} utilityLcb {_fmt(2 * info['lcb'] - 1)} "
-                         f"order {info['order']} pv {pv}")
+    parts = [_lz_move(info) if kind == "lz" else _kata_move(info) for info in infos]
     line = " ".join(parts)
     if kind == "kata" and ownership and "ownership" in response:
         line += (" " if line else "") + "ownership " + " ".join(_fmt(v, 4) for v in response["ownership"])
     return line
 
 
-def _analysis_query(engine, colour: int, visits: int, interval: float | None, ownership: bool) -> dict:
-    fields = position_fields(engine.game)
-    name = "B" if colour == BLACK else "W"
-    if not fields["moves"]:
-        fields["initialPlayer"] = name
-    elif fields["moves"][-1][0] == name:  # the same colour moves again (GTP allows it): the other one passes
-        fields["moves"].append(["W" if name == "B" else "B", "pass"])
-    query = dict(fields, maxVisits=int(visits), includeOwnership=bool(ownership),
-                 overrideSettings={"reportAnalysisWinratesAs": "SIDETOMOVE"})
-    if interval is not None:
-        query["reportDuringSearchEvery"] = float(interval)
-    return query
+def _lz_move(info: dict) -> str:
+    return (f"info move {info['move']} visits {info['visits']} "
+            f"winrate {int(round(10000 * info['winrate']))} prior {int(round(10000 * info['prior']))} "
+            f"lcb {int(round(10000 * max(0.0, info['lcb'])))} order {info['order']} pv {' '.join(info['pv'])}")
 
 
+def _kata_move(info: dict) -> str:
+    return (f"info move {info['move']} visits {info['visits']} utility {_fmt(info['utility'])} "
+            f"winrate {_fmt(info['winrate'])} scoreMean {_fmt(info['scoreMean'], 3)} scoreStdev 0 "
+            f"scoreLead {_fmt(info['scoreLead'], 3)} scoreSelfplay {_fmt(info['scoreMean'], 3)} "
+            f"prior {_fmt(info['prior'])} lcb {_fmt(info['lcb'])} utilityLcb {_fmt(2 * info['lcb'] - 1)} "
+            f"order {info['order']} pv {' '.join(info['pv'])}")
+
+
+# -- lz-analyze / kata-analyze --------------------------------------------------------------------------------
 def _stream_lines(stream, kind: str, options: dict, tick: float = 0.05):
     """Info lines for each report of ``stream``, ``None`` ticks while waiting; terminates the query when closed."""
     finished = False
@@ -188,14 +138,15 @@ def _stream_lines(stream, kind: str, options: dict, tick: float = 0.05):
             except queue.Empty:
                 yield None
                 continue
+            except ConnectionError:  # the analysis server went away: end the response
+                finished = True
+                return
             if "error" in response:
                 finished = True
                 return
-            if "warning" in response:
-                continue
             if "moveInfos" in response:
                 yield info_line(response, kind, options["ownership"], options["maxmoves"])
-            if not response.get("isDuringSearch", False):
+            if "turnNumber" in response and not response.get("isDuringSearch", False):
                 finished = True
                 return
     finally:
@@ -203,109 +154,87 @@ def _stream_lines(stream, kind: str, options: dict, tick: float = 0.05):
             stream.terminate()
 
 
-def analyze(engine, args: list[str], kind: str) -> str:
-    options = parse_analyze_args(args, engine.game.to_play)
-    stream = connection(engine).query(_analysis_query(engine, options["colour"], ANALYSIS_VISITS,
-                                                      options["interval"], options["ownership"]))
-    engine.analysis_stream = AnalysisStream(_stream_lines(stream, kind, options), interruptible=True)
+def analyze(session, args: list[str], kind: str) -> str:
+    """Stream analysis of the position for the given colour until the next command."""
+    options = parse_analyze_args(args, session.game.to_play)
+    query = position_query(session.game, options["colour"], session.config, ANALYSIS_VISITS,
+                           interval=options["interval"], ownership=options["ownership"])
+    stream = session.analysis_connection().query(query)
+    session.analysis_stream = AnalysisStream(_stream_lines(stream, kind, options), interruptible=True)
     return ""
 
 
-def genmove_budget(engine) -> tuple[int, float | None]:
-    """(maxVisits, seconds or None) for the next move from the engine's playouts / seconds / GTP clock."""
-    playouts, seconds = engine.move_budget(engine.game.to_play)
-    if playouts:
-        return int(playouts), None
-    return ANALYSIS_VISITS, float(seconds)
+# -- *-genmove_analyze ----------------------------------------------------------------------------------------
+def decision_without_search(player, game, colour: int) -> Decision | None:
+    """The move when ``Player.choose`` needs no search: no legal move but pass, strategy ``random``, or a pass
+    after the opponent's pass when passing wins; None when a search decides."""
+    legal = game.legal_moves(colour)
+    if not legal[:-1].any() or player.config.strategy == "random":
+        return player.choose(game, colour)
+    opponent_passed = bool(game.moves) and game.moves[-1] == (-colour, game.pass_move)
+    if opponent_passed and player.passing_wins(game, colour):
+        return Decision(game.pass_move, "passing wins")
+    return None
 
 
-def _genmove_lines(engine, stream, kind: str, options: dict, colour: int):
-    """Reports during the search, then ``play MOVE`` (the move is played on the engine's board)."""
+def _genmove_lines(session, stream, kind: str, options: dict, colour: int, seconds: float | None):
+    """Reports during the search, then ``play MOVE`` (the Player's decision, played on the session's board)."""
+    start = time.perf_counter()
     final = None
-    while True:
-        try:
-            response = stream.get(timeout=600)
-        except queue.Empty:
-            break
-        if "error" in response:
-            break
-        if "moveInfos" in response:
-            yield info_line(response, kind, options["ownership"], options["maxmoves"])
-        if "turnNumber" in response and not response.get("isDuringSearch", False):
+    try:
+        for response in search_responses(stream, seconds):
+            if "moveInfos" in response:
+                yield info_line(response, kind, options["ownership"], options["maxmoves"])
             final = response
-            break
-    move = choose_move(final, engine.size) if final else engine.game.pass_move
-    if move is None:
-        yield "play resign"
-        return
-    engine.game.play(colour, move)
-    from jaxgo.go.coords import point_to_gtp
-
-    yield f"play {point_to_gtp(move, engine.size)}"
-
-
-def choose_move(response: dict | None, size: int, resign_below: float = 0.0, min_visits: int = 1 << 30):
-    """The most visited move of a final response (side-to-move win rates); None to resign."""
-    from jaxgo.server.protocol import parse_vertex
-
-    if not response or not response.get("moveInfos"):
-        return size * size
-    best = response["moveInfos"][0]
-    if best["winrate"] < resign_below and response["rootInfo"]["visits"] >= min_visits:
-        return None
-    return parse_vertex(best["move"], size, "move", None)
+    except GtpError as exc:
+        session.debug(f"genmove_analyze: {exc}")
+        final = None
+    game = session.game
+    if final is None:
+        decision = Decision(game.pass_move, "no search result")
+    else:
+        result = result_from_response(final, game.size, time.perf_counter() - start)
+        decision = session.player.decide(game, colour, result)
+    yield _play_decision(session, colour, decision)
 
 
-def genmove_analyze(engine, args: list[str], kind: str) -> str:
-    options = parse_analyze_args(args, engine.game.to_play)
-    colour = options["colour"]
-    if colour != engine.game.to_play:
-        engine.game.set_to_play(colour)
-    visits, _ = genmove_budget(engine)  # a time budget is not applied here: playouts (or 1000) only
-    visits = visits if visits != ANALYSIS_VISITS else 1000
-    stream = connection(engine).query(_analysis_query(engine, colour, visits, options["interval"],
-                                                      options["ownership"]))
-    engine.analysis_stream = AnalysisStream(_genmove_lines(engine, stream, kind, options, colour),
-                                            interruptible=False)
+def _play_decision(session, colour: int, decision: Decision) -> str:
+    """Play a decision on the session's board; the ``play MOVE`` line that ends a genmove_analyze stream."""
+    if decision.move == RESIGN:
+        return "play resign"
+    session.game.play(colour, decision.move)
+    return f"play {point_to_gtp(decision.move, session.size)}"
+
+
+def genmove_analyze(session, args: list[str], kind: str) -> str:
+    """Search with reports for the given colour, then play the Player's move; the stream ends ``play MOVE``."""
+    options = parse_analyze_args(args, session.game.to_play)
+    colour, game, player = options["colour"], session.game, session.player
+    if colour != game.to_play:
+        game.set_to_play(colour)
+    early = decision_without_search(player, game, colour)
+    if early is not None:
+        session.analysis_stream = AnalysisStream(iter([_play_decision(session, colour, early)]), False)
+        return ""
+    playouts, seconds = player.budget(game, colour)
+    query = position_query(game, colour, session.config, playouts or ANALYSIS_VISITS,
+                           interval=options["interval"], ownership=options["ownership"])
+    stream = session.analysis_connection().query(query)
+    session.analysis_stream = AnalysisStream(_genmove_lines(session, stream, kind, options, colour, seconds),
+                                             interruptible=False)
     return ""
 
 
-def final_response(engine, visits: int, ownership: bool = False, territory: bool = False,
-                   seconds: float | None = None) -> dict:
-    """One finished analysis of the current position: win rates for the side to move (ownership and
-    territory for Black).  With ``seconds`` the search is terminated after that time (partial result)."""
-    query = _analysis_query(engine, engine.game.to_play, visits, None, ownership)
-    query["includeTerritory"] = territory
-    if ownership or territory:
-        query["overrideSettings"] = {"reportAnalysisWinratesAs": "BLACK"}
-    stream = connection(engine).query(query)
-    stop_at = None if seconds is None else time.monotonic() + seconds
-    deadline = time.monotonic() + 600 + (seconds or 0)
-    while time.monotonic() < deadline:
-        wait = 1.0 if stop_at is None else max(0.01, stop_at - time.monotonic())
-        try:
-            response = stream.get(timeout=wait)
-        except queue.Empty:
-            if stop_at is not None and time.monotonic() >= stop_at:
-                stream.terminate()
-                stop_at = None
-            continue
-        if "error" in response:
-            raise _gtp_error(response["error"])
-        if response.get("noResults"):
-            raise _gtp_error("search ended without results")
-        if "turnNumber" in response and not response.get("isDuringSearch", False):
-            return response
-    raise _gtp_error("analysis timed out")
-
-
-def pv_gfx(engine, args: list[str]) -> str:
+# -- GoGui ----------------------------------------------------------------------------------------------------
+def pv_gfx(session, args: list[str]) -> str:
     """GoGui gfx: the principal variation of a short search as ``VAR b D4 w C3 ...``."""
-    visits = int(args[0]) if args and args[0].isdigit() else 400
-    response = final_response(engine, visits)
+    visits = int(args[0]) if args and args[0].isdigit() and int(args[0]) > 0 else PV_GFX_VISITS
+    game = session.game
+    response = final_response(session.analysis_connection(),
+                              position_query(game, game.to_play, session.config, visits))
     if not response.get("moveInfos"):
         return ""
-    colour = engine.game.to_play
+    colour = game.to_play
     words = []
     for move in response["moveInfos"][0]["pv"]:
         words.append(f"{'b' if colour == BLACK else 'w'} {move}")
@@ -313,39 +242,14 @@ def pv_gfx(engine, args: list[str]) -> str:
     return "VAR " + " ".join(words)
 
 
-def territory_dboard(engine, args: list[str]) -> str:
-    """GoGui dboard: the CRF expected territory (+1 Black), top row first.
-
-    ``jaxgo-territory`` without arguments asks the server (so a thin ``--server`` front end shares its device);
-    with a model or inference argument (``[b5|blib] [bp|sw|exact]``) it is the CRF's own command
-    (``jaxgo.gtp.territory``), run in this process."""
-    if args:
-        from jaxgo.gtp.territory import jaxgo_territory
-
-        return jaxgo_territory(engine, args)
-    response = final_response(engine, 16, territory=True)
-    values = response.get("territory")
-    if values is None:
-        raise _gtp_error("territory not available")
-    size = engine.size
-    return "\n".join(" ".join(f"{v:.2f}" for v in values[r * size:(r + 1) * size]) for r in range(size))
-
-
 COMMANDS = {
-    "lz-analyze": lambda engine, args: analyze(engine, args, "lz"),
-    "kata-analyze": lambda engine, args: analyze(engine, args, "kata"),
-    "analyze": lambda engine, args: analyze(engine, args, "lz"),
-    "lz-genmove_analyze": lambda engine, args: genmove_analyze(engine, args, "lz"),
-    "kata-genmove_analyze": lambda engine, args: genmove_analyze(engine, args, "kata"),
-    "genmove_analyze": lambda engine, args: genmove_analyze(engine, args, "lz"),
+    "lz-analyze": lambda session, args: analyze(session, args, "lz"),
+    "kata-analyze": lambda session, args: analyze(session, args, "kata"),
+    "analyze": lambda session, args: analyze(session, args, "lz"),
+    "lz-genmove_analyze": lambda session, args: genmove_analyze(session, args, "lz"),
+    "kata-genmove_analyze": lambda session, args: genmove_analyze(session, args, "kata"),
+    "genmove_analyze": lambda session, args: genmove_analyze(session, args, "lz"),
     "jaxgo-pv_gfx": pv_gfx,
-    "jaxgo-territory": territory_dboard,
 }
 
-# What ``gogui-analyze_commands`` should list (the lead's GtpEngine lists its own; the front end lists these).
-GOGUI_ANALYZE = ("dboard/Ownership (playouts)/jaxgo-ownership\n"
-                 "dboard/Territory (CRF)/jaxgo-territory\n"
-                 "gfx/Principal variation/jaxgo-pv_gfx\n"
-                 "string/Search statistics/jaxgo-search_stats")
-
-__all__ = ["COMMANDS", "AnalysisStream", "info_line", "parse_analyze_args", "position_fields", "WHITE"]
+__all__ = ["COMMANDS", "AnalysisStream", "decision_without_search", "info_line", "parse_analyze_args"]

@@ -1,96 +1,193 @@
-"""``jaxgo gtp --server ADDR``: a thin GTP engine whose searches run in a ``jaxgo serve`` process.
+"""Searches over an analysis-server connection: KataGo queries for a game and ``RemoteSearch``.
 
-The board, legality and the GTP command set are ``jaxgo.gtp.engine.GtpEngine``'s (played locally); ``genmove``,
-``reg_genmove``, ``kgs-genmove_cleanup``, ownership (``jaxgo-ownership``, ``final_status_list``,
-``final_score``), live analysis (``lz-analyze``, ``kata-analyze``, ``*-genmove_analyze``) and the GoGui
-commands send KataGo queries to the server, so many GTP sessions (a match runner's games, GUIs) share one
-device.  ADDR is ``tcp:HOST:PORT``, ``HOST:PORT``, ``PORT`` or ``unix:PATH``.
+``jaxgo gtp --server ADDR`` plays through the same ``Player`` as the local engine; only its search differs:
+``RemoteSearch(connection, config)`` sends each search to ``jaxgo serve`` (a ``jaxgo.server.client``
+``ServerClient``, or a ``LocalConnection`` to an in-process analysis engine) as a KataGo query whose
+``overrideSettings`` carry the ``SearchConfig`` by field name, so the server searches with the engine's own
+options, and turns the final response back into a ``mcts.SearchResult``.  The live-analysis commands
+(``jaxgo.gtp.analysis``) build their queries with the same ``position_query``.
+
+Response -> SearchResult: ``visits`` / ``values`` per action from ``moveInfos`` (win rates for the side to
+move, NaN where a move was not searched), ``move`` / ``win_rate`` / ``pv`` from the first (best, ordered by
+``tree.rank_actions`` on the server) move info, ``playouts`` = ``rootInfo.visits``.  A seconds budget
+terminates the query after that time; the server then sends its partial final result.
 """
 
 from __future__ import annotations
 
-import sys
+import dataclasses
+import queue
+import time
 
-from jaxgo.go.coords import point_to_gtp
-from jaxgo.gtp.engine import RESIGN, GtpEngine, build_parser, rules_from_args
-from jaxgo.gtp import analysis as gtp_commands
+import numpy as np
 
+from jaxgo.go.coords import BLACK
+from jaxgo.gtp.protocol import GtpError
+from jaxgo.search.config import SearchConfig
+from jaxgo.search.mcts import SearchResult
+from jaxgo.search.player import OWNERSHIP_PLAYOUTS
+from jaxgo.server.client import ServerClosed
+from jaxgo.server.engine import TREE_STRATEGIES
+from jaxgo.server.protocol import RequestError, parse_vertex, vertex
 
-class FrontendEngine(GtpEngine):
-    """GtpEngine with the search on a server connection (``analysis``: ServerClient or LocalConnection)."""
-
-    def __init__(self, analysis, *args, resign_threshold: float = 0.08, resign_min_visits: int = 2000, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.analysis = analysis
-        self.analysis_stream = None
-        self.resign_threshold = resign_threshold
-        self.resign_min_visits = resign_min_visits
-        self.last_response = None
-
-    def generate(self, color: int, cleanup: bool = False) -> int:
-        game = self.game
-        legal = game.legal_moves(color)
-        if not legal[:-1].any():
-            return game.pass_move
-        if color != game.to_play:
-            game.set_to_play(color)
-        if not cleanup and game.moves and game.moves[-1][1] == game.pass_move and game.moves[-1][0] == -color:
-            if game.score() * color > 0:
-                return game.pass_move
-        visits, seconds = gtp_commands.genmove_budget(self)
-        response = gtp_commands.final_response(self, visits, seconds=seconds)
-        self.last_response = response
-        move = gtp_commands.choose_move(response, self.size, self.resign_threshold, self.resign_min_visits)
-        if move is None:
-            return game.pass_move if cleanup else RESIGN
-        if cleanup and move == game.pass_move and self._dead_stones_of(-color):
-            for info in response.get("moveInfos", []):  # the best non-pass move
-                if info["move"] != "pass":
-                    move = gtp_commands.choose_move({"moveInfos": [info], "rootInfo": response["rootInfo"]},
-                                                    self.size)
-                    break
-        if not legal[move]:
-            move = game.pass_move
-        self.debug(f"genmove: {point_to_gtp(move, self.size)} after {response['rootInfo']['visits']} playouts")
-        return move
-
-    def ownership(self, playouts: int = 256):
-        import numpy as np
-
-        response = gtp_commands.final_response(self, playouts, ownership=True)
-        return np.asarray(response["ownership"], float).reshape(self.size, self.size)
-
-    def cmd_gogui_analyze_commands(self, args):
-        return gtp_commands.GOGUI_ANALYZE
-
-    def cmd_jaxgo_search_stats(self, args):
-        response = self.last_response
-        if response is None:
-            return "no search yet"
-        root = response["rootInfo"]
-        best = response["moveInfos"][0] if response.get("moveInfos") else None
-        pv = " ".join(best["pv"]) if best else ""
-        return f"playouts {root['visits']} win rate {root['winrate']:.3f} pv {pv}"
+ANALYSIS_VISITS = 1 << 18  # "until interrupted": a search with only a time budget stops here at the latest
+SEARCH_PLAYOUTS = 1000  # a search with neither playouts nor seconds (as mcts.Searcher)
+RESPONSE_LIMIT = 600.0  # seconds to wait for a final response beyond the search's own time budget
 
 
-def main(argv: list[str] | None = None) -> int:
-    from jaxgo.server.client import ServerClient
-    from jaxgo.gtp.loop import serve
+# -- queries --------------------------------------------------------------------------------------------------
+def position_fields(game) -> dict:
+    """KataGo query fields for a ``jaxgo.go.game.Game``: setup stones, first player, moves (GTP vertices).
 
-    args = build_parser().parse_args(argv)
-    rules = rules_from_args(args)
-    if rules is None:
-        return 2
+    The setup is the position before the first move (handicap / SGF AB/AW); when setup stones were placed
+    after a move, the current position is sent as the setup instead (the move history is then lost).
+    """
+    size = game.size
+    start, moves = game.start_position()
+    stones = np.asarray(start.stones)
+    fields = {
+        "boardXSize": size, "boardYSize": size, "komi": float(game.rules.komi),
+        "rules": {"ko": game.rules.ko_rule.upper(), "suicide": bool(game.rules.suicide), "scoring": "AREA"},
+        "initialStones": [["B" if stones[p] == BLACK else "W", vertex(p, size)] for p in np.flatnonzero(stones)],
+        "initialPlayer": "B" if int(start.to_play) == BLACK else "W",
+        "moves": [["B" if c == BLACK else "W", vertex(m, size)] for c, m in moves],
+    }
+    if not moves:
+        fields["initialPlayer"] = "B" if game.to_play == BLACK else "W"
+    return fields
+
+
+def search_settings(config: SearchConfig, perspective: str = "SIDETOMOVE") -> dict:
+    """``overrideSettings``: every ``SearchConfig`` field by name, plus the win-rate perspective.  The server
+    runs tree searches only: a position of an engine with another strategy (``random``, or a flat one of the
+    local engine) is analysed with RAVE."""
+    if config.strategy not in TREE_STRATEGIES:
+        config = dataclasses.replace(config, strategy="rave")
+    return dict(config.to_dict(), reportAnalysisWinratesAs=perspective)
+
+
+def position_query(game, colour: int, config: SearchConfig, visits: int, *, interval: float | None = None,
+                   ownership: bool = False, territory: bool = False, perspective: str = "SIDETOMOVE") -> dict:
+    """A KataGo query for ``colour`` to move in ``game``'s position, searched with ``config``."""
+    fields = position_fields(game)
+    name = "B" if colour == BLACK else "W"
+    if not fields["moves"]:
+        fields["initialPlayer"] = name
+    elif fields["moves"][-1][0] == name:  # the same colour moves again (GTP allows it): the other one passes
+        fields["moves"].append(["W" if name == "B" else "B", "pass"])
+    query = dict(fields, maxVisits=int(visits), includeOwnership=bool(ownership),
+                 overrideSettings=search_settings(config, perspective))
+    if territory:
+        query["includeTerritory"] = True
+    if interval is not None:
+        query["reportDuringSearchEvery"] = float(interval)
+    return query
+
+
+# -- responses ------------------------------------------------------------------------------------------------
+def is_final(response: dict) -> bool:
+    """Whether a response is the final result of an analysed turn."""
+    return "turnNumber" in response and not response.get("isDuringSearch", False)
+
+
+def search_responses(stream, seconds: float | None = None, limit: float = RESPONSE_LIMIT):
+    """The responses of one query's stream, the final one last.  With ``seconds`` the query is terminated after
+    that time (the server then sends its partial result); GtpError for an error, no results, a closed
+    connection, or no final response within ``limit`` seconds beyond the budget."""
+    now = time.monotonic()
+    stop_at = None if seconds is None else now + seconds
+    deadline = now + limit + (seconds or 0.0)
+    while time.monotonic() < deadline:
+        if stop_at is not None and time.monotonic() >= stop_at:
+            stream.terminate()
+            stop_at = None
+        wait = 1.0 if stop_at is None else max(0.01, stop_at - time.monotonic())
+        try:
+            response = stream.get(timeout=wait)
+        except queue.Empty:
+            continue
+        except ServerClosed:
+            raise GtpError("analysis server connection closed") from None
+        if "error" in response:
+            raise GtpError(str(response["error"]))
+        if response.get("noResults"):
+            raise GtpError("search ended without results")
+        yield response
+        if is_final(response):
+            return
+    raise GtpError("analysis timed out")
+
+
+def final_response(connection, query: dict, seconds: float | None = None) -> dict:
+    """The final response to ``query`` on ``connection`` (terminated after ``seconds`` when given)."""
+    response = None
+    for response in search_responses(connection.query(query), seconds):
+        pass
+    return response
+
+
+def _action(text: str, size: int) -> int:
     try:
-        analysis = ServerClient(args.server)
-    except (OSError, ValueError) as exc:
-        print(f"jaxgo gtp: cannot reach the server at {args.server}: {exc}", file=sys.stderr)
-        return 1
-    engine = FrontendEngine(analysis, rules, seed=args.seed, log=None if args.quiet else sys.stderr,
-                            strategy="rave", playouts=args.playouts, seconds=args.seconds)
-    stdin = getattr(sys.stdin, "buffer", sys.stdin)
-    return serve(engine, stdin, sys.stdout)
+        return parse_vertex(text, size, "move", None)
+    except RequestError as exc:
+        raise GtpError(f"bad move in analysis response: {exc}") from None
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def result_from_response(response: dict, size: int, seconds: float = 0.0) -> SearchResult:
+    """The ``SearchResult`` of a final response whose win rates are for the side to move."""
+    pass_move = size * size
+    visits = np.zeros(pass_move + 1, np.float64)
+    values = np.full(pass_move + 1, np.nan)
+    infos = response.get("moveInfos") or []
+    for info in infos:
+        action = _action(info["move"], size)
+        visits[action], values[action] = float(info["visits"]), float(info["winrate"])
+    root = response.get("rootInfo", {})
+    playouts = int(root.get("visits", 0))
+    if not infos:
+        return SearchResult(pass_move, float(root.get("winrate", 0.5)), playouts, seconds, visits, values,
+                            [pass_move])
+    best = infos[0]
+    move = _action(best["move"], size)
+    pv = [_action(text, size) for text in best.get("pv", [])]
+    if not pv or pv[0] != move:
+        pv = [move] + pv
+    return SearchResult(move, float(best["winrate"]), playouts, seconds, visits, values, pv)
+
+
+# -- the search interface -------------------------------------------------------------------------------------
+class RemoteSearch:
+    """The Player's search interface over an analysis connection (``query(dict)`` -> stream).  ValueError for
+    a flat strategy (mc, amaf, pp, depth2): the server runs tree searches only."""
+
+    def __init__(self, connection, config: SearchConfig | None = None):
+        config = config if config is not None else SearchConfig()
+        if config.strategy not in TREE_STRATEGIES + ("random",):
+            raise ValueError(f"strategy {config.strategy!r}: the server runs tree searches only "
+                             f"({', '.join(TREE_STRATEGIES)}; or random, which needs no search)")
+        self.connection = connection
+        self.config = config
+        self.last_response: dict | None = None  # the final response behind the last search
+
+    def search(self, game, playouts: int | None, seconds: float | None, forbid_pass: bool = False) -> SearchResult:
+        """Search the game's position for its side to move.  ``forbid_pass`` is not sent: the Player then
+        plays the best searched move other than pass."""
+        if playouts is None and seconds is None:
+            playouts = SEARCH_PLAYOUTS
+        visits = playouts if playouts is not None else ANALYSIS_VISITS
+        query = position_query(game, game.to_play, self.config, visits)
+        start = time.perf_counter()
+        response = final_response(self.connection, query, seconds)
+        self.last_response = response
+        return result_from_response(response, game.size, time.perf_counter() - start)
+
+    def ownership(self, game, playouts: int = OWNERSHIP_PLAYOUTS) -> np.ndarray:
+        """float [size, size] mean final owner (+1 Black) from a server search of ``playouts`` playouts."""
+        query = position_query(game, game.to_play, self.config, playouts, ownership=True, perspective="BLACK")
+        response = final_response(self.connection, query)
+        if "ownership" not in response:
+            raise GtpError("ownership not available")
+        return np.asarray(response["ownership"], np.float64).reshape(game.size, game.size)
+
+    def reset(self) -> None:
+        """Nothing to forget here: the server keeps no tree between queries."""

@@ -1,11 +1,20 @@
-"""GTP ``jaxgo-territory [b5|blib] [bp|sw|exact]``: the territory CRF's expected outcome E[s_i | c]
-of the current position as ``size`` lines of ``size`` numbers in [-1, 1] (+1 = Black), top row first
-(same layout as ``jaxgo-ownership``; a GoGui dboard).  Defaults: the shipped Boltzmann5 model and loopy BP.
-Swendsen-Wang uses 400 sweeps after 20 of burn-in; exact inference is offered up to 11x11.
+"""GTP ``jaxgo-territory [b5|blib] [bp|sw|exact]``: the territory CRF's expected outcome E[s_i | c].
+
+The answer is ``size`` lines of ``size`` numbers in [-1, 1] (+1 = Black), top row first (the layout of
+``jaxgo-ownership``; a GoGui dboard).  Without arguments the session's analysis engine computes it
+(``includeTerritory``), so a thin ``jaxgo gtp --server`` front end shares the server's device; with a model or
+an inference argument the CRF runs in this process.  Defaults: the shipped Boltzmann5 model and loopy BP;
+Swendsen-Wang uses 400 sweeps; exact inference is offered up to 11x11.
 """
+
 from __future__ import annotations
 
 import numpy as np
+
+from jaxgo.gtp.protocol import GtpError, board_rows
+from jaxgo.gtp.remote import final_response, position_query
+
+SERVER_TERRITORY_VISITS = 16  # the analysis search behind a server territory map (the CRF needs none)
 
 
 def territory_map(stones, to_play: int, model: str = "b5", inference: str = "bp") -> np.ndarray:
@@ -21,27 +30,41 @@ def territory_map(stones, to_play: int, model: str = "b5", inference: str = "bp"
     return (2.0 * p[0] - 1.0).reshape(n, n).astype(np.float32)
 
 
-def jaxgo_territory(engine, args) -> str:
-    from jaxgo.gtp.engine import GtpError
-
+def crf_territory(session, args: list[str]) -> str:
+    """The CRF's map in this process, with ``[b5|blib] [bp|sw|exact]``."""
     model, inference = "b5", "bp"
-    for a in args:
-        if a in ("b5", "blib"):
-            model = a
-        elif a in ("bp", "sw", "exact"):
-            inference = a
+    for word in args:
+        if word in ("b5", "blib"):
+            model = word
+        elif word in ("bp", "sw", "exact"):
+            inference = word
         else:
             raise GtpError("syntax error")
-    stones = np.asarray(engine.game.board()).reshape(engine.size, engine.size)
-    if inference == "exact" and engine.size > 11:
+    if inference == "exact" and session.size > 11:
         raise GtpError("exact inference only up to 11x11")
-    if engine.size < 2:
+    if session.size < 2:
         raise GtpError("board too small")
+    stones = np.asarray(session.game.board()).reshape(session.size, session.size)
     try:
-        t = territory_map(stones, engine.game.to_play, model, inference)
+        values = territory_map(stones, session.game.to_play, model, inference)
     except FileNotFoundError:
         raise GtpError(f"model {model} not available") from None
-    return "\n".join(" ".join(f"{v:.2f}" for v in row) for row in t)
+    return board_rows(values, session.size)
+
+
+def server_territory(session) -> str:
+    """The analysis engine's CRF map of the current position (``includeTerritory``, Black's view)."""
+    game = session.game
+    query = position_query(game, game.to_play, session.config, SERVER_TERRITORY_VISITS, territory=True,
+                           perspective="BLACK")
+    values = final_response(session.analysis_connection(), query).get("territory")
+    if values is None:
+        raise GtpError("territory not available")
+    return board_rows(values, session.size)
+
+
+def jaxgo_territory(session, args: list[str]) -> str:
+    return crf_territory(session, args) if args else server_territory(session)
 
 
 COMMANDS = {"jaxgo-territory": jaxgo_territory}

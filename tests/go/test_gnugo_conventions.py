@@ -14,7 +14,7 @@ import pytest
 from jaxgo.playouts import light as playout
 from jaxgo.go.config import Rules
 from jaxgo.go.coords import point_to_gtp
-from jaxgo.gtp.engine import make_engine
+from jaxgo.gtp.engine import make_gtp_engine
 from jaxgo.gtp.protocol import Dispatcher
 from jaxgo.search.config import SearchConfig
 from jaxgo.go.gtp_client import find_gnugo, gnugo
@@ -46,7 +46,8 @@ def games():
 @pytest.mark.parametrize("game_index", range(6))
 def test_replayed_games_agree_with_gnugo(games, game_index):
     moves, scores = games
-    engine = make_engine(Rules(size=SIZE, komi=KOMI, ko_rule="simple"), SearchConfig(playouts="light", bias_c2=0.0))
+    rules = Rules(size=SIZE, komi=KOMI, ko_rule="simple")
+    engine = make_gtp_engine(rules, SearchConfig(playouts="light", bias_c2=0.0))
     ours(f"boardsize {SIZE}", engine)
     ours(f"komi {KOMI}", engine)
     with gnugo(SIZE, KOMI) as reference:

@@ -77,10 +77,11 @@ def fuego_responses() -> dict[str, str]:
     """Run the whole repetition.tst through one engine (state carries over, as in the real runner)."""
     if not FUEGO_REPETITION.exists():
         pytest.skip(f"Fuego regression data not found at {FUEGO_REPETITION}")
-    from jaxgo.gtp.engine import make_engine
+    from jaxgo.gtp.engine import make_gtp_engine
     from jaxgo.search.config import SearchConfig
 
-    engine = make_engine(Rules(size=19, komi=6.5, ko_rule="situational"), SearchConfig(playouts="light", bias_c2=0.0))
+    rules = Rules(size=19, komi=6.5, ko_rule="situational")
+    engine = make_gtp_engine(rules, SearchConfig(playouts="light", bias_c2=0.0))
     commands, _ = parse_regression(FUEGO_REPETITION)
     answers: dict[str, str] = {}
     for number, text in commands:

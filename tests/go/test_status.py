@@ -105,13 +105,14 @@ def test_seki_lists_agree_with_gnugo(text):
 
 def test_gtp_engine_reports_seki_and_scores_it_like_gnugo():
     from jaxgo.go.config import Rules
-    from jaxgo.gtp.engine import GtpEngine
+    from jaxgo.gtp.engine import make_gtp_engine
+    from jaxgo.search.config import SearchConfig
 
-    engine = GtpEngine(Rules(size=7, komi=0.5), seed=0, playouts=64,
-                       search_options={"leaves_per_batch": 8, "playouts_per_leaf": 4})
+    config = SearchConfig(playouts="light", bias_c2=0.0, leaves_per_batch=8, playouts_per_leaf=4)
+    engine = make_gtp_engine(Rules(size=7, komi=0.5), config, seed=0, playouts=64)
     board = board_of(NO_EYE_SEKI)
     for colour in (1, -1):
-        engine.game.setup_stones(colour, [int(p) for p in np.flatnonzero(board == colour)])
+        engine.session.game.setup_stones(colour, [int(p) for p in np.flatnonzero(board == colour)])
     assert engine.handle("final_status_list dead") == "= \n\n"  # playouts alone would kill one chain
     seki = set(engine.handle("final_status_list seki")[2:].split())
     assert seki == vertices(board, seki_points(board))

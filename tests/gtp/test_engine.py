@@ -15,7 +15,10 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 from jaxgo import __version__  # noqa: E402
 from jaxgo.go.config import Rules  # noqa: E402
 from jaxgo.go.coords import BLACK, WHITE, gtp_to_point  # noqa: E402
-from jaxgo.gtp.engine import GtpEngine, build_parser, main  # noqa: E402
+from jaxgo.gtp.cli import build_parser, main  # noqa: E402
+from jaxgo.gtp.engine import make_gtp_engine  # noqa: E402
+from jaxgo.gtp.protocol import Dispatcher  # noqa: E402
+from jaxgo.search.config import SearchConfig  # noqa: E402
 
 DATA = Path(__file__).parents[1] / "fixtures"
 REPO = Path(__file__).resolve().parents[2]
@@ -27,18 +30,24 @@ REQUIRED = [
 ]
 
 
+# Protocol and rules tests need no strong search: light playouts, no progressive bias, small budgets.
+CHEAP = SearchConfig(playouts="light", bias_c2=0.0)
+CHEAP_OPTIONS = ["--playout-policy", "light", "--bias", "0", "--playouts", "200"]
+
+
 def make(size=5, komi=0.5, ko_rule="positional", suicide=False, seed=0):
-    return GtpEngine(Rules(size=size, komi=komi, ko_rule=ko_rule, suicide=suicide), seed=seed)
+    return make_gtp_engine(Rules(size=size, komi=komi, ko_rule=ko_rule, suicide=suicide), CHEAP, seed=seed,
+                       playouts=128)
 
 
-def ask(engine: GtpEngine, line: str) -> str:
+def ask(engine: Dispatcher, line: str) -> str:
     """The result text of one command that must succeed (without '= ' and the final blank line)."""
     response = engine.handle(line)
     assert response is not None and response.startswith("=") and response.endswith("\n\n"), response
     return response[2:-2] if response.startswith("= ") else response.split(" ", 1)[1][:-2]
 
 
-def fail(engine: GtpEngine, line: str) -> str:
+def fail(engine: Dispatcher, line: str) -> str:
     """The error message of one command that must fail."""
     response = engine.handle(line)
     assert response is not None and response.startswith("?") and response.endswith("\n\n"), response
@@ -129,12 +138,12 @@ def test_known_command_and_list_commands(engine):
 def test_boardsize(engine):
     ask(engine, "play b c3")
     assert ask(engine, "boardsize 7") == ""
-    assert engine.game.size == 7 and not engine.game.board().any()  # a fresh empty board
+    assert engine.session.game.size == 7 and not engine.session.game.board().any()  # a fresh empty board
     assert fail(engine, "boardsize 1") == "unacceptable size"
     assert fail(engine, "boardsize 26") == "unacceptable size"
     assert fail(engine, "boardsize seven") == "syntax error"
     assert fail(engine, "boardsize") == "syntax error"
-    assert engine.game.size == 7
+    assert engine.session.game.size == 7
 
 
 def test_clear_board_resets_stones_captures_history(engine):
@@ -148,7 +157,7 @@ def test_clear_board_resets_stones_captures_history(engine):
 
 def test_komi(engine):
     assert ask(engine, "komi 6.5") == ""
-    assert engine.game.rules.komi == 6.5
+    assert engine.session.game.rules.komi == 6.5
     assert ask(engine, "final_score") == "W+6.5"
     assert ask(engine, "komi -3") == "" and ask(engine, "final_score") == "B+3.0"
     assert fail(engine, "komi six") == "syntax error"
@@ -159,13 +168,13 @@ def test_komi(engine):
 def test_go_param_rules(engine):
     assert ask(engine, "go_param_rules") == "allow_suicide 0\nko_rule pos_superko"
     ask(engine, "go_param_rules ko_rule superko")
-    assert engine.game.rules.ko_rule == "situational"
+    assert engine.session.game.rules.ko_rule == "situational"
     ask(engine, "go_param_rules ko_rule simple")
-    assert engine.game.rules.ko_rule == "simple"
+    assert engine.session.game.rules.ko_rule == "simple"
     ask(engine, "go_param_rules ko_rule pos_superko")
-    assert engine.game.rules.ko_rule == "positional"
+    assert engine.session.game.rules.ko_rule == "positional"
     ask(engine, "go_param_rules allow_suicide 1")
-    assert engine.game.rules.suicide
+    assert engine.session.game.rules.suicide
     assert fail(engine, "go_param_rules ko_rule sometimes").startswith("invalid ko_rule")
     assert fail(engine, "go_param_rules colour blue").startswith("unknown parameter")
     assert fail(engine, "go_param_rules ko_rule") == "syntax error"
@@ -235,7 +244,7 @@ def test_undo(engine):
     ask(engine, "play w d4")
     assert ask(engine, "undo") == ""
     assert ask(engine, "list_stones w") == "" and ask(engine, "list_stones b") == "C3"
-    assert engine.game.to_play == WHITE
+    assert engine.session.game.to_play == WHITE
     ask(engine, "undo")
     assert fail(engine, "undo") == "cannot undo"
     assert fail(engine, "9 undo") == "cannot undo"
@@ -327,8 +336,8 @@ def test_genmove_random_legal_and_seeded():
     moves_a = [ask(a, f"genmove {'b' if i % 2 == 0 else 'w'}") for i in range(8)]
     moves_b = [ask(b, f"genmove {'black' if i % 2 == 0 else 'white'}") for i in range(8)]
     assert moves_a == moves_b
-    assert len(a.game.moves) == 8
-    for (colour, move), text in zip(a.game.moves, moves_a):
+    assert len(a.session.game.moves) == 8
+    for (colour, move), text in zip(a.session.game.moves, moves_a):
         assert gtp_to_point(text, 5) == move
     assert fail(a, "genmove") == "syntax error"
     assert fail(a, "genmove blue") == "syntax error"
@@ -337,20 +346,20 @@ def test_genmove_random_legal_and_seeded():
 def test_genmove_passes_without_legal_moves(engine):
     # White fills the board except three single-point eyes: every Black move is suicide.
     eyes = {gtp_to_point(v, 5) for v in ["A1", "C3", "E5"]}
-    engine.game.setup_stones(WHITE, [p for p in range(25) if p not in eyes])
+    engine.session.game.setup_stones(WHITE, [p for p in range(25) if p not in eyes])
     assert ask(engine, "all_legal b") == ""
     assert ask(engine, "genmove b") == "pass"
-    assert engine.game.moves[-1] == (BLACK, 25)
+    assert engine.session.game.moves[-1] == (BLACK, 25)
 
 
 # -- loadsgf --------------------------------------------------------------------------------------------
 def test_loadsgf_whole_game_and_move_number(engine):
     path = DATA / "jaxgo_capture_ko.sgf"
     assert ask(engine, f"loadsgf {path}") == ""
-    assert engine.game.size == 5 and engine.game.rules.komi == 0.5
+    assert engine.session.game.size == 5 and engine.session.game.rules.komi == 0.5
     assert ask(engine, "captures w") == "1" and ask(engine, "captures b") == "1"
     assert ask(engine, f"loadsgf {path} 7") == ""
-    assert engine.game.to_play == BLACK and len(engine.game.moves) == 6
+    assert engine.session.game.to_play == BLACK and len(engine.session.game.moves) == 6
     assert ask(engine, "is_legal b b5") == "0"  # the ko
     assert ask(engine, "list_stones w") == "A5 C5 B4"
     assert ask(engine, f"loadsgf {path} 1") == ""
@@ -359,9 +368,9 @@ def test_loadsgf_whole_game_and_move_number(engine):
 
 def test_loadsgf_sets_size_komi_and_undo_continues(engine):
     ask(engine, f"loadsgf {DATA / 'jaxgo_handicap.sgf'} 3")
-    assert engine.game.size == 9 and engine.game.rules.komi == 0.5
+    assert engine.session.game.size == 9 and engine.session.game.rules.komi == 0.5
     assert ask(engine, "list_stones b") == "E7 G7 C3"  # top row first
-    assert engine.game.to_play == WHITE
+    assert engine.session.game.to_play == WHITE
     assert ask(engine, "undo") == ""  # B E7
     assert ask(engine, "list_stones b") == "G7 C3"
     assert ask(engine, "undo") == ""  # W E5
@@ -372,7 +381,7 @@ def test_loadsgf_sets_size_komi_and_undo_continues(engine):
 def test_loadsgf_move_given_as_vertex(engine):
     # GNU Go also accepts a vertex: play until the first move there.
     ask(engine, f"loadsgf {DATA / 'jaxgo_capture_ko.sgf'} a5")
-    assert len(engine.game.moves) == 5 and engine.game.to_play == WHITE
+    assert len(engine.session.game.moves) == 5 and engine.session.game.to_play == WHITE
 
 
 def test_loadsgf_errors(engine):
@@ -382,7 +391,7 @@ def test_loadsgf_errors(engine):
     assert fail(engine, f"loadsgf {DATA / 'jaxgo_capture_ko.sgf'} 0") == "syntax error"
     assert fail(engine, "loadsgf") == "syntax error"
     assert ask(engine, "name") == "jaxgo"
-    assert engine.game.size == 5  # the failed loads left the game alone
+    assert engine.session.game.size == 5  # the failed loads left the game alone
 
 
 # -- command line ---------------------------------------------------------------------------------------
@@ -402,7 +411,7 @@ def _run_gtp(args: list[str], script: str) -> subprocess.CompletedProcess:
 def test_end_to_end_subprocess():
     script = ("1 protocol_version\n# comment\n\n2 boardsize 9\n3 komi 6.5\n4 play b e5\n5 play w e5\n"
               "6 genmove w\n7 list_stones b\n8 go_param_rules ko_rule superko\n9 nonsense\n10 quit\n11 name\n")
-    proc = _run_gtp(["--size", "9", "--seed", "7", "--rules", "simple"], script)
+    proc = _run_gtp(["--size", "9", "--seed", "7", "--rules", "simple", *CHEAP_OPTIONS], script)
     assert proc.returncode == 0, proc.stderr
     blocks = proc.stdout.split("\n\n")
     assert blocks[-1] == ""
@@ -411,14 +420,14 @@ def test_end_to_end_subprocess():
     assert re.fullmatch(r"=6 [A-HJ][1-9]", blocks[5]) and blocks[5] != "=6 E5"
     assert blocks[6:] == ["=7 E5", "=8 ", "?9 unknown command", "=10 "]
     # Same seed, same generated move.
-    again = _run_gtp(["--size", "9", "--seed", "7", "--rules", "simple"], script)
+    again = _run_gtp(["--size", "9", "--seed", "7", "--rules", "simple", *CHEAP_OPTIONS], script)
     assert again.stdout == proc.stdout
 
 
 def test_end_to_end_via_cli_on_eof():
     from jaxgo.cli import SUBCOMMANDS
 
-    assert SUBCOMMANDS["gtp"][0] == "jaxgo.gtp.engine"
+    assert SUBCOMMANDS["gtp"][0] == "jaxgo.gtp.cli"
     proc = _run_gtp(["--size", "5", "--quiet"], "name\nplay b c3\nplay b c3\n")
     assert proc.returncode == 0
     assert proc.stdout == "= jaxgo\n\n= \n\n? illegal move\n\n"

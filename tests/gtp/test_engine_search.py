@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
 import pytest
@@ -10,14 +11,19 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 from jaxgo.go.config import Rules  # noqa: E402
 from jaxgo.go.coords import BLACK, WHITE, gtp_to_point  # noqa: E402
-from jaxgo.gtp.engine import GtpEngine, build_parser, fixed_handicap_points, search_options  # noqa: E402
+from jaxgo.gtp.cli import build_parser, engine_from_args  # noqa: E402
+from jaxgo.gtp.engine import make_gtp_engine  # noqa: E402
+from jaxgo.gtp.play import fixed_handicap_points  # noqa: E402
+from jaxgo.search.config import SearchConfig, from_args  # noqa: E402
 
-SMALL = {"leaves_per_batch": 16, "playouts_per_leaf": 8, "flat_playouts_per_move": 8}
+# Light playouts without progressive bias and small batches: these tests check the engine's rules, not strength.
+SMALL = SearchConfig(playouts="light", bias_c2=0.0, leaves_per_batch=16, playouts_per_leaf=8,
+                     flat_playouts_per_move=8)
 
 
-def make(size=5, komi=0.5, strategy="rave", playouts=256, seconds=None, seed=0):
-    return GtpEngine(Rules(size=size, komi=komi), seed=seed, strategy=strategy, playouts=playouts, seconds=seconds,
-                     search_options=SMALL)
+def make(size=5, komi=0.5, strategy="rave", playouts=256, seconds=None, seed=0, **changes):
+    config = dataclasses.replace(SMALL, strategy=strategy, **changes)
+    return make_gtp_engine(Rules(size=size, komi=komi), config, seed=seed, playouts=playouts, seconds=seconds)
 
 
 def ask(engine, line):
@@ -37,7 +43,7 @@ def setup(engine, rows):
     for colour, letter in ((BLACK, "X"), (WHITE, "O")):
         points = [r * size + c for r, row in enumerate(rows) for c, ch in enumerate(row.split()) if ch == letter]
         if points:
-            engine.game.setup_stones(colour, points)
+            engine.session.game.setup_stones(colour, points)
 
 
 # A dead white stone at D1 inside Black's living group; White lives on the A/B columns.
@@ -65,12 +71,14 @@ def test_commands_listed_with_gtp_names():
 
 def test_genmove_searches_and_captures():
     engine = make()
-    setup(engine, ["X X X X .", "X O O O X", "X O O O X", "X X . X X", ". . . . ."])
+    # C2 is the one point of a capturing race: Black there takes six stones; anywhere else White there takes B2
+    # and D2 and lives.
+    setup(engine, ["X X X X .", "X O O O X", "X O O O X", "O X . X O", ". O . O ."])
     assert ask(engine, "reg_genmove b") == "C2"
-    assert engine.game.moves == []  # reg_genmove does not play
+    assert engine.session.game.moves == []  # reg_genmove does not play
     assert ask(engine, "genmove b") == "C2"
-    assert engine.game.moves == [(BLACK, gtp_to_point("C2", 5))]
-    assert engine.last_search.playouts >= 256
+    assert engine.session.game.moves == [(BLACK, gtp_to_point("C2", 5))]
+    assert engine.session.player.last_result.playouts >= 256
 
 
 @pytest.mark.parametrize("strategy", ["uct", "mc", "amaf", "pp", "depth2", "random"])
@@ -80,7 +88,7 @@ def test_every_strategy_plays_legal_moves(strategy):
         colour = "b" if i % 2 == 0 else "w"
         move = ask(engine, f"genmove {colour}")
         assert move != "resign"
-    assert len(engine.game.moves) == 3
+    assert len(engine.session.game.moves) == 3
 
 
 def test_passes_after_opponent_pass_when_winning():
@@ -91,8 +99,7 @@ def test_passes_after_opponent_pass_when_winning():
 
 
 def test_resign_in_hopeless_position():
-    engine = GtpEngine(Rules(size=5, komi=0.5), strategy="rave", playouts=512,
-                       search_options=dict(SMALL, resign_min_playouts=256))
+    engine = make(playouts=512, resign_min_playouts=256)
     setup(engine, ["O O O O O", "O . O . O", "O O O O O", "O . O . O", "O O O O ."])
     assert ask(engine, "genmove b") in ("resign", "pass")
 
@@ -100,7 +107,7 @@ def test_resign_in_hopeless_position():
 def test_fixed_and_free_handicap():
     engine = make(size=9)
     assert ask(engine, "fixed_handicap 2") == "G7 C3"
-    assert engine.game.to_play == WHITE and engine.game.moves == []
+    assert engine.session.game.to_play == WHITE and engine.session.game.moves == []
     assert fail(engine, "fixed_handicap 3") == "board not empty"
     ask(engine, "clear_board")
     assert set(ask(engine, "fixed_handicap 9").split()) == {"C3", "E3", "G3", "C5", "E5", "G5", "C7", "E7", "G7"}
@@ -113,28 +120,51 @@ def test_fixed_and_free_handicap():
     assert fixed_handicap_points(19, 4) == [gtp_to_point(v, 19) for v in ["Q16", "D4", "Q4", "D16"]]
 
 
+def budget(engine, colour=BLACK):
+    """The Player's (playouts, seconds) for ``colour``'s next move."""
+    session = engine.session
+    return session.player.budget(session.game, colour)
+
+
+def clock_settings(engine):
+    """(main, byo-yomi time, byo-yomi stones) of a limited clock, None without a time limit."""
+    clock = engine.session.player.clock
+    return (clock.main, clock.byo_time, clock.byo_stones) if clock.limited else None
+
+
 def test_clock_budget_rule():
     engine = make(size=9, playouts=None)
-    assert engine.move_budget(BLACK) == (3000, None)  # no clock: default playouts
+    assert budget(engine) == (3000, None)  # no clock: default playouts
     ask(engine, "time_settings 300 0 0")
-    playouts, seconds = engine.move_budget(BLACK)
+    playouts, seconds = budget(engine)
     assert playouts is None and seconds == pytest.approx(300 / 40.5)  # 81 empty points / 2
     ask(engine, "time_left b 20 0")
-    assert engine.move_budget(BLACK)[1] == pytest.approx(20 / 40.5)
+    assert budget(engine)[1] == pytest.approx(20 / 40.5)
     ask(engine, "time_settings 0 30 5")
     ask(engine, "time_left b 10 2")
-    assert engine.move_budget(BLACK)[1] == pytest.approx(0.8 * 10 / 2)
+    assert budget(engine)[1] == pytest.approx(0.8 * 10 / 2)
     ask(engine, "kgs-time_settings none")
-    assert engine.time_settings is None
+    assert clock_settings(engine) is None
     ask(engine, "kgs-time_settings canadian 60 30 10")
-    assert engine.time_settings == (60.0, 30.0, 10)
+    assert clock_settings(engine) == (60.0, 30.0, 10)
     ask(engine, "kgs-time_settings byoyomi 0 10 3")
-    assert engine.time_settings == (0.0, 10.0, 1)
+    assert clock_settings(engine) == (0.0, 10.0, 1)
     assert fail(engine, "kgs-time_settings sudden") == "syntax error"
     assert fail(engine, "time_left b x 0") == "syntax error"
     fixed = make(size=9, playouts=None, seconds=0.3)
     ask(fixed, "time_settings 300 0 0")
-    assert fixed.move_budget(BLACK) == (None, 0.3)  # --seconds wins over the clock
+    assert budget(fixed) == (None, 0.3)  # --seconds wins over the clock
+
+
+@pytest.mark.parametrize("line", ["time_settings inf 0 0", "time_settings 10 nan 1", "time_settings -1 0 0",
+                                  "time_settings 10 5 -2", "time_settings 10 5 1.5", "time_left w inf 0",
+                                  "time_left b -3 0", "kgs-time_settings absolute inf",
+                                  "kgs-time_settings canadian 60 inf 10", "kgs-time_settings none 5"])
+def test_bad_clock_numbers_are_syntax_errors(line):
+    engine = make(size=9, playouts=None)
+    ask(engine, "time_settings 300 0 0")
+    assert engine.handle(line) == "? syntax error\n\n"
+    assert clock_settings(engine) == (300.0, 0.0, 0)  # the clock is unchanged
 
 
 def test_final_status_list_and_score_remove_dead_stones():
@@ -155,11 +185,11 @@ def test_cleanup_captures_dead_stones_before_passing():
     engine = make(komi=0.5, playouts=512)
     setup(engine, DEAD)
     ask(engine, "play w pass")
-    assert engine._dead_stones_of(WHITE)
+    assert engine.session.player.has_dead_stones(engine.session.game, WHITE)
     assert ask(engine, "genmove b") == "pass"  # Black wins as the board stands (B+1.5)
     ask(engine, "undo")
     for _ in range(3):  # cleanup: Black keeps playing while D1 is on the board
-        if engine.game.board()[4, 3] != WHITE:
+        if engine.session.game.board()[4, 3] != WHITE:
             break
         assert ask(engine, "kgs-genmove_cleanup b") != "pass"
         ask(engine, "play w pass")
@@ -191,17 +221,25 @@ def test_printsgf_and_options():
     assert (args.strategy, args.playouts, args.seconds, args.leaves) == ("pp", 500, 2.0, 32)
 
 
-def test_search_options_from_the_command_line():
-    from jaxgo.search.mcts import SearchConfig
+def config_of(engine) -> dict:
+    """``jaxgo-search_config``'s ``key value`` lines as a dict of strings."""
+    return dict(line.split(" ", 1) for line in ask(engine, "jaxgo-search_config").split("\n"))
 
-    assert search_options(build_parser().parse_args([])) == {}
-    args = build_parser().parse_args(["--bias", "1", "--prior", "0", "20", "--playout-policy", "heavy",
+
+def test_search_options_from_the_command_line():
+    defaults = engine_from_args(build_parser().parse_args(["--quiet", "--seed", "1"]))
+    assert defaults.session.config == SearchConfig()  # the default engine: RAVE, heavy playouts, bias 1
+    args = build_parser().parse_args(["--quiet", "--bias", "0.5", "--prior", "0", "20", "--playout-policy", "rules",
                                       "--playouts-per-leaf", "2", "--resign-threshold", "0"])
-    options = search_options(args)
-    assert options == {"bias_c2": 1.0, "prior_even": 0.0, "prior_pattern": 20.0, "playouts": "heavy",
-                       "playouts_per_leaf": 2, "resign_threshold": 0.0}
-    config = SearchConfig(**options)  # every key is a SearchConfig field
-    assert (config.prior_pattern, config.bias_c2) == (20.0, 1.0)
+    engine = engine_from_args(args)
+    expected = dataclasses.replace(SearchConfig(), bias_c2=0.5, prior_even=0.0, prior_pattern=20.0,
+                                   playouts="rules", playouts_per_leaf=2, resign_threshold=0.0)
+    assert engine.session.config == from_args(args) == expected
+    shown = config_of(engine)
+    assert list(shown) == list(expected.to_dict())  # every field, in declaration order
+    assert (shown["bias_c2"], shown["playouts"], shown["prior_pattern"], shown["gammas"]) == \
+        ("0.5", "rules", "20.0", "none")
+    assert fail(engine, "jaxgo-search_config extra") == "syntax error"
     with pytest.raises(SystemExit):  # --prior takes two numbers
         build_parser().parse_args(["--prior", "20"])
 
@@ -212,7 +250,8 @@ def test_genmove_follows_the_clock():
     ask(engine, "time_settings 10 0 0")
     ask(engine, "time_left w 2 0")  # 2 s left over max(20, 24 / 2) moves: 0.1 s
     ask(engine, "genmove w")
-    assert engine.last_search.seconds < 1.0 and 0 < engine.last_search.playouts < 3000
+    result = engine.session.player.last_result
+    assert result.seconds < 1.0 and 0 < result.playouts < 3000
 
 
 def test_no_pass_after_an_early_pass_on_an_unsettled_board():
@@ -220,5 +259,5 @@ def test_no_pass_after_an_early_pass_on_an_unsettled_board():
     engine = make(size=5, komi=0.5, playouts=64)
     ask(engine, "play b C3")
     ask(engine, "play w pass")
-    assert not engine.passing_wins(BLACK)
+    assert not engine.session.player.passing_wins(engine.session.game, BLACK)
     assert ask(engine, "genmove b") != "pass"

@@ -1,4 +1,5 @@
-"""GTP over the server: the thin front end, streamed lz-analyze / kata-analyze, fuzzed GTP input."""
+"""GTP over the server: the thin front end (``make_remote_gtp_engine``), streamed lz-analyze / kata-analyze,
+fuzzed GTP input."""
 
 import io
 import random
@@ -8,19 +9,26 @@ import time
 import pytest
 
 from jaxgo.go.config import Rules
-from jaxgo.gtp.engine import GtpEngine
+from jaxgo.gtp.engine import make_gtp_engine, make_remote_gtp_engine
+from jaxgo.gtp.loop import serve
+from jaxgo.search.config import SearchConfig
 from jaxgo.server import transports
 from jaxgo.server.client import ServerClient
 from jaxgo.server.engine import AnalysisEngine, EngineConfig
-from jaxgo.gtp.remote import FrontendEngine
-from jaxgo.gtp.loop import serve
+
+CHEAP = SearchConfig(playouts="light", bias_c2=0.0)
+
+
+def small_server_config() -> EngineConfig:
+    """One padded batch shape (256 leaves) and few leaves per search: cheap to compile."""
+    return EngineConfig(search=CHEAP, max_leaves_per_search=8, max_boards=256, buckets=(256,))
 
 TIMEOUT = 240
 
 
 @pytest.fixture(scope="module")
 def address():
-    engine = AnalysisEngine(EngineConfig(leaves_per_batch=8, max_boards=256, buckets=(256,))).start()
+    engine = AnalysisEngine(small_server_config()).start()
     tcp = transports.TcpServer(engine, 0)
     transports.start_in_thread(tcp)
     yield f"tcp:127.0.0.1:{tcp.server_address[1]}"
@@ -53,7 +61,7 @@ def run_session(engine, script, timeout=TIMEOUT):
 
 
 def frontend(address, playouts=32):
-    return FrontendEngine(ServerClient(address), Rules(size=5, komi=0.5), playouts=playouts)
+    return make_remote_gtp_engine(ServerClient(address), Rules(size=5, komi=0.5), CHEAP, playouts=playouts)
 
 
 def test_frontend_genmove_goes_through_the_server(address):
@@ -122,7 +130,7 @@ def random_lines(seed, count=60):
 
 
 def test_fuzzed_input_to_the_gtp_engine_never_crashes():
-    engine = GtpEngine(Rules(size=5), strategy="random")
+    engine = make_gtp_engine(Rules(size=5), SearchConfig(strategy="random"))
     for line in random_lines(1, 200):
         response = engine.handle(line.decode("utf-8", "replace"))
         assert response is None or (response[0] in "=?" and response.endswith("\n\n"))
@@ -138,17 +146,106 @@ def test_fuzzed_and_oversized_input_to_the_frontend(address):
     assert "\n= jaxgo\n\n" in out and out.endswith("\n\n")
 
 
-def test_local_engine_streams_lz_analyze_through_the_extension_module():
-    # The plain GtpEngine finds lz-analyze in jaxgo.gtp.analysis (EXTENSION_MODULES) and runs it on a
-    # private in-process analysis engine.
+def test_local_engine_streams_lz_analyze_on_an_in_process_analysis_engine():
+    # The local engine registers the analysis family too; its searches run on a private in-process engine.
     from jaxgo.server.client import LocalConnection
 
-    engine = GtpEngine(Rules(size=5, komi=0.5))
+    connection = LocalConnection(AnalysisEngine(small_server_config()).start())
+    engine = make_gtp_engine(Rules(size=5, komi=0.5), CHEAP, analysis=connection)
     assert "lz-analyze" in engine.commands() and "kata-genmove_analyze" in engine.commands()
-    engine.analysis = LocalConnection(AnalysisEngine(EngineConfig(leaves_per_batch=8, max_boards=256,
-                                                                  buckets=(256,))).start())
     out = run_session(engine, [(0, b"play b b2\n"), (0, b"lz-analyze w 10\n"), (5.0, b"quit\n")])
     response = out.split("\n\n")[1]
     head, *lines = response.splitlines()
     assert head == "=" and lines and all(line.startswith("info move ") for line in lines)
     assert all(" move B2 " not in line for line in lines)  # occupied point never suggested
+
+
+# -- queries and responses without a server -------------------------------------------------------------------
+class CannedStream:
+    """A query's stream that answers the given responses, then nothing (queue.Empty)."""
+
+    def __init__(self, responses):
+        self.responses = list(responses)
+        self.terminated = False
+
+    def get(self, timeout=None):
+        import queue
+
+        if not self.responses:
+            raise queue.Empty
+        return self.responses.pop(0)
+
+    def terminate(self):
+        self.terminated = True
+
+
+class CannedConnection:
+    """Records every query and answers each with the same canned responses."""
+
+    def __init__(self, responses):
+        self.responses = responses
+        self.queries = []
+
+    def query(self, obj):
+        self.queries.append(obj)
+        return CannedStream(self.responses)
+
+    def close(self):
+        pass
+
+
+def move_info(move, visits, winrate, pv):
+    return {"move": move, "visits": visits, "winrate": winrate, "prior": 0.1, "lcb": winrate - 0.1,
+            "utility": 2 * winrate - 1, "scoreLead": 0.0, "scoreMean": 0.0, "order": 0, "pv": pv}
+
+
+def final(infos, visits):
+    return {"id": "q", "turnNumber": 0, "isDuringSearch": False, "moveInfos": infos,
+            "rootInfo": {"visits": visits, "winrate": infos[0]["winrate"] if infos else 0.5}}
+
+
+def test_position_query_carries_every_search_option():
+    from jaxgo.gtp.remote import position_query
+
+    engine = make_gtp_engine(Rules(size=5, komi=0.5), CHEAP)
+    engine.handle("play b c3")
+    engine.handle("play w d4")
+    game = engine.session.game
+    query = position_query(game, -1, CHEAP, 100, interval=0.5)  # White again: Black's pass goes in between
+    assert query["moves"] == [["B", "C3"], ["W", "D4"], ["B", "pass"]]
+    assert query["overrideSettings"] == dict(CHEAP.to_dict(), reportAnalysisWinratesAs="SIDETOMOVE")
+    assert (query["maxVisits"], query["reportDuringSearchEvery"], query["komi"]) == (100, 0.5, 0.5)
+    random = position_query(game, 1, SearchConfig(strategy="random"), 10)  # no search strategy: analysed by RAVE
+    assert random["overrideSettings"]["strategy"] == "rave"
+
+
+def test_result_from_response_follows_the_best_move_info():
+    import numpy as np
+
+    from jaxgo.gtp.remote import result_from_response
+
+    response = final([move_info("C3", 60, 0.7, ["C3", "D4"]), move_info("pass", 30, 0.4, ["pass"]),
+                      move_info("B2", 10, 0.9, ["B2"])], 100)
+    result = result_from_response(response, 5, seconds=1.5)
+    assert (result.move, result.pv, result.playouts, result.seconds) == (12, [12, 8], 100, 1.5)
+    assert result.win_rate == 0.7 and result.visits[25] == 30 and result.values[16] == 0.9
+    assert np.isnan(result.values[0]) and result.visits.sum() == 100
+    empty = result_from_response(final([], 0), 5)
+    assert (empty.move, empty.pv) == (25, [25])
+
+
+def test_analysis_commands_send_the_session_config_and_genmove_analyze_decides_like_genmove():
+    config = SearchConfig(playouts="light", bias_c2=0.5, resign_min_playouts=50)
+    connection = CannedConnection([final([move_info("B2", 80, 0.6, ["B2", "C3"])], 80)])
+    engine = make_gtp_engine(Rules(size=5, komi=0.5), config, playouts=80, analysis=connection)
+    out = run_session(engine, [(0, b"kata-analyze 10\n"), (0.2, b"lz-genmove_analyze b 10\n"), (0, b"quit\n")])
+    assert all(q["overrideSettings"] == dict(config.to_dict(), reportAnalysisWinratesAs="SIDETOMOVE")
+               for q in connection.queries) and len(connection.queries) == 2
+    assert connection.queries[1]["maxVisits"] == 80  # the Player's budget
+    assert out.split("\n\n")[1].splitlines()[-1] == "play B2"  # the PV's first move, played
+    assert engine.session.game.moves == [(1, 16)]
+    assert engine.session.player.last_result.pv == [16, 12]
+    connection.responses = [final([move_info("C3", 60, 0.03, ["C3"])], 60)]  # lost: below the threshold
+    out = run_session(engine, [(0, b"lz-genmove_analyze w\n"), (0, b"quit\n")])
+    assert out.split("\n\n")[0].splitlines()[-1] == "play resign"
+    assert len(engine.session.game.moves) == 1

@@ -1,4 +1,4 @@
-"""GTP `jaxgo-territory` through jaxgo.gtp.engine.GtpEngine.handle."""
+"""GTP `jaxgo-territory` (jaxgo.gtp.territory) through the engine's ``handle``."""
 import os
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
@@ -6,8 +6,13 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 import numpy as np
 
 from jaxgo.go.config import Rules
+from jaxgo.gtp.engine import make_gtp_engine
+from jaxgo.gtp.protocol import Dispatcher
+from jaxgo.gtp.session import GtpSession
 from jaxgo.gtp.territory import COMMANDS
-from jaxgo.gtp.engine import GtpEngine
+from jaxgo.search.config import SearchConfig
+
+CHEAP = SearchConfig(playouts="light", bias_c2=0.0)
 
 
 def parse(resp, size):
@@ -23,7 +28,7 @@ def test_jaxgo_territory_leans_to_the_stones():
     for cmd in ("play b B7", "play b B6", "play b B5", "play b B4", "play b B3", "play b B2", "play b B1",
                 "play w F2"):
         assert eng.handle(cmd).startswith("=")
-    t = parse(eng.handle("jaxgo-territory"), 7)
+    t = parse(eng.handle("jaxgo-territory b5 bp"), 7)  # the defaults, named: the CRF in this process
     assert np.all(np.abs(t) <= 1)
     assert t[:, 0].min() > 0.5                    # column A behind the Black wall
     assert t[5, 5] < -0.5                         # F2: row 2 from the bottom -> index 5, column F -> 5
@@ -31,11 +36,10 @@ def test_jaxgo_territory_leans_to_the_stones():
 
 
 def crf_engine(size, komi):
-    """An engine whose `jaxgo-territory` is this module's handler directly (in the default engine the
-    server's handler answers it: through the analysis engine without arguments, through this one with them)."""
-    eng = GtpEngine(Rules(size=size, komi=komi), seed=1)
-    eng.extensions.update(COMMANDS)
-    return eng
+    """A dispatcher with the territory family and `play` only (no analysis engine is ever created)."""
+    from jaxgo.gtp.core import play
+
+    return Dispatcher(GtpSession(Rules(size=size, komi=komi)), dict(COMMANDS, play=play))
 
 
 def test_jaxgo_territory_options_and_errors():
@@ -51,7 +55,7 @@ def test_jaxgo_territory_options_and_errors():
 
 
 def test_default_engine_routes_territory_options_to_the_crf():
-    eng = GtpEngine(Rules(size=5, komi=0.5), seed=1)
+    eng = make_gtp_engine(Rules(size=5, komi=0.5), CHEAP, seed=1)
     eng.handle("play b C3")
     direct = crf_engine(5, 0.5)
     direct.handle("play b C3")

@@ -65,7 +65,7 @@ def test_pns_and_pp_agree_on_atari():
 def test_parse_tst(tmp_path):
     import pathlib
 
-    from jaxgo.proof.cli import parse_tst
+    from jaxgo.proof.regression import parse_tst
 
     cases = parse_tst(pathlib.Path(__file__).parents[1] / "fixtures" / "proof_mini.tst")
     assert [(c["id"], c["cmd"], c["vertex"], c["move"], c["expected"]) for c in cases] == [
@@ -74,9 +74,9 @@ def test_parse_tst(tmp_path):
 
 def test_gtp_attack_defend():
     from jaxgo.go.config import Rules
-    from jaxgo.gtp.engine import GtpEngine
+    from jaxgo.gtp.engine import make_gtp_engine
 
-    eng = GtpEngine(Rules(size=7))
+    eng = make_gtp_engine(Rules(size=7))
     for cmd in ("play b D6", "play b C5", "play w D5", "play b E4"):
         assert eng.handle(cmd).startswith("=")
     # the ladder of LADDER above: white D5 can be captured; moving first, white reaches three liberties by an

@@ -143,7 +143,7 @@ def test_analyze_arguments():
     parsed = parse_analyze_args(["W", "interval", "20", "ownership", "true", "maxmoves", "3",
                                  "avoid", "b", "D4", "1"], 1)
     assert parsed == {"colour": -1, "interval": 0.2, "ownership": True, "maxmoves": 3}
-    from jaxgo.gtp.engine import GtpError
+    from jaxgo.gtp.protocol import GtpError
 
     for bad in (["interval"], ["ownership", "maybe"], ["frobnicate", "1"], ["avoid", "b"]):
         with pytest.raises(GtpError):

@@ -1,0 +1,233 @@
+"""The GTP rules shell: administration, board setup, moves, queries and SGF (no search).
+
+``protocol_version``, ``name``, ``version``, ``known_command``, ``list_commands``, ``quit``, ``boardsize``,
+``clear_board``, ``komi``, ``go_param_rules`` (Fuego's syntax), ``loadsgf FILE [N|VERTEX]`` (GNU Go's
+semantics), ``play``, ``undo``, ``is_legal``, ``all_legal``, ``list_stones``, ``captures``, ``showboard``,
+``printsgf [FILE]``.  Every handler is ``handler(session, args)`` (``jaxgo.gtp.session.GtpSession``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from jaxgo import __version__
+from jaxgo.go.config import KO_RULES
+from jaxgo.go.coords import BLACK, WHITE, gtp_to_point
+from jaxgo.go.display import board_text
+from jaxgo.gtp.protocol import (GtpError, colour_arg, float_arg, int_arg, require_count, vertex_arg,
+                                vertices_text)
+
+PROTOCOL_VERSION = "2"
+ENGINE_NAME = "jaxgo"
+
+# Fuego's `go_param_rules ko_rule` values -> our ko rules (Fuego's "superko" is situational superko).
+FUEGO_KO_RULES = {"simple": "simple", "superko": "situational", "pos_superko": "positional"}
+FUEGO_KO_NAMES = {ours: theirs for theirs, ours in FUEGO_KO_RULES.items()}
+
+
+# -- administration -------------------------------------------------------------------------------------------
+def protocol_version(session, args):
+    return PROTOCOL_VERSION
+
+
+def name(session, args):
+    return ENGINE_NAME
+
+
+def version(session, args):
+    return __version__
+
+
+def known_command(session, args):
+    require_count(args, 1)
+    return "true" if args[0] in session.command_names else "false"
+
+
+def list_commands(session, args):
+    return "\n".join(session.command_names)
+
+
+def quit_session(session, args):
+    session.quit = True
+    return ""
+
+
+# -- setup ----------------------------------------------------------------------------------------------------
+def boardsize(session, args):
+    """A fresh, empty board of the new size (the rest of the rules kept)."""
+    require_count(args, 1)
+    size = int_arg(args[0])
+    try:
+        dataclasses.replace(session.rules, size=size)
+    except ValueError:
+        raise GtpError("unacceptable size") from None
+    session.new_board(size)
+    return ""
+
+
+def clear_board(session, args):
+    session.clear_board()
+    return ""
+
+
+def komi(session, args):
+    require_count(args, 1)
+    session.set_rules(komi=float_arg(args[0]))
+    return ""
+
+
+def go_param_rules(session, args):
+    """Fuego's rules parameters: no arguments lists them; ``ko_rule simple|superko|pos_superko``,
+    ``allow_suicide 0|1`` set them (the position and its history are kept)."""
+    if not args:
+        return f"allow_suicide {int(session.rules.suicide)}\nko_rule {FUEGO_KO_NAMES[session.rules.ko_rule]}"
+    require_count(args, 2)
+    key, value = args
+    if key == "ko_rule":
+        if value in FUEGO_KO_RULES:
+            session.set_rules(ko_rule=FUEGO_KO_RULES[value])
+        elif value in KO_RULES:
+            session.set_rules(ko_rule=value)
+        else:
+            raise GtpError(f"invalid ko_rule {value} (simple, superko or pos_superko)")
+    elif key == "allow_suicide":
+        if value not in ("0", "1"):
+            raise GtpError("syntax error")
+        session.set_rules(suicide=value == "1")
+    else:
+        raise GtpError(f"unknown parameter: {key}")
+    return ""
+
+
+def loadsgf(session, args):
+    """``loadsgf FILE [N]``: the position before move N (all moves without N); N may also be a vertex
+    (play until the first move there), like GNU Go."""
+    from jaxgo.go.sgf import SGFError, load_sgf, replay
+
+    require_count(args, 1, 2)
+    try:
+        record = load_sgf(args[0])
+    except SGFError as exc:
+        session.debug(f"loadsgf: {exc}")
+        raise GtpError("cannot load file") from None
+    move_number = _sgf_move_number(record, args[1]) if len(args) == 2 else None
+    try:
+        game = replay(record, session.rules, move_number)
+    except SGFError as exc:
+        session.debug(f"loadsgf: {exc}")
+        raise GtpError("cannot load file") from None
+    session.game = game
+    session.player.reset()
+    return ""
+
+
+def _sgf_move_number(record, word: str) -> int | None:
+    """loadsgf's second argument: a move number >= 1, or the number of the first move at a vertex."""
+    if word.isdigit():
+        if int(word) < 1:
+            raise GtpError("syntax error")
+        return int(word)
+    try:
+        target = gtp_to_point(word, record.size)
+    except ValueError:
+        raise GtpError("syntax error") from None
+    numbers = [i for i, (_, move) in enumerate(record.moves, start=1) if move == target]
+    return numbers[0] if numbers else None
+
+
+# -- moves ----------------------------------------------------------------------------------------------------
+def play(session, args):
+    from jaxgo.go.game import IllegalMove
+
+    require_count(args, 2)
+    colour = colour_arg(args[0], "syntax error")
+    move = vertex_arg(args[1], session.size, "syntax error")
+    try:
+        session.game.play(colour, move)
+    except IllegalMove as exc:
+        session.debug(f"play {args[0]} {args[1]}: {exc.reason}")
+        raise GtpError("illegal move") from None
+    return ""
+
+
+def undo(session, args):
+    """Take back the last move; setup stones (handicap, SGF AB/AW) are not moves and stay."""
+    if not session.game.moves:
+        raise GtpError("cannot undo")
+    try:
+        session.game.undo()
+    except IndexError:
+        raise GtpError("cannot undo") from None
+    return ""
+
+
+# -- queries --------------------------------------------------------------------------------------------------
+def is_legal(session, args):
+    require_count(args, 2)
+    colour = colour_arg(args[0])
+    move = vertex_arg(args[1], session.size)
+    return "1" if session.game.is_legal(colour, move) else "0"
+
+
+def all_legal(session, args):
+    require_count(args, 1)
+    colour = colour_arg(args[0])
+    return vertices_text(session.game.legal_moves(colour)[:-1], session.size)
+
+
+def list_stones(session, args):
+    require_count(args, 1)
+    colour = colour_arg(args[0])
+    return vertices_text(session.game.board().reshape(-1) == colour, session.size)
+
+
+def captures(session, args):
+    require_count(args, 1)
+    return str(session.game.captures(colour_arg(args[0])))
+
+
+def showboard(session, args):
+    game = session.game
+    last = game.moves[-1][1] if game.moves else None
+    to_play = "black" if game.to_play == BLACK else "white"
+    status = (f"captures: black {game.captures(BLACK)}, white {game.captures(WHITE)}; "
+              f"{to_play} to play; komi {session.rules.komi:g}; ko rule {session.rules.ko_rule}")
+    return "\n" + board_text(game.board(), last) + "\n" + status
+
+
+def printsgf(session, args):
+    """The game as SGF; with a file name, written there instead."""
+    from jaxgo.go.sgf import game_to_sgf
+
+    text = game_to_sgf(session.game)
+    if not args:
+        return text.strip()
+    try:
+        with open(args[0], "w", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError:
+        raise GtpError("cannot write file") from None
+    return ""
+
+
+COMMANDS = {
+    "protocol_version": protocol_version,
+    "name": name,
+    "version": version,
+    "known_command": known_command,
+    "list_commands": list_commands,
+    "quit": quit_session,
+    "boardsize": boardsize,
+    "clear_board": clear_board,
+    "komi": komi,
+    "go_param_rules": go_param_rules,
+    "loadsgf": loadsgf,
+    "play": play,
+    "undo": undo,
+    "is_legal": is_legal,
+    "all_legal": all_legal,
+    "list_stones": list_stones,
+    "captures": captures,
+    "showboard": showboard,
+    "printsgf": printsgf,
+}
