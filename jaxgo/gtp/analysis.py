@@ -165,18 +165,6 @@ def analyze(session, args: list[str], kind: str) -> str:
 
 
 # -- *-genmove_analyze ----------------------------------------------------------------------------------------
-def decision_without_search(player, game, colour: int) -> Decision | None:
-    """The move when ``Player.choose`` needs no search: no legal move but pass, strategy ``random``, or a pass
-    after the opponent's pass when passing wins; None when a search decides."""
-    legal = game.legal_moves(colour)
-    if not legal[:-1].any() or player.config.strategy == "random":
-        return player.choose(game, colour)
-    opponent_passed = bool(game.moves) and game.moves[-1] == (-colour, game.pass_move)
-    if opponent_passed and player.passing_wins(game, colour):
-        return Decision(game.pass_move, "passing wins")
-    return None
-
-
 def _genmove_lines(session, stream, kind: str, options: dict, colour: int, seconds: float | None):
     """Reports during the search, then ``play MOVE`` (the Player's decision, played on the session's board)."""
     start = time.perf_counter()
@@ -212,7 +200,7 @@ def genmove_analyze(session, args: list[str], kind: str) -> str:
     colour, game, player = options["colour"], session.game, session.player
     if colour != game.to_play:
         game.set_to_play(colour)
-    early = decision_without_search(player, game, colour)
+    early = player.decide_without_search(game, colour)
     if early is not None:
         session.analysis_stream = AnalysisStream(iter([_play_decision(session, colour, early)]), False)
         return ""
@@ -252,4 +240,4 @@ COMMANDS = {
     "jaxgo-pv_gfx": pv_gfx,
 }
 
-__all__ = ["COMMANDS", "AnalysisStream", "decision_without_search", "info_line", "parse_analyze_args"]
+__all__ = ["COMMANDS", "AnalysisStream", "info_line", "parse_analyze_args"]

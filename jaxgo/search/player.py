@@ -113,6 +113,17 @@ class Player:
     # -- moves ------------------------------------------------------------------------------------------------
     def choose(self, game, colour: int, cleanup: bool = False) -> Decision:
         """The move for ``colour`` (the game's side to move is set to it); the board is not changed."""
+        early = self.decide_without_search(game, colour, cleanup)
+        if early is not None:
+            return early
+        playouts, seconds = self.budget(game, colour)
+        forbid_pass = cleanup and self.has_dead_stones(game, -colour)
+        result = self.search.search(game, playouts, seconds, forbid_pass)
+        return self.decide(game, colour, result, cleanup, forbid_pass)
+
+    def decide_without_search(self, game, colour: int, cleanup: bool = False) -> Decision | None:
+        """Rules 1-2: the move when no search is needed (only pass, random, passing wins), else None.  The
+        game's side to move is set to ``colour``."""
         legal = game.legal_moves(colour)
         if not legal[:-1].any():
             return Decision(game.pass_move, "only pass")
@@ -123,10 +134,7 @@ class Player:
         opponent_passed = bool(game.moves) and game.moves[-1] == (-colour, game.pass_move)
         if not cleanup and opponent_passed and self.passing_wins(game, colour):
             return Decision(game.pass_move, "passing wins")
-        playouts, seconds = self.budget(game, colour)
-        forbid_pass = cleanup and self.has_dead_stones(game, -colour)
-        result = self.search.search(game, playouts, seconds, forbid_pass)
-        return self.decide(game, colour, result, cleanup, forbid_pass)
+        return None
 
     def decide(self, game, colour: int, result: SearchResult, cleanup: bool = False,
                forbid_pass: bool = False) -> Decision:
