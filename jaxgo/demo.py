@@ -2,11 +2,12 @@
 
 1. The light-playout benchmark on the default device (9x9 and 19x19, JSON lines as ``jaxgo bench``).
 2. A short game on 9x9 played through ``jaxgo.go.game`` (positional superko, area scoring), printed as a board.
-   Default engine (``--engine rave``): the ``jaxgo.search.player.Player`` (move choice, pass and resign rules of
-   ``jaxgo gtp``) over the tree search with RAVE and progressive bias whose prior K(s, a) is the move model
-   shipped in the package (Bradley-Terry gammas of 3x3 patterns and tactical features, trained on KGS games),
-   ``--playouts`` light playouts per move; it resigns below a ``RESIGN_BELOW`` win rate.  ``--engine flat``: flat Monte Carlo, each legal move
-   gets ``--playouts`` playouts in one device call and the best win rate is played.
+   Default engine (``--engine rave``): the engine of ``jaxgo gtp`` with its default ``SearchConfig``: the
+   ``jaxgo.search.player.Player`` (move choice, pass and resign rules) over RAVE with heavy playouts and
+   progressive bias, both from the move model shipped in the package (Bradley-Terry gammas of 3x3 patterns and
+   tactical features, trained on KGS games), ``--playouts`` playouts per move; it resigns below a
+   ``RESIGN_BELOW`` win rate.  ``--engine flat``: flat Monte Carlo, each legal move gets ``--playouts`` light
+   playouts in one device call and the best win rate is played.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ def parse_args(argv):
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size", type=int, default=9, help="board size of the demo game (default 9)")
     parser.add_argument("--engine", choices=["rave", "flat"], default="rave",
-                        help="rave: tree search with shipped-gamma progressive bias (default); flat: flat Monte Carlo")
+                        help="rave: the default engine (RAVE, heavy playouts, progressive bias from the shipped gammas); "
+                             "flat: flat Monte Carlo")
     parser.add_argument("--playouts", type=int, default=None,
                         help="playouts per move (rave, default 512) or per candidate move (flat, default 32)")
     parser.add_argument("--max-moves", type=int, default=160, help="stop the demo game after this many moves")
@@ -42,12 +44,13 @@ def flat_monte_carlo_move(game, playouts: int, key) -> tuple[int, float]:
     import jax.numpy as jnp
     import numpy as np
 
+    from jaxgo.go.kernels import kernels
     from jaxgo.playouts import light as playout
 
     color = game.to_play
     legal = game.legal_moves(color)
     # Every move (pass included) is evaluated so the shapes never change; illegal ones are masked afterwards.
-    children = _children(game.state, jnp.arange(legal.shape[0], dtype=jnp.int32))
+    children = kernels(game.rules.suicide).children(game.state, jnp.arange(legal.shape[0], dtype=jnp.int32))
     result = playout.run(children, key, game.rules.komi, num_per_state=playouts)
     wins = np.asarray(result.winner == color).reshape(legal.shape[0], playouts).mean(axis=1)
     wins = np.where(legal, wins, -1.0)
@@ -57,20 +60,6 @@ def flat_monte_carlo_move(game, playouts: int, key) -> tuple[int, float]:
     ties = np.flatnonzero(wins == best)
     tie_break = np.random.default_rng(np.asarray(key).astype(np.uint64).sum())
     return int(tie_break.choice(ties)), float(best)
-
-
-def _children(state, moves):
-    import jax
-
-    from jaxgo.go import rules
-
-    global _CHILDREN
-    if _CHILDREN is None:
-        _CHILDREN = jax.jit(jax.vmap(rules.play, in_axes=(None, 0)))
-    return _CHILDREN(state, moves)
-
-
-_CHILDREN = None
 
 
 def play_demo_game(size: int, playouts: int, max_moves: int, seed: int, engine: str = "rave") -> None:
@@ -84,8 +73,7 @@ def play_demo_game(size: int, playouts: int, max_moves: int, seed: int, engine: 
 
     game = new_game(size=size, komi=7.5)
     key = jax.random.PRNGKey(seed)
-    config = SearchConfig(strategy="rave", bias_c2=1.0, playouts="light", resign_threshold=RESIGN_BELOW,
-                          resign_min_playouts=playouts)
+    config = SearchConfig(resign_threshold=RESIGN_BELOW, resign_min_playouts=playouts)  # the default engine
     player = Player(config, seed=seed, playouts=playouts)
     start = time.perf_counter()
     resigned = None
@@ -115,7 +103,7 @@ def play_demo_game(size: int, playouts: int, max_moves: int, seed: int, engine: 
     if resigned is not None:
         result = ("W" if resigned == 1 else "B") + f"+Resign ({color_name(resigned)} resigned; area count {result})"
     how = (f"flat Monte Carlo, {playouts} playouts per candidate" if engine == "flat" else
-           f"RAVE + progressive bias from the shipped gammas, {playouts} playouts per move")
+           f"RAVE, heavy playouts and progressive bias from the shipped gammas, {playouts} playouts per move")
     print(f"\n{len(game.moves)} moves in {elapsed:.1f} s ({how}); "
           f"captures B {game.captures(1)} W {game.captures(-1)}; Tromp-Taylor result {result}")
 
