@@ -126,14 +126,39 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="resign when the best move's win rate is below this, 0 = never (default %(default)s)")
     group.add_argument("--resign-min-playouts", type=int, default=d.resign_min_playouts,
                        help="playouts a search needs before it may resign (default %(default)s)")
+    group.add_argument("--search-option", action="append", default=[], metavar="FIELD=VALUE",
+                       help="set any SearchConfig field, e.g. rave_c1=0.1 or uct_c=0.5 (repeatable; fields and "
+                            "defaults: " + ", ".join(f"{k}={v}" for k, v in d.to_dict().items()) + ")")
 
 
 def from_args(args: argparse.Namespace) -> SearchConfig:
-    """The SearchConfig of parsed ``add_arguments`` options."""
-    return SearchConfig(strategy=args.strategy, playouts=args.playout_policy, bias_c2=args.bias,
-                        prior_even=args.prior[0], prior_pattern=args.prior[1], gammas=args.gammas,
-                        leaves_per_batch=args.leaves, playouts_per_leaf=args.playouts_per_leaf,
-                        resign_threshold=args.resign_threshold, resign_min_playouts=args.resign_min_playouts)
+    """The SearchConfig of parsed ``add_arguments`` options; ValueError for a bad ``--search-option``."""
+    config = SearchConfig(strategy=args.strategy, playouts=args.playout_policy, bias_c2=args.bias,
+                          prior_even=args.prior[0], prior_pattern=args.prior[1], gammas=args.gammas,
+                          leaves_per_batch=args.leaves, playouts_per_leaf=args.playouts_per_leaf,
+                          resign_threshold=args.resign_threshold, resign_min_playouts=args.resign_min_playouts)
+    overrides = {}
+    for item in getattr(args, "search_option", []) or []:
+        key, sep, text = item.partition("=")
+        if not sep:
+            raise ValueError(f"--search-option {item!r}: expected FIELD=VALUE")
+        overrides[key.strip()] = _parse_value(text.strip())
+    config, ignored = config.with_overrides(overrides)
+    if ignored:
+        raise ValueError(f"--search-option: unknown field(s) {sorted(set(overrides) - set(config.to_dict()))}")
+    return config
+
+
+def _parse_value(text: str):
+    """A command-line value as int, float, None or string."""
+    if text.lower() == "none":
+        return None
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
 
 
 def changed_fields(config: SearchConfig, base: SearchConfig = DEFAULT) -> dict:

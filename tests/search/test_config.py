@@ -45,3 +45,14 @@ def test_bad_override_values_raise(overrides):
 def test_changed_fields():
     assert search_config.changed_fields(SearchConfig()) == {}
     assert search_config.changed_fields(SearchConfig(bias_c2=0.5)) == {"bias_c2": 0.5}
+
+
+def test_search_option_sets_any_field_and_refuses_unknown_ones():
+    parser = argparse.ArgumentParser()
+    search_config.add_arguments(parser)
+    args = parser.parse_args(["--search-option", "rave_c1=0.1", "--search-option", "n_expand=2"])
+    config = search_config.from_args(args)
+    assert (config.rave_c1, config.n_expand) == (0.1, 2)
+    for bad in (["--search-option", "nonsense=1"], ["--search-option", "rave_c1"], ["--search-option", "n_expand=x"]):
+        with pytest.raises(ValueError):
+            search_config.from_args(parser.parse_args(bad))
