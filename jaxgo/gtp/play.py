@@ -93,24 +93,23 @@ def _place_handicap(session, points) -> str:
     return " ".join(point_to_gtp(p, session.size) for p in points)
 
 
-def fixed_handicap(session, args):
+def _handicap_by(placement, session, args):
+    """``fixed_handicap N`` / ``place_free_handicap N``: the N points of ``placement(size, N)``, placed."""
     require_count(args, 1)
     count = int_arg(args[0])
     try:
-        points = fixed_handicap_points(session.size, count)
+        points = placement(session.size, count)
     except ValueError:
         raise GtpError("invalid number of stones") from None
     return _place_handicap(session, points)
+
+
+def fixed_handicap(session, args):
+    return _handicap_by(fixed_handicap_points, session, args)
 
 
 def place_free_handicap(session, args):
-    require_count(args, 1)
-    count = int_arg(args[0])
-    try:
-        points = free_handicap_points(session.size, count)
-    except ValueError:
-        raise GtpError("invalid number of stones") from None
-    return _place_handicap(session, points)
+    return _handicap_by(free_handicap_points, session, args)
 
 
 def set_free_handicap(session, args):
