@@ -1,8 +1,10 @@
-"""The match runner: refereeing, forfeits for broken engines, summary statistics, and a real game vs GNU Go."""
+"""The match runner: refereeing, forfeits for broken engines, clocks, summary statistics, a real game vs GNU Go, and
+round-robin tournaments (resumable results, Elo estimates)."""
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import shlex
 import sys
@@ -13,11 +15,13 @@ import pytest
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 from jaxgo.go.gtp_client import find_gnugo  # noqa: E402
-from jaxgo.match import main, play_game, run_match, wilson_interval  # noqa: E402
+from jaxgo.match import (GameClock, TimeControl, Tournament, bradley_terry_elo, main, parse_players,  # noqa: E402
+                         play_game, read_results, run_match, wilson_interval)
 
 PY = shlex.quote(sys.executable)
 
-# A tiny GTP engine whose genmove behaviour is chosen by argv[1]: "pass", "garbage", "crash", "illegal", "first".
+# A tiny GTP engine whose genmove behaviour is chosen by argv[1]: "pass", "garbage", "crash" (exit status 3),
+# "illegal", "first" (A1, B1, ... then pass), "slow" (as first, 0.4 s a move).
 FAKE = r'''
 import sys
 mode = sys.argv[1]
@@ -37,6 +41,10 @@ for line in sys.stdin:
         elif mode == "illegal":
             print("= A1\n", flush=True)
         elif mode == "first":
+            print("= " + next(moves, "pass") + "\n", flush=True)
+        elif mode == "slow":
+            import time
+            time.sleep(0.4)
             print("= " + next(moves, "pass") + "\n", flush=True)
         else:
             print("= pass\n", flush=True)
@@ -106,3 +114,130 @@ def test_short_game_against_gnugo_to_the_end(tmp_path, capsys):
         scores = game["engine_scores"]
         assert scores["black"] == scores["white"] == game["result"], game
     assert (Path(tmp_path) / "game_0000.sgf").exists()
+
+
+# -- clocks ----------------------------------------------------------------------------------------------------
+def test_canadian_byoyomi_and_sudden_death_clocks():
+    clock = GameClock(TimeControl(main=10, byoyomi=5, stones=2, grace=0.5))
+    assert clock.spend(8) and clock.main_left == 2 and clock.allowance() == 7
+    assert clock.gtp_time_left("black") == "time_left black 2 0"
+    assert clock.spend(4)  # 2 s of main time, then 2 s of the first period (1 stone of 2 played)
+    assert clock.in_byoyomi and clock.period_left == 3 and clock.stones_left == 1
+    assert clock.spend(3.4)  # over by 0.4 s: within the grace; the period's stones are done, a new period starts
+    assert clock.period_left == 5 and clock.stones_left == 2
+    assert not clock.spend(5.6)
+    sudden = GameClock(TimeControl(main=2, grace=0.1))
+    assert sudden.spend(1.5) and not sudden.spend(0.7)
+    assert TimeControl.parse("0:5:1") == TimeControl(0, 5, 1) and TimeControl.parse("60").gtp_settings() == \
+        "time_settings 60 0 0"
+    for bad in ("", "a:b", "1:2:3:4", "0", "-1"):
+        with pytest.raises(ValueError):
+            TimeControl.parse(bad)
+
+
+def test_an_engine_over_its_clock_loses_on_time(fake):
+    record = play_game(fake("slow"), fake("pass"), size=5, komi=0.5,
+                       time_control=TimeControl(main=0.6, grace=0.1))
+    assert record["result"] == "W+Time" and record["forfeit"] == "black" and record["moves"] == 2
+
+
+# -- Elo ---------------------------------------------------------------------------------------------------------
+def test_bradley_terry_of_two_players_has_its_closed_form():
+    games = [("a", "b", "a")] * 2 + [("b", "a", "a"), ("b", "a", "b")]  # a scores 3 of 4, colours mixed
+    ratings = bradley_terry_elo(["a", "b"], games, [("a", "b")])
+    p = (3 + 0.5) / (4 + 1)  # one virtual draw: half a win each
+    difference = 400 * math.log10(p / (1 - p))
+    assert ratings["a"]["elo"] == pytest.approx(difference / 2, abs=0.1) and ratings["b"]["elo"] == \
+        pytest.approx(-difference / 2, abs=0.1)
+    half_width = 1.96 * (400 / math.log(10)) / math.sqrt(5 * p * (1 - p)) / 2  # sd of the difference, halved
+    low, high = ratings["a"]["elo_ci95"]
+    assert low == pytest.approx(difference / 2 - half_width, abs=0.2) and high == pytest.approx(
+        difference / 2 + half_width, abs=0.2)
+    anchored = bradley_terry_elo(["a", "b"], games, [("a", "b")], anchor="b")
+    assert anchored["b"]["elo"] == 0 and anchored["a"]["elo"] == pytest.approx(difference, abs=0.1)
+
+
+def test_perfect_scores_get_finite_ordered_ratings():
+    names = ["weak", "middle", "strong"]
+    games = [("weak", "middle", "middle"), ("middle", "strong", "strong"), ("strong", "weak", "strong"),
+             ("weak", "middle", None)]
+    ratings = bradley_terry_elo(names, games, [("weak", "middle"), ("weak", "strong"), ("middle", "strong")])
+    elo = [ratings[n]["elo"] for n in names]
+    assert elo[0] < elo[1] < elo[2] and abs(sum(elo)) < 0.5 and all(map(math.isfinite, elo))
+    assert all(r["elo_ci95"][0] < r["elo"] < r["elo_ci95"][1] for r in ratings.values())
+
+
+# -- tournaments -------------------------------------------------------------------------------------------------
+@pytest.mark.gnugo
+@pytest.mark.skipif(find_gnugo() is None, reason="gnugo not installed (scripts/setup.sh installs it)")
+def test_round_robin_tournament_resumes_and_rates(fake, tmp_path, capsys):
+    gnugo = f"{find_gnugo()} --mode gtp --level 0 --chinese-rules"
+    league = tmp_path / "league.toml"
+    league.write_text(f"""
+board_size = 5
+komi = 0.5
+games = 1
+max_moves = 30
+[players]
+random = "{PY} -m jaxgo gtp --strategy random --quiet --seed {{seed}}"
+gnugo0 = "{gnugo}"
+crasher = {{command = "{fake('crash')}", setup = ["komi 0.5"]}}
+""")
+    assert main([str(league)]) == 0
+    first = json.loads(capsys.readouterr().out)
+    results = tmp_path / "league.jsonl"
+    lines = results.read_text().splitlines()
+    assert first["games"] == 3 and first["remaining"] == 0 and len(lines) == 1 + 3
+    standings = {p["player"]: p for p in first["players"]}
+    crasher = standings["crasher"]
+    assert crasher["losses"] == 2 and crasher["crashes"] == 2 and crasher["forfeits"] == 2
+    games = [json.loads(line) for line in lines[1:]]
+    crashed = [g for g in games if "crasher" in g["pair"]]
+    assert all(g["exit_status"] == {"crasher": 3} and "exited" in g["reason"] for g in crashed)
+    assert all((tmp_path / g["sgf"]).exists() or Path(g["sgf"]).exists() for g in games)
+    assert (tmp_path / "league-logs" / "random.log").exists()
+    # An interrupted run leaves a cut last line; a rerun with more games keeps the finished ones and plays the rest.
+    with open(results, "a") as handle:
+        handle.write('{"id": "random:gnugo0:1", "pair"')
+    assert main([str(league), "--games", "2"]) == 0
+    second = json.loads(capsys.readouterr().out)
+    after = results.read_text().splitlines()
+    assert after[:4] == lines and len(after) == 1 + 6 and second["games"] == 6 and second["remaining"] == 0
+    standings = {p["player"]: p for p in second["players"]}
+    assert standings["gnugo0"]["elo"] > standings["crasher"]["elo"] and standings["crasher"]["wins"] == 0
+    assert sum(p["games"] for p in second["players"]) == 2 * 6
+    # --report reads the same standings without playing; the table goes to stderr.
+    assert main([str(league), "--games", "2", "--report"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["players"] == second["players"] and "95% interval" in captured.err
+    # Other settings or a changed command are refused instead of mixed into the results.
+    assert main([str(league), "--komi", "7.5"]) == 2
+    assert "other settings" in capsys.readouterr().err
+    league.write_text(league.read_text().replace("--level 0", "--level 1"))
+    assert main([str(league), "--games", "2"]) == 2
+    assert "gnugo0's command changed" in capsys.readouterr().err
+
+
+def test_tournament_description_errors_are_clear(tmp_path, capsys):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('board_sise = 9\n[players]\na = "x"\nb = "y"\n')
+    assert main([str(bad)]) == 2 and "unknown keys ['board_sise']" in capsys.readouterr().err
+    bad.write_text('[players]\na = "x"\n')
+    assert main([str(bad)]) == 2 and "at least two players" in capsys.readouterr().err
+    assert main(["--player", "a b=x", "--player", "c=y"]) == 2 and "names may hold" in capsys.readouterr().err
+    assert main(["--player", "a=x", "--player", "b=y", "--time", "soon"]) == 2
+    assert "MAIN[:BYOYOMI[:STONES]]" in capsys.readouterr().err
+    players = parse_players(["a=prog --x 1", "b=other"])
+    tournament = Tournament(players=players, games=3, results=str(tmp_path / "r.jsonl"))
+    assert [g["black"] for g in tournament.schedule()] == ["a", "b", "a"]
+    assert read_results(tmp_path / "missing.jsonl", tournament.settings()) == []
+
+
+def test_help_names_the_jaxgo_command(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["--help"])
+    assert info.value.code == 0
+    text = capsys.readouterr().out
+    assert text.startswith("usage: jaxgo match") and "python -m jaxgo.match" not in text
+    for word in ("round-robin", "Elo", "--player", "--results", "--time", "[players]"):
+        assert word in text

@@ -148,6 +148,12 @@ def _usable(num: int, ok) -> int:
     return num if good.all() else int(np.argmin(good))
 
 
+def cut_games(records, coded) -> int:
+    """How many of ``records`` were cut at an illegal move: ``coded`` (the output of ``games_codes`` for them)
+    holds fewer moves than the record."""
+    return sum(len(moves) < len(record.moves) for record, (_, moves) in zip(records, coded))
+
+
 def games_codes(records, batch: int = 8, large_dictionary=None):
     """Packed candidate codes for several games at once (one vmapped scan per ``batch`` games).
 

@@ -1,13 +1,17 @@
-"""Streaming SGF records from tar.gz archives; broken records are skipped and counted."""
+"""Streaming SGF records from tar.gz archives; broken records are skipped and counted; damaged archives (cut,
+flipped bytes, bad tar headers) are read up to the damage point, with what was lost counted."""
 
+import gzip
 import io
+import random
 import tarfile
 
 import pytest
 
 from jaxgo.go.coords import BLACK, WHITE
-from jaxgo.data import (SkipStats, heldout_archives, is_pro_vs_pro, iter_archive, iter_records, kgs_split,
-                        train_archives)
+from jaxgo.data import (SkipStats, heldout_archives, is_pro_vs_pro, iter_archive, iter_members, iter_records,
+                        kgs_split, train_archives)
+from jaxgo.data.archives import DAMAGED_MEMBER
 from jaxgo.util.paths import data_dir
 
 GOOD = b"(;GM[1]FF[4]SZ[19]KM[0.5]HA[2]RE[W+3.5]AB[dp][pd];W[qp];B[];W[tt];B[dd])"
@@ -99,3 +103,114 @@ def test_real_archives_split():
     stats = SkipStats()
     records = [r for _, r in iter_archive(sorted(heldout_archives())[0], stats, limit=20)]
     assert len(records) == 20 and all(r.size == 19 and r.moves for r in records)
+
+
+# -- damaged archives ------------------------------------------------------------------------------------------
+def numbered_games(count: int) -> list[tuple[str, bytes]]:
+    """``count`` distinct 9x9 records of 60 pseudo-random moves (a fixed seed per game, so the bytes are the same
+    on every run and compress like real records, not like a repeated pattern)."""
+    letters = "abcdefghi"
+    games = []
+    for i in range(count):
+        rng = random.Random(i)
+        moves = "".join(f";{'BW'[k % 2]}[{rng.choice(letters)}{rng.choice(letters)}]" for k in range(60))
+        games.append((f"games/{i:04d}.sgf", f"(;GM[1]FF[4]SZ[9]KM[7]PC[game {i}]{moves})".encode()))
+    return games
+
+
+def tar_gz_bytes(members, plain: bool = False) -> bytes:
+    """A tar archive of ``members`` (name, data), gzipped with a fixed time stamp so the bytes are the same on
+    every run."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as archive:
+        for name, data in members:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    return buffer.getvalue() if plain else gzip.compress(buffer.getvalue(), mtime=0)
+
+
+def read_members(path):
+    stats = SkipStats()
+    return list(iter_members(path, stats)), stats
+
+
+def test_intact_archives_read_complete(tmp_path):
+    games = numbered_games(40)
+    for name, plain in (("a.tar.gz", False), ("a.tar", True)):
+        path = tmp_path / name
+        path.write_bytes(tar_gz_bytes(games + [("readme.txt", b"not a game")], plain))
+        members, stats = read_members(path)
+        assert members == games and stats.read == 40 and stats.complete and stats.damaged == []
+
+
+def test_truncated_archive_yields_the_records_before_the_cut_and_says_so(tmp_path):
+    games = numbered_games(200)
+    whole = tar_gz_bytes(games)
+    path = tmp_path / "cut.tar.gz"
+    path.write_bytes(whole[:len(whole) // 2])
+    members, stats = read_members(path)  # tarfile alone raises EOFError here
+    assert 0 < len(members) < 200 and members == games[:len(members)]  # the good prefix, every byte intact
+    (damage,) = stats.damaged
+    assert damage["reason"].startswith("truncated") and not stats.complete
+    assert damage["records_before"] == len(members) and damage["records_lost"] is None  # unknown: bytes are gone
+    assert stats.read == len(members) + damage["records_dropped"] and damage["records_dropped"] <= 1
+    assert stats.skipped[DAMAGED_MEMBER] == damage["records_dropped"]
+    assert damage["offset"] == len(whole) // 2
+    # Every rerun reads the same prefix and reports the same damage (nothing raises).
+    stats2 = SkipStats()
+    assert [n for n, _ in iter_archive(path, stats2, size=9)] == [n for n, _ in members]
+    assert stats2.damaged == stats.damaged and stats2.kept == len(members)
+
+
+def test_flipped_bytes_stop_at_the_damage_and_count_what_was_lost(tmp_path):
+    games = numbered_games(200)
+    data = bytearray(tar_gz_bytes(games))
+    middle = len(data) // 2
+    data[middle:middle + 64] = bytes(b ^ 0xFF for b in data[middle:middle + 64])
+    path = tmp_path / "flipped.tar.gz"
+    path.write_bytes(bytes(data))
+    members, stats = read_members(path)  # tarfile alone stops silently here and gzip's CRC failure goes unseen
+    assert 0 < len(members) < 200 and members == games[:len(members)]  # no garbled record gets through
+    (damage,) = stats.damaged
+    assert "CRC check failed" in damage["reason"] and not stats.complete
+    assert damage["records_before"] == len(members) and damage["records_dropped"] == 1  # the one next to it
+    assert 0 < damage["offset"] < len(data) and damage["bytes_lost"] == len(data) - damage["offset"]
+    lost = 200 - stats.read
+    assert abs(damage["records_lost"] - lost) <= 0.1 * lost  # estimated from the gzip size field
+    assert stats.lost == damage["records_lost"] and stats.broken == 1
+
+
+def test_damage_in_one_archive_lets_the_next_one_be_read(tmp_path):
+    games = numbered_games(60)
+    whole = tar_gz_bytes(games[:50])
+    cut = tmp_path / "cut.tar.gz"
+    cut.write_bytes(whole[:len(whole) // 3])
+    good = tmp_path / "good.tar.gz"
+    good.write_bytes(tar_gz_bytes(games[50:]))
+    stats = SkipStats()
+    names = [n for n, _ in iter_records([cut, good], stats, size=9)]
+    assert names[-10:] == [n for n, _ in games[50:]] and len(names) > 10
+    assert [d["path"] for d in stats.damaged] == [str(cut)]
+    summary = stats.summary()
+    assert summary["complete"] is False and summary["kept"] == len(names) and summary["damaged"] == stats.damaged
+
+
+def test_tar_damage_under_intact_gzip_and_files_that_are_no_archive(tmp_path):
+    games = numbered_games(6)
+    tar = bytearray(tar_gz_bytes(games, plain=True))
+    third = 2 * (512 + -(-len(games[0][1]) // 512) * 512)  # each member: a header and its data in 512-byte blocks
+    tar[third + 10] ^= 0x55  # a byte of the third member's header: its checksum fails
+    path = tmp_path / "header.tar.gz"
+    path.write_bytes(gzip.compress(bytes(tar), mtime=0))
+    members, stats = read_members(path)
+    assert members == games[:2]
+    (damage,) = stats.damaged
+    assert damage["reason"] == f"invalid tar header at byte {third} of the archive data"
+    assert damage["records_dropped"] == 0 and damage["records_lost"] == 4  # found by their headers
+    for name, content in (("empty.tar.gz", b""), ("text.tar.gz", b"no archive here " * 50)):
+        (tmp_path / name).write_bytes(content)
+        members, stats = read_members(tmp_path / name)
+        assert members == [] and stats.damaged[0]["reason"].startswith("not a tar archive")
+    with pytest.raises(FileNotFoundError):
+        read_members(tmp_path / "missing.tar.gz")

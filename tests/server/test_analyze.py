@@ -10,21 +10,64 @@ from jaxgo.server import analyze, cli
 GAME = "(;GM[1]FF[4]SZ[5]KM[0.5];B[cc];W[cd];B[dd];W[bc];B[bb];W[de];B[ed];W[ce];B[cb])"
 
 
-def test_analyze_writes_the_plot_and_responses(tmp_path, capsys):
+# The engine's default search is heavy playouts + progressive bias; the tests ask for the light one (fast to compile).
+LIGHT = ["--playouts", "light", "--bias", "0", "--leaves", "8", "--max-boards", "256"]
+
+
+def test_analyze_writes_the_plot_and_responses_with_progress(tmp_path, capsys):
     sgf = tmp_path / "game.sgf"
     sgf.write_text(GAME)
     plot, raw = tmp_path / "game.png", tmp_path / "game.json"
     code = analyze.main([str(sgf), "--plot", str(plot), "--visits", "32", "--moves", "0,4,9", "--json", str(raw),
-                         "--leaves", "8", "--max-boards", "256"])
+                         "--window", "4", *LIGHT])
     assert code == 0
     assert plot.stat().st_size > 10_000 and plot.read_bytes()[:4] == b"\x89PNG"
     results = json.loads(raw.read_text())
     assert [r["turnNumber"] for r in results] == list(range(10))
     for r in results:
         assert 0 <= r["rootInfo"]["winrate"] <= 1 and len(r["ownership"]) == 25
+        assert r["searchConfig"]["playouts"] == "light" and r["searchConfig"]["bias_c2"] == 0
     # After 9 moves the centre stone C3 (row 2, column 2) is Black's in most playouts.
     assert results[-1]["ownership"][2 * 5 + 2] > 0.3
-    assert "analysed 10 positions" in capsys.readouterr().out
+    captured = capsys.readouterr()
+    assert "analysed 10 positions" in captured.out
+    assert "analyze" in captured.err and "10/10 turns" in captured.err and "320/320" in captured.err  # tqdm bar
+    # The HTML report: the same figure embedded, and one table row per position with the move played.
+    page = tmp_path / "game.html"
+    assert analyze.main([str(sgf), "--plot", str(page), "--visits", "16", "--no-progress", *LIGHT]) == 0
+    text = page.read_text()
+    assert "data:image/png;base64," in text and text.count("<tr>") == 1 + 10 and "<td>B C3</td>" in text
+    assert capsys.readouterr().err == ""
+
+
+def test_komi_written_times_50_or_100_is_read_as_meant(tmp_path):
+    assert analyze.plausible_komi(7.5) == 7.5 and analyze.plausible_komi(-150) == -150
+    assert analyze.plausible_komi(375) == 7.5  # Fox: 3.75 stones = 7.5 points, written x100
+    assert analyze.plausible_komi(650) == 6.5 and analyze.plausible_komi(-325) == -6.5
+    assert analyze.plausible_komi(600) == 6  # no half-integer reading: the integer one, x100 before x50
+    with pytest.raises(ValueError, match="--komi"):
+        analyze.plausible_komi(377)
+    sgf = tmp_path / "fox.sgf"
+    sgf.write_text(GAME.replace("KM[0.5]", "KM[375]"))
+    query, size = analyze.game_query(str(sgf), 16, "chinese")
+    assert size == 5 and query["komi"] == 7.5
+    query, _ = analyze.game_query(str(sgf), 16, "chinese", komi=6.5, settings={"playouts": "light"})
+    assert query["komi"] == 6.5 and query["overrideSettings"] == {"reportAnalysisWinratesAs": "BLACK",
+                                                                  "playouts": "light"}
+
+
+def test_analyze_options_are_checked_before_any_search(tmp_path, capsys):
+    sgf = tmp_path / "game.sgf"
+    sgf.write_text(GAME.replace("KM[0.5]", "KM[377]"))
+    assert analyze.main([str(sgf), "--plot", str(tmp_path / "x.png")]) == 1
+    assert "give the komi with --komi" in capsys.readouterr().err
+    assert analyze.main([str(sgf), "--plot", str(tmp_path / "x.png"), "--search-option", "nonsense=1"]) == 2
+    assert "unknown field" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as info:
+        analyze.main([str(sgf), "--plot", str(tmp_path / "x.png"), "--komi", "375"])
+    assert info.value.code == 2 and "--komi must be in" in capsys.readouterr().err
+    args = analyze.parse_args([str(sgf), "--plot", "x.png", "--playouts", "rules", "--visits", "64"])
+    assert analyze.search_settings(args) == {"playouts": "rules"} and args.visits == 64
 
 
 def test_analyze_reports_a_broken_file(tmp_path, capsys):
