@@ -13,7 +13,7 @@ import numpy as np
 
 from jaxgo.data import SkipStats, is_pro_vs_pro, iter_path
 from jaxgo.learn.shards import batches
-from jaxgo.features.games import games_codes, previous_moves
+from jaxgo.features.games import cut_games, games_codes, previous_moves
 from jaxgo.learn import bt
 from jaxgo.features.gammas import Gammas
 from jaxgo.learn.train import decode_batch
@@ -29,13 +29,18 @@ def _score(log_gamma, codes, meta, valid):
     return bt.predict_rank(log_gamma, f, mask, w), bt.position_log_likelihood(log_gamma, f, mask, w)
 
 
-def score_games(gammas: Gammas, records, batch: int = 16):
-    """(ranks int32 [N], log_likelihood float32 [N], move_number int32 [N]) over all usable moves."""
+def score_games(gammas: Gammas, records, batch: int = 16, stats: SkipStats | None = None):
+    """(ranks int32 [N], log_likelihood float32 [N], move_number int32 [N]) over all usable moves; records cut at
+    an illegal move are counted in ``stats.cut``."""
     if not gammas.compatible():
         raise ValueError("gamma file layout does not match jaxgo.features (groups/sizes differ)")
     lg = jnp.asarray(gammas.log_gamma)
     all_codes, metas = [], []
-    for codes, moves in games_codes(list(records), batch=batch, large_dictionary=gammas.large):
+    records = list(records)
+    coded = games_codes(records, batch=batch, large_dictionary=gammas.large)
+    if stats is not None:
+        stats.cut += cut_games(records, coded)
+    for codes, moves in coded:
         if len(moves) == 0:
             continue
         prev, prev2 = previous_moves(moves)
@@ -56,14 +61,15 @@ def score_games(gammas: Gammas, records, batch: int = 16):
 def evaluate(gammas: Gammas, path, *, limit: int | None = None, pro_only: bool = False, chunk: int = 64,
              curve: bool = False, size: int = 19) -> dict:
     """Score the games at ``path`` (SGF file, folder or tar.gz; ``limit`` games).  Returns a JSON-ready dict:
-    top1, top5, mean_log_likelihood, positions, games, skipped (by reason); with ``curve`` also
-    ``by_move``: per 20-move bucket of the move number, positions and top1/top5."""
+    top1, top5, mean_log_likelihood, positions, games, skipped (by reason), cut_games (used only up to an illegal
+    move), complete and damaged (archives read only up to a damage point, ``jaxgo.data.ArchiveDamage``); with
+    ``curve`` also ``by_move``: per 20-move bucket of the move number, positions and top1/top5."""
     stats = SkipStats()
     stream = iter_path(path, stats, limit=limit, size=size, accept=is_pro_vs_pro if pro_only else None)
     ranks, lls, numbers, pending = [], [], [], []
 
     def flush():
-        r, ll, n = score_games(gammas, [rec for _, rec in pending])
+        r, ll, n = score_games(gammas, [rec for _, rec in pending], stats=stats)
         ranks.append(r), lls.append(ll), numbers.append(n)
         pending.clear()
 
@@ -80,7 +86,8 @@ def evaluate(gammas: Gammas, path, *, limit: int | None = None, pro_only: bool =
            "top1": float(np.mean(r == 0)) if len(r) else None,
            "top5": float(np.mean(r < 5)) if len(r) else None,
            "mean_log_likelihood": float(np.mean(ll)) if len(r) else None,
-           "skipped": dict(stats.skipped)}
+           "skipped": dict(stats.skipped), "cut_games": stats.cut, "complete": stats.complete,
+           "damaged": stats.damaged}
     if curve:
         buckets = []
         for lo in range(0, int(n.max()) + 1 if len(n) else 0, 20):

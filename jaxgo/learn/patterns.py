@@ -53,5 +53,5 @@ def harvest(sources, *, games: int | None = None, min_count: int = 10, pro_only:
                "seconds": round(time.time() - t0, 2), "entries": len(dictionary),
                "entries_per_size": {str(s): int(np.sum(dictionary.size_index == i))
                                     for i, s in enumerate(large.SIZES)},
-               "skipped": dict(stats.skipped)}
+               "skipped": dict(stats.skipped), "complete": stats.complete, "damaged": stats.damaged}
     return dictionary, summary

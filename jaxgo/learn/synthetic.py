@@ -1,4 +1,5 @@
-"""Synthetic data for tests and benchmarks: Bradley-Terry positions with known gammas, random SGF games."""
+"""Synthetic data for tests and benchmarks: Bradley-Terry positions with known gammas, random SGF games, shard
+folders of random positions."""
 
 from __future__ import annotations
 
@@ -56,3 +57,36 @@ def write_archive(path, members) -> str:
             info.size = len(data)
             archive.addfile(info, io.BytesIO(data))
     return str(path)
+
+
+def random_shards(folder, num_shards: int = 3, positions: int = 40, seed: int = 0):
+    """A shard folder (``jaxgo.learn.shards``) of ``num_shards`` shards of ``positions`` random 9x9 positions (two
+    games each) whose played move favours capture level 1 and low pattern levels; returns the folder."""
+    from pathlib import Path
+
+    from jaxgo.features import GROUPS, group_sizes
+    from jaxgo.features.codes import pack
+    from jaxgo.learn import shards
+    from jaxgo.util.files import write_json_atomic
+
+    rng = np.random.default_rng(seed)
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    entries = []
+    sizes = group_sizes()
+    for s in range(num_shards):
+        levels = np.zeros((positions, 82, len(GROUPS)), np.int32)
+        levels[:, :81, 0] = rng.integers(1, 30, size=(positions, 81))
+        levels[:, :81, 1] = rng.integers(0, sizes[1], size=(positions, 81))
+        levels[:, :81, 4] = rng.integers(0, sizes[4], size=(positions, 81))
+        legal = rng.random((positions, 82)) < 0.8
+        legal[:, 81] = True
+        score = np.where(legal, (levels[..., 1] == 1) * 2.0 + (levels[..., 0] < 5) + rng.random((positions, 82)),
+                         -1)
+        moves = np.argmax(score, 1).astype(np.int16)
+        codes = pack(levels, legal)
+        games = [(codes[:positions // 2], moves[:positions // 2]), (codes[positions // 2:], moves[positions // 2:])]
+        entries.append(shards.write_shard(folder, f"shard-{s:05d}", games))
+    write_json_atomic(folder / shards.MANIFEST, {"version": shards.VERSION, "settings": {}, "shards": entries,
+                                                 "complete": True, "skipped": {}, "read": 0})
+    return folder

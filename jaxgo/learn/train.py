@@ -13,14 +13,22 @@ and a new call with the same arguments resumes from it: a killed run loses at mo
 
 ``devices=n`` splits every batch over n devices (``jaxgo.learn.parallel``); results equal the one-device run up
 to float rounding.
+
+Several processes (after ``jaxgo.util.distributed.initialize``, e.g. ``jaxgo gammas train --coordinator ...``):
+every process runs the same calls; the mesh spans all their devices, each process reads only its rows of every
+batch (``parallel.process_rows``; MM holds only those in memory), ``jax.jit`` all-reduces the sums across
+processes, process 0 alone writes the checkpoint and the gamma file, and on resumption process 0 reads the
+checkpoint and broadcasts it (``distributed.broadcast_bytes``), so all processes continue from the same state.
 """
 
 from __future__ import annotations
 
 import functools
+import io
 import json
 import os
 import time
+import zipfile
 from pathlib import Path
 
 import jax
@@ -31,6 +39,7 @@ from jaxgo.learn import shards as shardlib
 from jaxgo.features.codes import decode
 from jaxgo.learn import bt, lmp, parallel
 from jaxgo.features.gammas import Gammas, layout
+from jaxgo.util import distributed
 from jaxgo.util.files import save_npy_atomic, save_npz_atomic
 
 METHODS = ("mm", "lmp", "sgd")
@@ -58,6 +67,70 @@ def load_state(folder: Path):
     with np.load(path) as data:
         arrays = {k: data[k] for k in data.files if k != "info"}
         return arrays, json.loads(str(data["info"]))
+
+
+def _pack(arrays: dict | None, info: dict | None, error: str | None) -> bytes:
+    """A checkpoint (or the error met reading it) as npz bytes, to broadcast from process 0."""
+    buf = io.BytesIO()
+    np.savez(buf, header=np.array(json.dumps({"info": info, "error": error, "empty": arrays is None})),
+             **{k: np.asarray(v) for k, v in (arrays or {}).items()})
+    return buf.getvalue()
+
+
+def _unpack(data: bytes):
+    """(arrays or None, info or None, error or None) from ``_pack``'s bytes."""
+    with np.load(io.BytesIO(data)) as npz:
+        header = json.loads(str(npz["header"]))
+        arrays = None if header["empty"] else {k: npz[k] for k in npz.files if k != "header"}
+    return arrays, header["info"], header["error"]
+
+
+def _resume(ckpt: Path | None, settings: dict, cluster) -> tuple:
+    """(arrays, info) of the checkpoint in ``ckpt`` that this run continues, or (None, None) for a fresh run.
+
+    Process 0 reads and checks it (a checkpoint of other settings is refused, one of fewer LMP/SGD passes is
+    continued, LMP's half-committed factor file is finished or rolled back) and broadcasts the result, so every
+    process resumes from the same state or raises the same ValueError.
+    """
+    def read():
+        arrays, info = load_state(ckpt) if ckpt else (None, None)
+        if info is not None and _more_passes(info.get("settings"), settings):
+            info["settings"] = settings  # a finished (or running) LMP/SGD run continues with more passes
+        if info is not None and info.get("settings") != settings:
+            raise ValueError(f"checkpoint {ckpt} belongs to another run ({info.get('settings')}); use another "
+                             "folder")
+        if info is not None and settings["method"] == "lmp":
+            _recover_factors(ckpt, info)
+        return arrays, info
+
+    if cluster.num_processes == 1:
+        return read()
+    payload = None
+    if cluster.is_writer:
+        try:
+            payload = _pack(*read(), None)
+        except (ValueError, OSError, KeyError, zipfile.BadZipFile) as exc:
+            payload = _pack(None, None, f"{type(exc).__name__}: {exc}" if not isinstance(exc, ValueError)
+                            else str(exc))
+    arrays, info, error = _unpack(distributed.broadcast_bytes(payload))
+    if error:
+        raise ValueError(error)
+    return arrays, info
+
+
+def _load_factors(ckpt: Path, name: str, cluster, mesh):
+    """float32 [nb, K]: shard ``name``'s LMP factors of the previous pass, read by process 0 and broadcast."""
+    if cluster.num_processes == 1:
+        return jnp.asarray(np.load(_factor_path(ckpt, name)))
+    data = _factor_path(ckpt, name).read_bytes() if cluster.is_writer else None
+    return _replicate(mesh, np.load(io.BytesIO(distributed.broadcast_bytes(data))))
+
+
+def _replicate(mesh, x):
+    """``x`` as an input of the jitted passes: replicated over a multi-process mesh, else a plain device array."""
+    if parallel.multi_process(mesh):
+        return parallel.put_replicated(mesh, np.asarray(x))
+    return jnp.asarray(x)
 
 
 def _factor_path(folder: Path, name: str, pending: bool = False) -> Path:
@@ -117,9 +190,13 @@ def _sgd_shard(params, opt_state, codes, meta, valid, fixed, prior_weight, *, op
 
 @jax.jit
 def _mm_denominator(lg, codes, meta, valid, group):
+    """float32 [K]: ``bt.group_denominator`` summed over the batches.  Each batch is summed on its own before it
+    joins the total: without the barrier XLA scatters every candidate's term straight into the running total,
+    and once that total is large (~3e4 for the most common distance level after 50 batches) float32 drops most
+    of each ~1e-3 term (a 1.6% error on 48,000 KGS positions; the per-batch sums are exact to 1e-6)."""
     def step(acc, xs):
         f, mask, _ = decode_batch(*xs)
-        return acc + bt.group_denominator(lg, f, mask, group), None
+        return acc + jax.lax.optimization_barrier(bt.group_denominator(lg, f, mask, group)), None
     return jax.lax.scan(step, jnp.zeros_like(lg), (codes, meta, valid))[0]
 
 
@@ -152,8 +229,10 @@ def _ll_sum(lg, codes, meta, valid):
 # ---------------------------------------------------------------------------------------------- drivers
 
 def shard_batches(shard, batch, mesh):
-    """One shard as fixed-size batches (``shards.batches``), placed on ``mesh`` (None: one device)."""
-    codes, meta, valid = shardlib.batches(np.asarray(shard.codes), np.asarray(shard.meta), batch)
+    """One shard as fixed-size batches (``shards.batches``), placed on ``mesh`` (None: one device); with a
+    multi-process mesh this process reads only its rows of each batch."""
+    rows = parallel.process_rows(mesh, batch) if parallel.multi_process(mesh) else None
+    codes, meta, valid = shardlib.batches(np.asarray(shard.codes), np.asarray(shard.meta), batch, rows)
     return parallel.put_batches(mesh, (codes, meta, valid), axis=1)
 
 
@@ -179,27 +258,38 @@ def train(shards, method: str, out=None, *, checkpoint=None, passes: int = 1, it
     if manifest is None:
         raise FileNotFoundError(f"no shards in {shards} (run `jaxgo gammas extract` first)")
     names = [s["name"] for s in manifest["shards"]]
-    mesh = parallel.make_mesh(devices) if devices and devices > 1 else None
+    cluster = distributed.current()
+    if cluster.num_processes > 1:
+        mesh = parallel.make_mesh(devices)
+        log = _prefixed(log, cluster.prefix())
+    else:
+        mesh = parallel.make_mesh(devices) if devices and devices > 1 else None
     ckpt = Path(checkpoint) if checkpoint else None
-    if ckpt:
+    if ckpt and cluster.is_writer:
         ckpt.mkdir(parents=True, exist_ok=True)
     settings = {"method": method, "shards": str(Path(shards).resolve()), "names": names, "passes": passes,
                 "iterations": iterations, "batch": batch, "lr": lr}
-    arrays, info = load_state(ckpt) if ckpt else (None, None)
-    if info is not None and _more_passes(info.get("settings"), settings):
-        info["settings"] = settings  # a finished (or running) LMP/SGD run continues with more passes
-    if info is not None and info.get("settings") != settings:
-        raise ValueError(f"checkpoint {ckpt} belongs to another run ({info.get('settings')}); use another folder")
+    arrays, info = _resume(ckpt, settings, cluster)
+    if info is not None:
+        log(f"resuming from checkpoint {ckpt}: " + ", ".join(f"{k} {info[k]}" for k in ("pass", "shard", "sweep")
+                                                             if k in info))
     t0 = time.time()
     runner = {"mm": _train_mm, "lmp": _train_lmp, "sgd": _train_sgd}[method]
     log_gamma, extra, finished = runner(shards, names, ckpt, arrays, info, settings, mesh, stop_after, log)
+    log_gamma = parallel.to_host(log_gamma)
     summary = {"method": method, "games": sum(s["games"] for s in manifest["shards"]),
                "positions": sum(s["positions"] for s in manifest["shards"]), "num_shards": len(names),
                "seconds_this_call": round(time.time() - t0, 2), "finished": finished,
-               "devices": devices or 1, **{k: v for k, v in settings.items() if k not in ("names",)}, **extra}
-    if finished and out is not None:
-        Gammas.from_layout(np.asarray(log_gamma), shardlib.large_dictionary(shards), meta=summary).save(out)
+               "devices": 1 if mesh is None else int(mesh.devices.size), "processes": cluster.num_processes,
+               **{k: v for k, v in settings.items() if k not in ("names",)}, **extra}
+    if finished and out is not None and cluster.is_writer:
+        Gammas.from_layout(log_gamma, shardlib.large_dictionary(shards), meta=summary).save(out)
     return summary
+
+
+def _prefixed(log, prefix: str):
+    """``log`` with every message prefixed (a multi-process run tells its processes apart)."""
+    return lambda msg: log(prefix + msg)
 
 
 def _more_passes(before: dict | None, now: dict) -> bool:
@@ -215,8 +305,8 @@ def _train_lmp(shards, names, ckpt, arrays, info, settings, mesh, stop_after, lo
     passes, batch = settings["passes"], settings["batch"]
     keep = passes > 1
     fixed = fixed_levels(shards)
+    cluster = distributed.current()
     if ckpt and info is not None:
-        _recover_factors(ckpt, info)
         state = lmp.LMPState(jnp.asarray(arrays["alpha"]), jnp.asarray(arrays["beta"]), jnp.asarray(fixed))
         p, s = info["pass"], info["shard"]
     else:
@@ -229,13 +319,13 @@ def _train_lmp(shards, names, ckpt, arrays, info, settings, mesh, stop_after, lo
                 return lmp.log_gamma(state), {}, False
             shard = shardlib.Shard(shards, names[s])
             codes, meta, valid = shard_batches(shard, batch, mesh)
-            first = jnp.bool_(p == 0)
+            first = _replicate(mesh, np.bool_(p == 0))
             old = None
             if keep:
-                old = (jnp.asarray(np.load(_factor_path(ckpt, names[s]))) if p > 0 and ckpt
-                       else jnp.zeros((codes.shape[0], len(fixed)), jnp.float32))
-                if p > 0 and not ckpt:
-                    old = _memory_factors[names[s]]
+                if p > 0:
+                    old = _load_factors(ckpt, names[s], cluster, mesh) if ckpt else _memory_factors[names[s]]
+                else:
+                    old = _replicate(mesh, np.zeros((codes.shape[0], len(fixed)), np.float32))
             state, factors = lmp_shard(state, codes, meta, valid, old, first, keep=keep)
             s += 1
             done += 1
@@ -244,13 +334,10 @@ def _train_lmp(shards, names, ckpt, arrays, info, settings, mesh, stop_after, lo
                 _memory_factors[names[s - 1]] = factors
             nxt = (p + 1, 0) if s == len(names) else (p, s)
             if ckpt:
-                if keep:
-                    save_npy_atomic(_factor_path(ckpt, names[s - 1], pending=True), np.asarray(factors))
-                save_state(ckpt, {"alpha": state.alpha, "beta": state.beta},
-                           {"settings": settings, "pass": nxt[0], "shard": nxt[1],
-                            "committed": names[s - 1] if keep else None})
-                if keep:
-                    os.replace(_factor_path(ckpt, names[s - 1], pending=True), _factor_path(ckpt, names[s - 1]))
+                host = [parallel.to_host(x) for x in ((factors if keep else None), state.alpha, state.beta)
+                        if x is not None]  # every process takes part (a gather may be a collective)
+                if cluster.is_writer:
+                    _commit_lmp(ckpt, names[s - 1], host, settings, nxt, keep)
         p, s = p + 1, 0
     _memory_factors.clear()
     return lmp.log_gamma(state), {}, True
@@ -259,12 +346,25 @@ def _train_lmp(shards, names, ckpt, arrays, info, settings, mesh, stop_after, lo
 _memory_factors: dict = {}  # factors of a multi-pass LMP run without a checkpoint folder
 
 
+def _commit_lmp(ckpt: Path, name: str, host: list, settings: dict, nxt: tuple, keep: bool) -> None:
+    """Checkpoint LMP after shard ``name``: host = [factors [nb, K] (if keep), alpha [K], beta [K]]; the factor
+    file is written as pending, the state naming it as committed, then the file is renamed."""
+    alpha, beta = host[-2:]
+    if keep:
+        save_npy_atomic(_factor_path(ckpt, name, pending=True), host[0])
+    save_state(ckpt, {"alpha": alpha, "beta": beta},
+               {"settings": settings, "pass": nxt[0], "shard": nxt[1], "committed": name if keep else None})
+    if keep:
+        os.replace(_factor_path(ckpt, name, pending=True), _factor_path(ckpt, name))
+
+
 def _train_sgd(shards, names, ckpt, arrays, info, settings, mesh, stop_after, log):
     import optax
 
     passes, batch = settings["passes"], settings["batch"]
     optimizer = optax.adam(settings["lr"])
-    fixed = jnp.asarray(fixed_levels(shards))
+    cluster = distributed.current()
+    fixed = _replicate(mesh, fixed_levels(shards))
     params = jnp.zeros(fixed.shape[0], jnp.float32)
     opt_state = optimizer.init(params)
     leaves, treedef = jax.tree.flatten(opt_state)
@@ -282,18 +382,20 @@ def _train_sgd(shards, names, ckpt, arrays, info, settings, mesh, stop_after, lo
             if stop_after is not None and done >= stop_after:
                 return jnp.where(fixed, 0.0, params), {}, False
             codes, meta, valid = shard_batches(shardlib.Shard(shards, names[s]), batch, mesh)
-            prior_weight = jnp.float32(batch / total)  # the prior counted once per pass
+            prior_weight = _replicate(mesh, np.float32(batch / total))  # the prior counted once per pass
             params, opt_state, losses = _sgd_shard(params, opt_state, codes, meta, valid, fixed, prior_weight,
                                                    optimizer=optimizer)
-            last = float(jnp.mean(losses))
+            last = float(parallel.to_host(jnp.mean(losses)))
             s += 1
             done += 1
             log(f"sgd pass {p + 1}/{passes} shard {s}/{len(names)} loss {last:.4f}")
             if ckpt:
                 nxt = (p + 1, 0) if s == len(names) else (p, s)
-                flat = jax.tree.leaves(opt_state)
-                save_state(ckpt, {"params": params, **{f"opt{i}": x for i, x in enumerate(flat)}},
-                           {"settings": settings, "pass": nxt[0], "shard": nxt[1]})
+                flat = [parallel.to_host(x) for x in jax.tree.leaves(opt_state)]
+                host = parallel.to_host(params)
+                if cluster.is_writer:
+                    save_state(ckpt, {"params": host, **{f"opt{i}": x for i, x in enumerate(flat)}},
+                               {"settings": settings, "pass": nxt[0], "shard": nxt[1]})
         p, s = p + 1, 0
     return jnp.where(fixed, 0.0, params), {"last_batch_loss": last}, True
 
@@ -301,10 +403,11 @@ def _train_sgd(shards, names, ckpt, arrays, info, settings, mesh, stop_after, lo
 MM_CHUNK = 64  # batches per device call of an MM pass
 
 
-def _mm_data(shards, names, batch):
+def _mm_data(shards, names, batch, rows=None):
     """All positions of the shards as host arrays (codes [nb, B, P+1(, 2)], meta [nb, B, 4], valid [nb, B]),
     filled shard by shard (``shards.batches_of``; one memory map open at a time, so the maps' pages do not stay
-    resident): MM's memory is this data."""
+    resident): MM's memory is this data.  rows=(lo, hi): only those rows of every batch (this process's share
+    of a multi-process run; B = hi - lo)."""
     entries = {s["name"]: s["positions"] for s in shardlib.read_manifest(shards)["shards"]}
 
     def parts():
@@ -312,7 +415,7 @@ def _mm_data(shards, names, batch):
             shard = shardlib.Shard(shards, name)
             yield shard.codes, shard.meta
 
-    return shardlib.batches_of(parts(), sum(entries[n] for n in names), batch)
+    return shardlib.batches_of(parts(), sum(entries[n] for n in names), batch, rows)
 
 
 def _mm_pass(fn, data, mesh):
@@ -327,12 +430,15 @@ def _mm_pass(fn, data, mesh):
 
 def _train_mm(shards, names, ckpt, arrays, info, settings, mesh, stop_after, log):
     batch, iterations = settings["batch"], settings["iterations"]
-    data = _mm_data(shards, names, batch)  # MM keeps everything in memory
+    cluster = distributed.current()
+    rows = parallel.process_rows(mesh, batch) if parallel.multi_process(mesh) else None
+    data = _mm_data(shards, names, batch, rows)  # MM keeps everything (of this process's share) in memory
     groups, sizes, fixed = layout(shardlib.large_dictionary(shards))
     num = len(fixed)
     zeros = parallel.put_replicated(mesh, jnp.zeros(num, jnp.float32))
     wins, occ = _mm_pass(lambda c, m, v: _counts(c, m, v, zeros), data, mesh)
-    positions = float(np.sum(data[2]))
+    entries = {e["name"]: e["positions"] for e in shardlib.read_manifest(shards)["shards"]}
+    positions = float(sum(entries[n] for n in names))
     offsets = np.concatenate([[0], np.cumsum(sizes)])
     if ckpt and info is not None:
         lg, sweep = jnp.asarray(arrays["log_gamma"]), info["sweep"]
@@ -344,15 +450,18 @@ def _train_mm(shards, names, ckpt, arrays, info, settings, mesh, stop_after, log
         if stop_after is not None and done >= stop_after:
             return lg, {}, False
         for g in range(len(groups)):
-            denom = _mm_pass(lambda c, m, v: _mm_denominator(lg, c, m, v, jnp.int32(g)), data, mesh)
+            group = _replicate(mesh, np.int32(g))
+            denom = _mm_pass(lambda c, m, v: _mm_denominator(lg, c, m, v, group), data, mesh)
             in_group = np.zeros(num, bool)
             in_group[offsets[g]:offsets[g + 1]] = True
-            update = jnp.asarray(in_group & ~fixed) & (occ > 0)
+            update = _replicate(mesh, in_group & ~fixed) & (occ > 0)
             lg = _mm_update(lg, wins, denom, update)
         sweep += 1
         done += 1
-        ll = float(_mm_pass(lambda c, m, v: _ll_sum(lg, c, m, v), data, mesh)) / positions
+        ll = float(parallel.to_host(_mm_pass(lambda c, m, v: _ll_sum(lg, c, m, v), data, mesh))) / positions
         log(f"mm sweep {sweep}/{iterations} train mean log-likelihood {ll:.4f}")
         if ckpt:
-            save_state(ckpt, {"log_gamma": lg}, {"settings": settings, "sweep": sweep})
+            host = parallel.to_host(lg)
+            if cluster.is_writer:
+                save_state(ckpt, {"log_gamma": host}, {"settings": settings, "sweep": sweep})
     return lg, {"train_mean_log_likelihood": ll}, True

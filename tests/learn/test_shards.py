@@ -70,3 +70,80 @@ def test_shard_contents_decode_to_game_features(archive, tmp_path):
     assert np.array_equal(first.meta[lo:hi, 0], moves) and np.array_equal(first.meta[lo:hi, 3], np.arange(hi - lo))
     c, m, v = shards.batches(first.codes, first.meta, 16)
     assert c.shape[1] == 16 and v.sum() == len(first) and not v[-1, -1] or v.size == len(first)
+
+
+def test_a_process_share_of_the_batches_is_its_rows_of_every_batch(archive, tmp_path):
+    path, _ = archive
+    shards.extract(tmp_path, [path], shard_games=4, size=9, batch=16, progress=False)
+    parts = [(s.codes, s.meta) for s in shards.iter_shards(tmp_path)]
+    total = sum(len(m) for _, m in parts)
+    whole = shards.batches_of(parts, total, 16)
+    assert whole[2].sum() == total and not whole[2][-1, -1]  # the last batch is padded
+    for lo, hi in [(0, 8), (8, 16), (4, 12)]:
+        share = shards.batches_of(parts, total, 16, rows=(lo, hi))
+        for a, b in zip(share, whole):
+            assert np.array_equal(a, b[:, lo:hi])
+
+
+def test_workers_write_the_one_process_shards_byte_for_byte_and_resume(archive, tmp_path):
+    path, _ = archive
+    kw = dict(shard_games=2, size=9, batch=16)
+    one = shards.extract(tmp_path / "one", [path], progress=False, **kw)
+    folder = tmp_path / "split"
+    first = shards.extract_worker(folder, [path], worker=1, workers=2, stop_after=1, **kw)  # killed after a shard
+    assert [e["index"] for e in first["shards"]] == [1] and not first["done"]
+    assert shards.merge_workers(folder, 2) is None and shards.read_manifest(folder) is None
+    assert shards.extract_worker(folder, [path], worker=0, workers=2, **kw)["done"]
+    assert shards.merge_workers(folder, 2) is None  # worker 1 has not finished
+    again = shards.extract_worker(folder, [path], worker=1, workers=2, **kw)
+    assert [e["index"] for e in again["shards"]] == [1, 3] and again["done"]  # shard 1 was not redone
+    merged = shards.merge_workers(folder, 2)
+    strip = lambda m: dict(m, shards=[{k: v for k, v in s.items() if k != "seconds"} for s in m["shards"]])
+    assert strip(merged) == strip(one) and strip(shards.read_manifest(folder)) == strip(one)
+    assert not list(folder.glob("worker-*.json"))
+    names = sorted(p.name for p in (tmp_path / "one").glob("*.npy"))
+    assert names == sorted(p.name for p in folder.glob("*.npy")) and len(names) == 12
+    for name in names:
+        assert (tmp_path / "one" / name).read_bytes() == (folder / name).read_bytes(), name
+
+
+def test_cli_extract_with_worker_processes(archive, tmp_path, capsys):
+    from jaxgo.learn.cli import main
+
+    path, _ = archive
+    base = ["extract", "--games-path", path, "--size", "9", "--shard-games", "3", "--games", "5", "--no-progress"]
+    assert main(base + ["--out", str(tmp_path / "one")]) == 0
+    one = json.loads(capsys.readouterr().out)
+    assert main(base + ["--out", str(tmp_path / "two"), "--workers", "2"]) == 0
+    assert json.loads(capsys.readouterr().out) == one and one["games"] == 5 and not one["complete"]
+    for name in shards.shard_names(tmp_path / "one"):
+        for part in ("codes", "meta", "games"):
+            file = f"{name}.{part}.npy"
+            assert (tmp_path / "one" / file).read_bytes() == (tmp_path / "two" / file).read_bytes()
+    assert main(base + ["--out", str(tmp_path / "two"), "--workers", "2", "--worker", "2"]) == 1
+    assert "--worker must be in 0..1" in capsys.readouterr().err
+
+
+# -- damaged archives and cut games (jaxgo.data's damage reports as extract passes them on) ------------------------
+def test_extract_over_a_cut_archive_goes_on_counts_the_loss_and_is_never_complete(tmp_path, capsys):
+    from jaxgo.learn.cli import main
+
+    members = [(f"g{i:02d}.sgf", random_game_sgf(9, 30, seed=100 + i)) for i in range(40)]
+    members.insert(1, ("illegal.sgf", b"(;GM[1]FF[4]SZ[9];B[ee];W[ee];B[dd])"))  # W plays on Black's stone
+    whole = open(write_archive(tmp_path / "whole.tar.gz", members), "rb").read()
+    (tmp_path / "cut.tar.gz").write_bytes(whole[:len(whole) // 2])
+    argv = ["extract", "--games-path", str(tmp_path / "cut.tar.gz"), "--size", "9", "--shard-games", "8",
+            "--no-progress", "--out", str(tmp_path / "shards")]
+    reports = []
+    for _ in range(2):  # a rerun reads the same records and reports the same damage (tarfile raised EOFError)
+        assert main(argv) == 0
+        captured = capsys.readouterr()
+        reports.append(json.loads(captured.out))
+        assert "damaged archive" in captured.err and "truncated" in captured.err
+    report = reports[0]
+    assert reports[1] == report and report["complete"] is False and 2 < report["games"] < 41
+    (damage,) = report["damaged"]
+    assert damage["reason"].startswith("truncated") and damage["records_lost"] is None
+    assert damage["records_before"] == report["games"]  # every record before the cut is a good 9x9 game
+    assert sum(report["skipped"].values()) == damage["records_dropped"] <= 1  # the one the cut went through
+    assert report["cut_games"] == 1  # the illegal record is used up to its illegal move, and counted
