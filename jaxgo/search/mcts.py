@@ -103,6 +103,9 @@ class Searcher:
         self.total_playouts = 0
         self.total_seconds = 0.0
         self.forbid_pass = False  # kgs-genmove_cleanup: pass only when nothing else is searched
+        # Most tree nodes (None: no limit).  A full tree stops growing: a descent that reaches a missing child
+        # below the root plays out from the node it is at (the root's children are always created).
+        self.max_nodes: int | None = None
 
     @property
     def num_actions(self) -> int:
@@ -286,6 +289,9 @@ class Searcher:
                 action = int(np.argmax(scores))
                 if not np.isfinite(scores[action]):
                     break
+                if (self.max_nodes is not None and node != tree.root and tree.children_index[node, action] < 0
+                        and tree.size + len(pending) >= self.max_nodes):
+                    break  # the tree is full: this node is the leaf
                 path.append((node, action))
                 tree.children_visits[node, action] += 1  # virtual loss (value 0)
                 child = int(tree.children_index[node, action])

@@ -47,7 +47,7 @@ def best_action(visits, values) -> int:
 class Tree:
     """A growable SoA tree; ``root`` is the node index of the current position."""
 
-    def __init__(self, num_actions: int, capacity: int = 1024):
+    def __init__(self, num_actions: int, capacity: int = 16):  # grows by doubling; small searches stay small
         self.num_actions = num_actions
         self.size = 0
         self.root = 0

@@ -20,6 +20,8 @@ import json
 import threading
 import time
 
+from jaxgo.search.config import SearchConfig
+
 
 def parse_args(argv):
     parser = argparse.ArgumentParser(prog="jaxgo bench serve", description=__doc__,
@@ -35,7 +37,102 @@ def parse_args(argv):
                         help="timed raw playout calls (their mean is the ratio's reference; the best is shown)")
     parser.add_argument("--no-overlap", action="store_true",
                         help="one wave per round (no host/device overlap), for comparison")
+    parser.add_argument("--memory", action="store_true",
+                        help="measure the resident memory instead (one line; batch = --leaves x "
+                             "--playouts-per-leaf boards per device call): idle, "
+                             "during a 10,000,000-visit query stopped by --seconds, after it, and during the "
+                             "largest accepted query (1,500 passes, every turn analysed, 8 visits)")
+    parser.add_argument("--seconds", type=float, default=20.0, help="maxTime of the --memory long query")
+    parser.add_argument("--tree-mb", type=float, default=None,
+                        help="tree memory per search for --memory (default: the engine's max_tree_mb)")
     return parser.parse_args(argv)
+
+
+def resident_mb() -> float:
+    """This process's resident memory (VmRSS) in MB."""
+    with open("/proc/self/status") as handle:
+        for line in handle:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+class PeakSampler:
+    """Samples ``resident_mb`` every 50 ms on a thread; ``stop()`` returns the peak."""
+
+    def __init__(self):
+        self.peak = resident_mb()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True, name="rss-sampler")
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.05):
+            self.peak = max(self.peak, resident_mb())
+
+    def stop(self) -> float:
+        self._stop.set()
+        self._thread.join()
+        return max(self.peak, resident_mb())
+
+
+def memory_footprint(args, size: int, max_boards: int) -> dict:
+    """Resident memory of one in-process engine on ``size`` boards at ``max_boards`` leaves per call."""
+    from jaxgo.server.client import LocalConnection
+    from jaxgo.server.engine import AnalysisEngine, EngineConfig, default_buckets
+    from jaxgo.server.protocol import MAX_QUERY_MOVES
+    from jaxgo.server.tasks import tree_bytes_per_node
+
+    search = SearchConfig(playouts="light", bias_c2=0.0, leaves_per_batch=args.leaves,
+                          playouts_per_leaf=args.playouts_per_leaf)
+    config = EngineConfig(search=search, max_boards=max_boards, buckets=default_buckets(max_boards),
+                          overlap=not args.no_overlap)
+    if args.tree_mb is not None:
+        config.max_tree_mb = args.tree_mb
+    engine = AnalysisEngine(config).start()
+    conn = LocalConnection(engine)
+    base = {"id": "m", "moves": [["B", "pass"]], "rules": "chinese", "komi": 7.5, "boardXSize": size,
+            "boardYSize": size}
+    try:
+        conn.query({**base, "id": "warm", "maxVisits": 256}).results(1200)  # compiles the shapes
+        idle = resident_mb()
+        sampler = PeakSampler()
+        began = time.perf_counter()
+        stream = conn.query({**base, "id": "long", "maxVisits": 10_000_000, "maxTime": args.seconds})
+        responses = _until_final(stream, args.seconds + 1200)
+        final = responses[-1]
+        seconds = time.perf_counter() - began
+        peak = sampler.stop()
+        warnings = [r for r in responses if "warning" in r and r.get("field") == "maxVisits"]
+        after = resident_mb()
+        sampler = PeakSampler()
+        many = {**base, "id": "many", "moves": [["B" if k % 2 == 0 else "W", "pass"] for k in range(MAX_QUERY_MOVES)],
+                "analyzeTurns": list(range(MAX_QUERY_MOVES + 1)), "maxVisits": 8,
+                "overrideSettings": {"leaves_per_batch": None}}  # K from the 8-visit budget, not --leaves
+        turns = len(conn.query(many).results(3600))
+        many_peak = sampler.stop()
+    finally:
+        conn.close()
+        engine.stop(wait=False, timeout=30)
+    return {
+        "system": "jaxgo-serve-memory", "size": size, "max_boards": max_boards, "leaves_per_search": args.leaves,
+        "playouts_per_leaf": args.playouts_per_leaf, "boards_per_call": args.leaves * args.playouts_per_leaf,
+        "tree_bytes_per_node": tree_bytes_per_node(size),
+        "max_tree_mb": config.max_tree_mb, "rss_idle_mb": round(idle, 1),
+        "long_query_s": round(seconds, 1), "long_query_visits": final.get("rootInfo", {}).get("visits"),
+        "tree_capped": bool(warnings), "rss_peak_long_mb": round(peak, 1), "rss_after_mb": round(after, 1),
+        "many_turns_answered": turns, "rss_peak_many_turns_mb": round(many_peak, 1),
+    }
+
+
+def _until_final(stream, timeout: float) -> list:
+    """Every response of a one-turn query (warnings included) up to its final one."""
+    out = []
+    while not out or not ("turnNumber" in out[-1] and not out[-1].get("isDuringSearch")):
+        out.append(stream.get(timeout))
+        if "error" in out[-1]:
+            raise RuntimeError(f"benchmark query failed: {out[-1]}")
+    return out
 
 
 def _query(ident: str, size: int, visits: int) -> dict:
@@ -109,6 +206,10 @@ def raw_throughput(size: int, boards: int, lpl: int, repeats: int) -> tuple[floa
 
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
+    if args.memory:
+        for size in [args.size]:
+            print(json.dumps(memory_footprint(args, size, args.max_boards)), flush=True)
+        return 0
     import jax
 
     from jaxgo.server import transports

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import threading
+import time
 
 from jaxgo.search import config as search_config
 from jaxgo.server.engine import AnalysisEngine, EngineConfig, default_buckets
@@ -24,11 +26,16 @@ transports (any combination; with none of --tcp/--unix/--http the server reads s
 query (KataGo analysis engine format; one line):
   {"id":"q1","moves":[["B","E5"],["W","C3"]],"rules":"chinese","komi":7.5,"boardXSize":9,"boardYSize":9,
    "maxVisits":800,"analyzeTurns":[0,1,2],"includeOwnership":true,"reportDuringSearchEvery":0.5}
-  other fields: initialStones, initialPlayer, includePolicy, includeTerritory (CRF expected territory),
-  priority, analysisPVLen, overrideSettings (reportAnalysisWinratesAs, or any search option by its
-  SearchConfig field name: {"playouts":"light","bias_c2":0}).  Actions: {"id":"v","action":"query_version"},
-  {"id":"t","action":"terminate","terminateId":"q1"}, {"id":"t","action":"terminate_all"}.
-  Errors come back as {"error":..., "field":..., "id":...}.  "visits" are playouts.
+  other fields: initialStones, initialPlayer, maxTime (seconds), includePolicy, includeMovesOwnership,
+  includeOwnershipStdev, includePVVisits, includeTerritory (CRF expected territory), avoidMoves / allowMoves
+  ([{"player":"B","moves":["C3"],"untilDepth":1}]), priority, priorities, analysisPVLen, overrideSettings
+  (reportAnalysisWinratesAs, maxTime, or any search option by its SearchConfig field name:
+  {"playouts":"light","bias_c2":0}).  Actions: {"id":"v","action":"query_version"},
+  {"id":"t","action":"terminate","terminateId":"q1"}, {"id":"t","action":"terminate_all"}, clear_cache.
+  Errors come back as {"error":..., "field":..., "id":...} ("Illegal move N: VERTEX" as in KataGo); fields that
+  have no effect here get a {"warning":..., "field":..., "id":...}.  "visits" are playouts; maxVisits may be up
+  to 2^50 (a search's tree stops growing at its memory cap and the search goes on); at most 1,500 moves and
+  1,501 analysed turns per query.  Exit status 0 at the end of stdin, on SIGTERM and on SIGINT.
 
 examples:
   echo '{"id":"a","moves":[],"rules":"chinese","boardXSize":9,"boardYSize":9,"maxVisits":200}' | jaxgo serve
@@ -78,6 +85,17 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"jaxgo serve: {exc}", file=sys.stderr)
         return 2
+    previous = set_signal_handlers(_interrupt)
+    try:
+        return serve(args)
+    except KeyboardInterrupt:  # a signal during start-up
+        return 0
+    finally:
+        set_signal_handlers(previous)
+
+
+def serve(args) -> int:
+    """Start the engine and the transports of ``args``; serve until end of stdin (stdin mode) or a signal."""
     from jaxgo.server import transports
 
     engine = make_engine(args).start()
@@ -105,15 +123,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if not servers or args.stdin:
             transports.serve_stdio(engine)
-            if not servers:
-                return 0
-        stop = threading.Event()
-        signal.signal(signal.SIGTERM, lambda *_: stop.set())
-        while not stop.wait(0.5):
-            pass
-    except KeyboardInterrupt:
+        while servers:
+            time.sleep(60)  # until SIGTERM or SIGINT
+    except KeyboardInterrupt:  # SIGINT, and SIGTERM by the handler
         pass
     finally:
+        set_signal_handlers(signal.SIG_IGN)  # a second signal must not cut the clean-up short
         for server in servers:
             server.shutdown()
             server.server_close()
@@ -121,7 +136,38 @@ def main(argv: list[str] | None = None) -> int:
         if not args.quiet:
             print(f"jaxgo serve: stopped after {engine.playouts} playouts in {engine.device_calls} device calls",
                   file=sys.stderr)
+        quiet_broken_stdout()
     return 0
+
+
+def _interrupt(signum, frame) -> None:
+    """SIGTERM behaves as SIGINT: a KeyboardInterrupt in the main thread (also while it waits in a read of
+    stdin), which ``main`` turns into a clean stop with exit status 0."""
+    raise KeyboardInterrupt
+
+
+def set_signal_handlers(handler) -> dict | None:
+    """Install ``handler`` (or a dict of them, as returned) for SIGTERM and SIGINT; returns the previous ones.
+    Does nothing outside the main thread (an in-process caller keeps its own handlers)."""
+    if handler is None or threading.current_thread() is not threading.main_thread():
+        return None
+    previous = {}
+    for number in (signal.SIGTERM, signal.SIGINT):
+        previous[number] = signal.signal(number, handler[number] if isinstance(handler, dict) else handler)
+    return previous
+
+
+def quiet_broken_stdout() -> None:
+    """When the reader of stdout is gone, point stdout at /dev/null so that the interpreter's final flush does
+    not fail (which would print a traceback and exit 120)."""
+    try:
+        sys.stdout.flush()
+    except (BrokenPipeError, ValueError):
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
 
 
 if __name__ == "__main__":

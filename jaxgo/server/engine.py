@@ -1,12 +1,18 @@
 """The analysis engine: one thread owns the device and runs every search, merging their leaf batches.
 
 Clients (one per connection: stdin/stdout, a socket, an HTTP stream, a GTP front end) hand request lines to
-``AnalysisEngine.submit``; bad lines are answered at once with an error object, actions and queries go to the
-device thread through one inbox queue, so every search step and device call happens on that thread.
+``AnalysisEngine.submit``; bad lines are answered at once with an error object, a query's game is replayed on
+the submitting thread (``positions.replay``), and actions and queries go to the device thread through one inbox
+queue, so every search step and device call happens on that thread.  Every request counts as outstanding for
+its client until answered (an action until its acknowledgement is queued), so a connection that ends waits
+for all its answers.
 
-Each analysed turn of a query is a ``Task``: a ``jaxgo.search.mcts.Searcher`` tree search driven through its
-public steps, with the server's ``SearchConfig`` (``jaxgo serve``'s command line) changed by the query's
-``overrideSettings``.  One scheduling round, per board size and evaluator (largest priority first):
+Each analysed turn of a query is a ``tasks.Task``: a ``jaxgo.search.mcts.Searcher`` tree search driven
+through its public steps, with the server's ``SearchConfig`` (``jaxgo serve``'s command line) changed by the
+query's ``overrideSettings``.  A task gets its Searcher and tree when first served; at most
+``max_running_searches`` hold one at a time, and each tree is capped at its share of ``tree_memory_mb``
+(``max_tree_mb`` at most), after which the search goes on in the capped tree.  One scheduling round, over the
+live tasks in ``tasks.fair_order`` (priority, then the clients in turn), per board size and evaluator:
 
     1. every active task selects its next K leaves (``select_leaves``, host work plus one small device call);
     2. the valid leaves of all tasks are concatenated and padded to one of a few fixed batch sizes
@@ -18,10 +24,9 @@ public steps, with the server's ``SearchConfig`` (``jaxgo serve``'s command line
 
 Rounds with many leaves (``overlap_min_leaves``) run as two waves: wave A's playouts are dispatched
 asynchronously, wave B selects its leaves while A runs, then B is dispatched and A backed up while B runs, so
-the host's tree work hides behind the device calls.  Higher-priority tasks are served first when a round's
-batch is full (``max_boards``); the rest wait.  A task
-ends at ``maxVisits`` playouts, when its root has no move left, or when terminated (its partial result is sent;
-``noResults`` if it had not started).  Responses go through ``Client.send``, which never blocks the device
+the host's tree work hides behind the device calls.  When a round's batch is full (``max_boards``) the tasks
+later in the fair order wait.  A task ends at ``maxVisits`` playouts, after ``maxTime`` seconds, when its root
+has no move left, or when terminated (its partial result is sent; ``noResults`` if it had not started).  Responses go through ``Client.send``, which never blocks the device
 thread: each client has its own writer thread, and a client whose connection broke is dropped with its tasks.
 """
 
@@ -29,7 +34,9 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import os
 import queue
+import stat
 import threading
 import time
 
@@ -38,14 +45,18 @@ import numpy as np
 from jaxgo.playouts.evaluator import evaluator_for
 from jaxgo.search.config import SearchConfig
 from jaxgo.search.mcts import auto_leaves
-from jaxgo.search.tree import rank_actions
-from jaxgo.server import protocol
+from jaxgo.server import positions, protocol
 from jaxgo.server.protocol import Action, Query, RequestError
+from jaxgo.server.tasks import QueryState, Task, fair_order, node_cap, tree_bytes_per_node
 
 VERSION = "1.0"  # protocol version reported by query_version (jaxgo's own version is added)
 
 
 TREE_STRATEGIES = ("rave", "uct")  # the server runs tree searches only
+# overrideSettings bounds: each device call holds (leaves x L) boards, and every new K or L compiles new shapes.
+MAX_LEAVES_PER_BATCH = 1024
+MAX_PLAYOUTS_PER_LEAF = 256  # as the GTP engine allows
+MAX_GAMMA_FILE_BYTES = 256 << 20
 
 
 @dataclasses.dataclass
@@ -59,6 +70,19 @@ class EngineConfig:
     max_pv_moves: int = 40  # moves given a principal variation in a response
     overlap: bool = True  # two waves per round: one wave's tree work runs while the other's playouts do
     overlap_min_leaves: int = 512  # ... when the round has at least this many leaves (small rounds: one call)
+    max_running_searches: int = 256  # searches holding a tree at once; later turns wait (fair order)
+    tree_memory_mb: float = 2048.0  # all trees together: a search's node cap is its share of this
+    max_tree_mb: float = 512.0  # ... and at most this much for one search
+
+
+def check_gamma_file(path: str) -> None:
+    """ValueError unless ``path`` names a regular file of reasonable size (not a FIFO, a device, a folder)."""
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        raise ValueError(f"gammas: cannot read {path}") from None
+    if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_GAMMA_FILE_BYTES:
+        raise ValueError(f"gammas: {path} is not a gamma file")
 
 
 def default_buckets(max_boards: int) -> tuple:
@@ -75,7 +99,9 @@ class Client:
     """The sending side of one connection: ``send(obj)`` queues a response; a writer thread writes it.
 
     ``write(line)`` is called with one JSON line (no newline) on the writer thread; an OSError or ValueError
-    from it marks the client closed and calls ``on_close``.  ``outstanding`` counts queries not yet finished.
+    from it marks the client closed and calls ``on_close``.  ``outstanding`` counts requests not yet answered
+    (queries until their last turn, actions until their acknowledgement is queued), so a connection that ends
+    waits for every answer before it closes.
     """
 
     _ids = itertools.count()
@@ -92,9 +118,17 @@ class Client:
         self._thread = threading.Thread(target=self._run, name=f"writer-{self.name}", daemon=True)
         self._thread.start()
 
+    KEEPALIVE = object()  # queued by keepalive(): an empty line
+
     def send(self, obj: dict) -> None:
         if not self.closed.is_set():
             self._queue.put(obj)
+
+    def keepalive(self) -> None:
+        """Queue an empty line: a socket whose peer is gone fails on it (TCP at the second one, after the
+        peer's reset), which is how a client that left without reading its answers is noticed."""
+        if not self.closed.is_set():
+            self._queue.put(self.KEEPALIVE)
 
     def _run(self) -> None:
         while True:
@@ -104,7 +138,7 @@ class Client:
             if self.closed.is_set():
                 continue
             try:
-                self._write(protocol.dumps(obj))
+                self._write("" if obj is self.KEEPALIVE else protocol.dumps(obj))
             except Exception:  # a broken connection (OSError) or a failing writer: this client is gone
                 self.mark_closed()
 
@@ -137,48 +171,6 @@ class Client:
         return True
 
 
-@dataclasses.dataclass
-class Task:
-    """One analysed turn of one query."""
-
-    client: Client
-    query: Query
-    turn: int
-    seq: int
-    group: "QueryState"
-    game: object = None
-    searcher: object = None
-    job: object = None
-    started: bool = False
-    terminated: bool = False
-    cancelled: bool = False
-    last_report: float = 0.0
-    owner_sum: np.ndarray | None = None  # [P] summed final ownership
-    owner_n: int = 0
-    score_sum: np.ndarray | None = None  # [A] summed final scores per root move
-    score_n: np.ndarray | None = None  # [A]
-    root_score_sum: float = 0.0
-    komi: float = 0.0
-    config: SearchConfig | None = None  # the server's search config with the query's overrideSettings
-
-    @property
-    def priority(self) -> int:
-        return self.query.priority
-
-    @property
-    def batch_key(self) -> tuple:
-        """Tasks with equal keys share device calls: board size, playout policy, gammas, playouts per leaf."""
-        cfg = self.config
-        return (self.query.size, cfg.playouts, cfg.gammas, cfg.playouts_per_leaf)
-
-
-@dataclasses.dataclass
-class QueryState:
-    """Turns of one query still to be answered (the client's outstanding count drops when all are)."""
-
-    left: int
-
-
 class AnalysisEngine:
     """Owns the device thread; ``submit`` request lines from any thread."""
 
@@ -190,6 +182,9 @@ class AnalysisEngine:
         self._inbox: queue.Queue = queue.Queue()
         self._active: list[Task] = []
         self._seq = itertools.count()
+        self._replays = positions.ReplayCache()  # the last games replayed (the next query often extends one)
+        self._rotation = 0  # fair_order's turn: which client goes first this round
+        self._running = 0  # tasks holding a tree (started), counted at each round
         self._thread = threading.Thread(target=self._loop, name="device", daemon=True)
         self._stopping = False
         self._stopped = threading.Event()
@@ -213,26 +208,32 @@ class AnalysisEngine:
             print(text, file=self.log, flush=True)
 
     def submit(self, client: Client, line) -> None:
-        """Handle one request line from ``client``: errors answered now, the rest queued for the device."""
+        """Handle one request line from ``client`` on the caller's thread: errors are answered now, a query's
+        game is replayed here (``positions.replay``), the rest is queued for the device thread."""
         if isinstance(line, (bytes, bytearray)):
             line = bytes(line).strip()
         else:
             line = line.strip()
         if not line:
             return
-        ident = None
+        ident = request = None
         try:
             obj = protocol.decode_line(line)
             ident = obj.get("id")
             request = protocol.parse_request(obj)
+            turns = positions.replay(request, self._replays) if isinstance(request, Query) else None
         except RequestError as exc:
             if exc.ident is None and isinstance(ident, (str, int)) and not isinstance(ident, bool):
                 exc.ident = ident
+            if isinstance(request, Query):  # warnings first, as for a query that runs
+                for field, text in request.warnings:
+                    client.send({"warning": text, "field": field, "id": request.id})
             client.send(exc.to_json())
             return
-        self.submit_request(client, request)
+        self.submit_request(client, request, turns)
 
-    def submit_request(self, client: Client, request) -> None:
+    def submit_request(self, client: Client, request, turns: list | None = None) -> None:
+        """Queue a parsed request; a query's ``turns`` (``positions.replay``) are made here when not given."""
         if isinstance(request, Action) and request.action == "query_version":
             from jaxgo import __version__
 
@@ -243,10 +244,16 @@ class AnalysisEngine:
             client.send(protocol.error_object("server is shutting down", None, getattr(request, "id", None)))
             return
         if isinstance(request, Query):
-            client.add_outstanding(1)
+            if turns is None:
+                try:
+                    turns = positions.replay(request, self._replays)
+                except RequestError as exc:
+                    client.send(exc.to_json())
+                    return
             for field, text in request.warnings:
                 client.send({"warning": text, "field": field, "id": request.id})
-        self._inbox.put(("request", client, request))
+        client.add_outstanding(1)  # queries until their last turn is answered, actions until acknowledged
+        self._inbox.put(("request", client, (request, turns)))
 
     def client_closed(self, client: Client) -> None:
         """Drop every task of a client whose connection is gone (other clients are not affected)."""
@@ -288,16 +295,23 @@ class AnalysisEngine:
                         for task in self._active:
                             if not task.cancelled:
                                 task.cancelled = True
+                                task.release()
                                 self._turn_done(task)
                         self._active = []
+                elif kind == "closed":
+                    self._drop_client(client)
+                elif finish_then_stop is False:  # stopping at once: what is still queued is refused
+                    client.send(protocol.error_object("server is shutting down", None, payload[0].id))
+                    client.add_outstanding(-1)
                 else:
+                    request, turns = payload
                     try:
-                        self._handle(kind, client, payload)
+                        self._handle(client, request, turns)
                     except Exception as exc:  # never let one bad request end the device thread
                         self.debug(f"device thread: {exc!r}")
-                        ident = getattr(payload, "id", None)
-                        if client is not None:
-                            client.send(protocol.error_object(f"internal error: {exc}", None, ident))
+                        client.send(protocol.error_object(f"internal error: {exc}", None, request.id))
+                        if not any(t.client is client and t.query is request for t in self._active):
+                            client.add_outstanding(-1)  # not answered by a task: answered here
                 try:
                     message = self._inbox.get_nowait()
                 except queue.Empty:
@@ -314,17 +328,20 @@ class AnalysisEngine:
                     self._active = []
         self._stopped.set()
 
-    def _handle(self, kind: str, client: Client, payload) -> None:
-        if kind == "closed":
-            for task in self._active:
-                if task.client is client:
-                    task.cancelled = True
-            self._active = [t for t in self._active if not t.cancelled]
+    def _drop_client(self, client: Client) -> None:
+        """Cancel every task of a client whose connection is gone (other clients are not affected)."""
+        for task in self._active:
+            if task.client is client:
+                task.cancelled = True
+                task.release()
+        self._active = [t for t in self._active if not t.cancelled]
+
+    def _handle(self, client: Client, request, turns) -> None:
+        """A query's tasks join the active list; an action is carried out and acknowledged."""
+        if isinstance(request, Query):
+            self._activate(client, request, turns)
             return
-        if isinstance(payload, Query):
-            self._activate(client, payload)
-            return
-        action: Action = payload
+        action: Action = request
         if action.action in ("terminate", "terminate_all"):
             for task in self._active:
                 if task.client is not client:
@@ -345,12 +362,10 @@ class AnalysisEngine:
                 self._finish(task)
         elif action.action == "clear_cache":
             client.send({"id": action.id, "action": "clear_cache"})
+        client.add_outstanding(-1)
 
-    def _activate(self, client: Client, query: Query) -> None:
-        """Replay the query's game once and start one task per analysed turn (errors -> error object)."""
-        from jaxgo.go.game import Game, IllegalMove
-        from jaxgo.search.mcts import Searcher
-
+    def _activate(self, client: Client, query: Query, turns: list) -> None:
+        """One task per analysed turn (``positions.replay`` made the positions on the client's thread)."""
         if client.closed.is_set():
             client.add_outstanding(-1)
             return
@@ -368,51 +383,11 @@ class AnalysisEngine:
                                                   query.id))
                 client.add_outstanding(-1)
                 return
-        replay_rules = dataclasses.replace(query.rules, ko_rule="simple")
-        game = Game(replay_rules)
-        try:
-            if query.initial_player is not None and query.initial_player != game.to_play:
-                game.set_to_play(query.initial_player)
-            for colour in (1, -1):
-                points = [p for c, p in query.initial_stones if c == colour]
-                if points:
-                    game.setup_stones(colour, points)
-            if query.initial_player is None and query.moves and query.moves[0][0] != game.to_play:
-                game.set_to_play(query.moves[0][0])
-        except IllegalMove as exc:
-            client.send(protocol.error_object(f"bad initial stones: {exc.reason}", "initialStones", query.id))
-            client.add_outstanding(-1)
-            return
-        turns = set(query.analyze_turns)
-        snapshots = {}
-        for number in range(len(query.moves) + 1):
-            if number in turns:
-                snapshots[number] = self._copy_game(game, query)
-            if number == len(query.moves):
-                break
-            colour, move = query.moves[number]
-            try:
-                game.play(colour, move)
-            except IllegalMove as exc:
-                client.send(protocol.error_object(
-                    f"illegal move {number + 1} ({protocol.vertex(move, query.size)}): {exc.reason}", "moves",
-                    query.id))
-                client.add_outstanding(-1)
-                return
-        group = QueryState(left=len(snapshots))
+        group = QueryState(left=len(turns))
         evaluator = evaluator_for(config)
-        for turn, turn_game in sorted(snapshots.items()):
-            # A following move of the other colour decides who is to move at this turn (as in KataGo).
-            if turn < len(query.moves) and query.moves[turn][0] != turn_game.to_play:
-                turn_game.set_to_play(query.moves[turn][0])
-            searcher = Searcher(turn_game.rules, config, evaluator=evaluator,
-                                seed=(self.config.seed * 7919 + next(self._seq)) % (2 ** 31))
-            actions = query.size ** 2 + 1
-            task = Task(client=client, query=query, turn=turn, seq=next(self._seq), group=group, game=turn_game,
-                        searcher=searcher, last_report=time.perf_counter(), komi=float(query.rules.komi),
-                        owner_sum=np.zeros(actions - 1), score_sum=np.zeros(actions), score_n=np.zeros(actions),
-                        config=config)
-            self._active.append(task)
+        for turn in turns:
+            self._active.append(Task(client=client, query=query, turn=turn.number, seq=next(self._seq), group=group,
+                                     game=turn.game, config=config, evaluator=evaluator))
 
     def search_config(self, query: Query) -> SearchConfig:
         """The server's search config with the query's ``overrideSettings``; K chosen from ``maxVisits`` when
@@ -421,32 +396,35 @@ class AnalysisEngine:
         config, _ = self.config.search.with_overrides(query.search_settings)
         if config.strategy not in TREE_STRATEGIES:
             raise ValueError(f"strategy {config.strategy!r}: the server runs tree searches only {TREE_STRATEGIES}")
+        if config.leaves_per_batch is not None and config.leaves_per_batch > MAX_LEAVES_PER_BATCH:
+            raise ValueError(f"leaves_per_batch {config.leaves_per_batch}: at most {MAX_LEAVES_PER_BATCH} here")
+        if config.playouts_per_leaf > MAX_PLAYOUTS_PER_LEAF:
+            raise ValueError(f"playouts_per_leaf {config.playouts_per_leaf}: at most {MAX_PLAYOUTS_PER_LEAF} here")
+        if config.gammas is not None and config.gammas != self.config.search.gammas:
+            check_gamma_file(config.gammas)
         if config.leaves_per_batch is None:
             leaves = min(self.config.max_leaves_per_search, auto_leaves(query.max_visits, config.playouts_per_leaf))
             config = dataclasses.replace(config, leaves_per_batch=leaves)
         return config
 
-    @staticmethod
-    def _copy_game(game, query: Query):
-        """An independent copy of the replayed game with the query's real rules (superko from here on)."""
-        snap = game.copy()
-        snap.rules = query.rules
-        return snap
-
     # -- one scheduling round ---------------------------------------------------------------------------------
     def _round(self) -> None:
+        """Serve the live tasks in ``fair_order`` (grouped by batch key), then answer the finished ones and send
+        the reports that are due."""
+        self._rotation += 1
+        ordered = fair_order([t for t in self._active if t.live], self._rotation)
+        self._running = sum(t.started for t in ordered)
         groups: dict[tuple, list[Task]] = {}
-        for task in self._active:
+        for task in ordered:
             groups.setdefault(task.batch_key, []).append(task)
-        order = sorted(groups.values(), key=lambda ts: (-max(t.priority for t in ts), min(t.seq for t in ts)))
-        for tasks in order:
-            tasks.sort(key=lambda t: (-t.priority, t.seq))
+        for tasks in groups.values():
             self._step(tasks)
+        self._cap_trees([t for t in ordered if t.started and t.live])
         now = time.perf_counter()
         for task in list(self._active):
             if task.cancelled:
                 continue
-            if self._done(task):
+            if task.finished(now):
                 self._finish(task)
             elif task.query.report_every is not None and task.job is not None and task.job.done > 0 \
                     and now - task.last_report >= task.query.report_every:
@@ -455,27 +433,47 @@ class AnalysisEngine:
                     task.client.send(self._response(task, during_search=True))
                 except Exception as exc:
                     self._fail(task, exc)
-        self._active = [t for t in self._active if not t.cancelled and not t.client.closed.is_set()]
+        self._active = [t for t in self._active if t.live]
 
-    def _done(self, task: Task) -> bool:
-        job = task.job
-        return task.terminated or (job is not None and (job.done >= task.query.max_visits or job.exhausted))
+    def _tree_budget(self, size: int, leaves: int, running: int) -> int:
+        """Node cap of one search when ``running`` searches share the tree memory."""
+        share = min(self.config.max_tree_mb, self.config.tree_memory_mb / max(1, running)) * 2 ** 20
+        return node_cap(size, share, leaves)
+
+    def _cap_trees(self, running: list[Task]) -> None:
+        """Give every running search its share of the tree memory; warn a client once when its tree is full."""
+        for task in running:
+            cap = self._tree_budget(task.query.size, task.config.leaves_per_batch, len(running))
+            task.searcher.max_nodes = cap  # trees already bigger keep their nodes but grow no more
+            tree = task.job.tree
+            if not task.capped and tree.size >= task.searcher.max_nodes:
+                task.capped = True
+                megabytes = tree.size * tree_bytes_per_node(task.query.size) / 2 ** 20
+                task.client.send({"warning": f"search tree full at {tree.size} nodes ({megabytes:.0f} MB, this "
+                                  "search's share of the server's tree memory); the search goes on in the capped "
+                                  "tree", "field": "maxVisits", "id": task.query.id})
 
     def _step(self, tasks: list[Task]) -> None:
-        """One round for the tasks of one board size (priority order): up to ``max_boards`` leaves.
+        """One round for the tasks of one batch key (in service order): up to ``max_boards`` leaves; a task not
+        started yet starts only while fewer than ``max_running_searches`` searches hold a tree.
 
         With ``overlap`` the chosen tasks form two waves: wave A's playouts are dispatched (asynchronously),
         wave B selects its leaves while A runs on the device, then B is dispatched and A backed up while B
         runs -- the host's tree work hides behind the device calls.
         """
-        chosen, planned = [], 0
+        chosen, planned, starting = [], 0, 0
+        now = time.perf_counter()
         for task in tasks:
-            if task.cancelled or task.terminated or task.client.closed.is_set() or self._done(task):
+            if not task.live or task.finished(now):
                 continue
             if planned >= self.config.max_boards:
                 break
+            if not task.started:
+                if self._running + starting >= self.config.max_running_searches:
+                    continue
+                starting += 1
             chosen.append(task)
-            planned += task.searcher.config.leaves_per_batch
+            planned += task.config.leaves_per_batch
         if not chosen:
             return
         split = self.config.overlap and len(chosen) >= 2 and planned >= self.config.overlap_min_leaves
@@ -502,19 +500,27 @@ class AnalysisEngine:
                 rows = slice(offset, offset + count)
                 offset += count
                 try:
-                    self._accumulate(task, final[rows], owner[rows])
+                    task.accumulate(final[rows], owner[rows])
                     task.searcher.backup_leaves(task.job, winner[rows], first[rows])
                 except Exception as exc:
                     self._fail(task, exc)
 
     def _select(self, tasks: list[Task]) -> list:
-        """[(task, leaf states, valid leaf count)] for the tasks that selected leaves this round."""
+        """[(task, leaf states, valid leaf count)] for the tasks that selected leaves this round (a task not
+        started yet gets its Searcher and tree first)."""
         selected = []
         for task in tasks:
             try:
-                if task.job is None:
-                    task.job = task.searcher.start_tree_search(task.game)
+                if not task.started:
+                    self._running += 1
+                    task.start(seed=(self.config.seed * 7919 + task.seq) % (2 ** 31),
+                               max_nodes=self._tree_budget(task.query.size, task.config.leaves_per_batch,
+                                                           self._running))
+                    if task.job.exhausted:
+                        continue
+                size_before = task.job.tree.size
                 states = task.searcher.select_leaves(task.job)
+                task.after_select(size_before)
             except Exception as exc:
                 self._fail(task, exc)
                 continue
@@ -527,18 +533,6 @@ class AnalysisEngine:
             task.job.pending = None
             self._fail(task, exc)
 
-    def _accumulate(self, task: Task, final: np.ndarray, owner: np.ndarray) -> None:
-        """Per-root-move score sums and ownership from this round's playouts (final [n, L], owner [n, L, P])."""
-        paths = task.job.pending[0]
-        actions = np.array([path[0][1] if path else -1 for path in paths], np.int64)
-        sums = final.sum(axis=1)
-        ok = actions >= 0
-        np.add.at(task.score_sum, actions[ok], sums[ok])
-        np.add.at(task.score_n, actions[ok], final.shape[1])
-        task.root_score_sum += float(sums.sum())
-        task.owner_sum += owner.sum(axis=(0, 1))
-        task.owner_n += final.size
-
     def _dispatch(self, selected: list) -> dict:
         """Start the playouts of all selected leaves [(task, leaf states, valid count)] of one batch key (valid
         rows only, padded to a bucket; chunks of the largest bucket when there are more) without waiting."""
@@ -547,7 +541,7 @@ class AnalysisEngine:
         counts = [n for _, _, n in selected]
         total = sum(counts)
         first = selected[0][0]
-        evaluator, lpl = first.searcher.evaluator, first.config.playouts_per_leaf
+        evaluator, lpl = first.evaluator, first.config.playouts_per_leaf
         parts = [jax.tree_util.tree_map(lambda x, n=n: np.asarray(x)[:n], s) for _, s, n in selected]
         merged = jax.tree_util.tree_map(lambda *xs: np.concatenate(xs), *parts)
         last_moves = np.concatenate([task.job.last_moves[:n] for task, _, n in selected])
@@ -597,30 +591,7 @@ class AnalysisEngine:
 
     # -- results ----------------------------------------------------------------------------------------------
     def snapshot(self, task: Task) -> protocol.Snapshot:
-        tree = task.job.tree
-        root = tree.root
-        legal = tree.children_legal[root].copy()
-        visits = tree.children_visits[root].copy()
-        visits[~legal] = 0
-        with np.errstate(invalid="ignore", divide="ignore"):
-            values = np.where(visits > 0, tree.children_values[root] / np.maximum(visits, 1e-9), np.nan)
-            score = np.where(task.score_n > 0, task.score_sum / np.maximum(task.score_n, 1), np.nan)
-        top = rank_actions(visits, values)[: self.config.max_pv_moves]
-        pvs = {}
-        for action in top:
-            if visits[action] <= 0:
-                break
-            child = int(tree.children_index[root, action])
-            rest = tree.principal_variation(task.query.pv_len - 1, node=child) if child >= 0 else []
-            pvs[int(action)] = [int(action)] + rest
-        total = float(visits.sum())
-        root_rate = float(np.nansum(tree.children_values[root][legal]) / total) if total > 0 else 0.5
-        owner = task.owner_sum / task.owner_n if task.owner_n else None
-        return protocol.Snapshot(
-            size=task.query.size, to_play=int(tree.to_play[root]), visits=visits, values=values, score=score,
-            prior=np.where(legal, tree.children_prior[root], 0.0), legal=legal, pvs=pvs,
-            root_visits=int(task.job.done), root_winrate=root_rate,
-            root_score=task.root_score_sum / task.owner_n if task.owner_n else 0.0, ownership=owner)
+        return task.snapshot(self.config.max_pv_moves)
 
     def _response(self, task: Task, during_search: bool) -> dict:
         snap = self.snapshot(task)
@@ -665,6 +636,7 @@ class AnalysisEngine:
                 self.debug(f"response for {task.query.id!r} failed: {exc!r}")
                 response = protocol.error_object(f"internal error: {exc}", None, task.query.id)
         task.client.send(response)
+        task.release()
         self._turn_done(task)
 
     def _fail(self, task: Task, exc: Exception) -> None:
@@ -672,6 +644,7 @@ class AnalysisEngine:
         if not task.cancelled:
             task.cancelled = True
             task.client.send(protocol.error_object(f"internal error: {exc}", None, task.query.id))
+            task.release()
             self._turn_done(task)
 
     def _turn_done(self, task: Task) -> None:

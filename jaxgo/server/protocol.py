@@ -36,7 +36,14 @@ from jaxgo.search.tree import rank_actions
 SEARCH_FIELDS = frozenset(f.name for f in dataclasses.fields(SearchConfig))  # overrideSettings keys for the search
 
 MAX_LINE_BYTES = 1 << 20  # longer request lines are answered with an error and skipped
-MAX_VISITS_LIMIT = 1 << 22  # the tree keeps ~visits / L nodes of [A] float arrays: bound the memory
+# maxVisits is effectively unbounded (KaTrain's pondering sends 10,000,000): a search ends at maxVisits, maxTime or
+# terminate, and its tree stops growing at the engine's memory cap (the search goes on in the capped tree).
+MAX_VISITS_LIMIT = 1 << 50
+MAX_TIME_LIMIT = 1e7  # seconds (maxTime)
+# Per-query limits that keep one request's memory and replay time small: a game longer than any real one, and an
+# analysed turn per position of it.  Each pending turn holds a game copy (~4 KB on 19x19) until it is searched.
+MAX_QUERY_MOVES = 1500
+MAX_ANALYZE_TURNS = MAX_QUERY_MOVES + 1
 DEFAULT_MAX_VISITS = 500
 PERSPECTIVES = ("BLACK", "WHITE", "SIDETOMOVE")
 
@@ -50,22 +57,37 @@ RULE_SETS = {
 TERRITORY_RULE_SETS = ("japanese", "korean")
 KO_NAMES = {"SIMPLE": "simple", "POSITIONAL": "positional", "SITUATIONAL": "situational"}
 KNOWN_FIELDS = {"id", "moves", "initialStones", "initialPlayer", "rules", "komi", "boardXSize", "boardYSize",
-                "analyzeTurns", "maxVisits", "includeOwnership", "includePolicy", "includeTerritory",
-                "reportDuringSearchEvery", "priority", "analysisPVLen", "action", "whiteHandicapBonus",
+                "analyzeTurns", "maxVisits", "maxTime", "includeOwnership", "includePolicy", "includeTerritory",
+                "reportDuringSearchEvery", "priority", "priorities", "analysisPVLen", "action",
                 "includeOwnershipStdev", "includeMovesOwnership", "includePVVisits", "overrideSettings",
-                "rootPolicyTemperature", "rootFpuReductionMax", "avoidMoves", "allowMoves", "priorities",
-                "includeNoResultValue"}
+                "avoidMoves", "allowMoves"}
+# KataGo query fields this engine has no counterpart for: accepted, and answered with this warning.
+IGNORED_FIELDS = {
+    "rootPolicyTemperature": "ignored: the root prior is the gammas' move model, not a network policy",
+    "rootFpuReductionMax": "ignored: this search has no first-play-urgency reduction",
+    "includeNoResultValue": "ignored: area scoring has no no-result outcome here",
+    "whiteHandicapBonus": "ignored: scoring is area with the query's komi, no handicap bonus added",
+}
+# overrideSettings keys of KataGo's that are answered with a warning (any other non-SearchConfig key gets the
+# generic "setting ignored" warning); maxTime and reportAnalysisWinratesAs are honoured.
+IGNORED_SETTINGS = {
+    "wideRootNoise": "ignored: the root is searched without noise (RAVE and progressive bias choose the moves)",
+    "humanSLProfile": "ignored: no human-style (humanSL) model here; the search and the gammas' policy answer",
+}
 
 
 class RequestError(Exception):
     """A request that cannot be served; ``to_json()`` is the error object sent back."""
 
-    def __init__(self, message: str, field: str | None = None, ident=None):
+    def __init__(self, message: str, field: str | None = None, ident=None, reason: str | None = None):
         super().__init__(message)
-        self.message, self.field, self.ident = message, field, ident
+        self.message, self.field, self.ident, self.reason = message, field, ident, reason
 
     def to_json(self) -> dict:
-        return error_object(self.message, self.field, self.ident)
+        out = error_object(self.message, self.field, self.ident)
+        if self.reason is not None:
+            out["reason"] = self.reason
+        return out
 
 
 def error_object(message: str, field: str | None = None, ident=None) -> dict:
@@ -88,11 +110,17 @@ class Query:
     moves: list  # [(colour, move)], pass = size * size
     analyze_turns: list  # sorted, unique turn numbers in 0..len(moves)
     max_visits: int = DEFAULT_MAX_VISITS
+    max_time: float | None = None  # seconds per analysed turn (maxTime, top level or in overrideSettings)
     include_ownership: bool = False
+    include_ownership_stdev: bool = False
+    include_moves_ownership: bool = False  # per root move: "ownership" in each moveInfo
+    include_pv_visits: bool = False
     include_policy: bool = False
     include_territory: bool = False
     report_every: float | None = None  # seconds between isDuringSearch responses
     priority: int = 0
+    priorities: dict = dataclasses.field(default_factory=dict)  # turn -> priority (KataGo's "priorities")
+    restrictions: list = dataclasses.field(default_factory=list)  # [MoveRestriction] from avoidMoves / allowMoves
     pv_len: int = 10
     perspective: str | None = None  # overrideSettings.reportAnalysisWinratesAs (None: the server's)
     search_settings: dict = dataclasses.field(default_factory=dict)  # overrideSettings keys naming SearchConfig fields
@@ -101,6 +129,30 @@ class Query:
     @property
     def size(self) -> int:
         return self.rules.size
+
+    def turn_priority(self, turn: int) -> int:
+        return self.priorities.get(turn, self.priority)
+
+
+@dataclasses.dataclass(frozen=True)
+class MoveRestriction:
+    """One ``avoidMoves`` / ``allowMoves`` entry: moves of ``colour`` that the search must not (``allow`` False)
+    or may only (``allow`` True) play at tree depths below ``until_depth`` (depth 0 = the analysed position)."""
+
+    colour: int
+    points: frozenset  # actions (points, pass = size * size)
+    until_depth: int
+    allow: bool = False
+
+    def forbidden(self, colour: int, depth: int, num_actions: int):
+        """bool [A] mask of the actions forbidden to ``colour`` at ``depth`` (None when the entry does not apply)."""
+        import numpy as np
+
+        if colour != self.colour or depth >= self.until_depth:
+            return None
+        mask = np.zeros(num_actions, bool)
+        mask[list(self.points)] = True
+        return ~mask if self.allow else mask
 
 
 @dataclasses.dataclass
@@ -230,7 +282,7 @@ def _moves(obj, name, size, ident, allow_pass) -> list:
 def parse_rules(value, size: int, komi, ident, warnings: list) -> Rules:
     """A KataGo rules value (name or object) -> Rules; komi from the query or the rule set's default 7.5."""
     if isinstance(value, str):
-        key = value.strip().lower().replace("_", "-")
+        key = "-".join(value.strip().lower().replace("_", " ").replace("-", " ").split())  # "new zealand" too
         key = {"tromptaylor": "tromp-taylor", "newzealand": "new-zealand", "nz": "new-zealand"}.get(key, key)
         if key not in RULE_SETS:
             raise RequestError(f"unknown rules {value!r} (one of {', '.join(RULE_SETS)})", "rules", ident)
@@ -254,7 +306,9 @@ def parse_rules(value, size: int, komi, ident, warnings: list) -> Rules:
 
 def _parse_query(obj: dict, ident) -> Query:
     ident = str(ident) if _is_int(ident) else ident
-    warnings = [(name, "unknown field ignored") for name in obj if name not in KNOWN_FIELDS]
+    warnings = [(name, "unknown field ignored") for name in obj if name not in KNOWN_FIELDS | set(IGNORED_FIELDS)]
+    warnings += [(name, text) for name, text in IGNORED_FIELDS.items()
+                 if name in obj and not (name == "whiteHandicapBonus" and obj[name] == "0")]
     x = _number(obj, "boardXSize", ident, low=2, high=19, integer=True)
     y = _number(obj, "boardYSize", ident, low=2, high=19, integer=True)
     if x != y:
@@ -264,6 +318,9 @@ def _parse_query(obj: dict, ident) -> Query:
         raise RequestError("missing field 'rules'", "rules", ident)
     if "moves" not in obj:
         raise RequestError("missing field 'moves'", "moves", ident)
+    if isinstance(obj["moves"], list) and len(obj["moves"]) > MAX_QUERY_MOVES:
+        raise RequestError(f"'moves' has {len(obj['moves'])} moves; at most {MAX_QUERY_MOVES} per query", "moves",
+                           ident)
     rules = parse_rules(obj["rules"], x, komi, ident, warnings)
     stones = _moves(obj, "initialStones", x, ident, allow_pass=False)
     if len({p for _, p in stones}) != len(stones):
@@ -274,38 +331,99 @@ def _parse_query(obj: dict, ident) -> Query:
     if not isinstance(turns, list) or not turns or not all(_is_int(t) and 0 <= t <= len(moves) for t in turns):
         raise RequestError(f"'analyzeTurns' must be a non-empty list of integers in [0, {len(moves)}]",
                            "analyzeTurns", ident)
-    perspective = None
+    if len(turns) > MAX_ANALYZE_TURNS:
+        raise RequestError(f"'analyzeTurns' has {len(turns)} entries; at most {MAX_ANALYZE_TURNS} per query",
+                           "analyzeTurns", ident)
     override = obj.get("overrideSettings", {})
     if not isinstance(override, dict):
         raise RequestError("'overrideSettings' must be an object", "overrideSettings", ident)
-    search_settings = {}
+    perspective, search_settings, max_time = _override_settings(override, ident, warnings)
+    if "maxTime" in obj:
+        max_time = float(_number(obj, "maxTime", ident, low=0, high=MAX_TIME_LIMIT))
+    report = obj.get("reportDuringSearchEvery")
+    if report is not None:
+        report = float(_number(obj, "reportDuringSearchEvery", ident, low=0.001, high=1e6))
+    priority = int(_number(obj, "priority", ident, default=0, low=-(2 ** 31), high=2 ** 31, integer=True))
+    return Query(
+        id=ident, rules=rules, initial_stones=stones, initial_player=player, moves=moves,
+        analyze_turns=sorted(set(turns)),
+        max_visits=int(_number(obj, "maxVisits", ident, default=DEFAULT_MAX_VISITS, low=1, high=MAX_VISITS_LIMIT,
+                               integer=True)),
+        max_time=max_time,
+        include_ownership=_bool(obj, "includeOwnership", ident), include_policy=_bool(obj, "includePolicy", ident),
+        include_ownership_stdev=_bool(obj, "includeOwnershipStdev", ident),
+        include_moves_ownership=_bool(obj, "includeMovesOwnership", ident),
+        include_pv_visits=_bool(obj, "includePVVisits", ident),
+        include_territory=_bool(obj, "includeTerritory", ident), report_every=report, priority=priority,
+        priorities=_priorities(obj, turns, ident),
+        restrictions=_restrictions(obj, "avoidMoves", x, ident) + _restrictions(obj, "allowMoves", x, ident),
+        pv_len=int(_number(obj, "analysisPVLen", ident, default=10, low=1, high=100, integer=True)),
+        perspective=perspective, search_settings=search_settings, warnings=warnings)
+
+
+def _override_settings(override: dict, ident, warnings: list):
+    """overrideSettings -> (perspective or None, SearchConfig overrides, maxTime or None); warnings for the rest."""
+    perspective, search_settings, max_time = None, {}, None
     for key, value in override.items():
         if key == "reportAnalysisWinratesAs":
             if not isinstance(value, str) or value.upper() not in PERSPECTIVES:
                 raise RequestError(f"reportAnalysisWinratesAs must be one of {PERSPECTIVES}", "overrideSettings",
                                    ident)
             perspective = value.upper()
+        elif key == "maxTime":
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= MAX_TIME_LIMIT:
+                raise RequestError(f"overrideSettings: maxTime must be a number in [0, {MAX_TIME_LIMIT:g}]",
+                                   "overrideSettings", ident)
+            max_time = float(value)
         elif key in SEARCH_FIELDS:
             search_settings[key] = value
+        elif key in IGNORED_SETTINGS:
+            warnings.append(("overrideSettings", f"setting {key!r} {IGNORED_SETTINGS[key]}"))
         else:
             warnings.append(("overrideSettings", f"setting {key!r} ignored"))
     try:
         SearchConfig().with_overrides(search_settings)  # checked here, applied to the server's own defaults later
     except ValueError as exc:
         raise RequestError(f"overrideSettings: {exc}", "overrideSettings", ident) from None
-    report = obj.get("reportDuringSearchEvery")
-    if report is not None:
-        report = float(_number(obj, "reportDuringSearchEvery", ident, low=0.001, high=1e6))
-    return Query(
-        id=ident, rules=rules, initial_stones=stones, initial_player=player, moves=moves,
-        analyze_turns=sorted(set(turns)),
-        max_visits=int(_number(obj, "maxVisits", ident, default=DEFAULT_MAX_VISITS, low=1, high=MAX_VISITS_LIMIT,
-                               integer=True)),
-        include_ownership=_bool(obj, "includeOwnership", ident), include_policy=_bool(obj, "includePolicy", ident),
-        include_territory=_bool(obj, "includeTerritory", ident), report_every=report,
-        priority=int(_number(obj, "priority", ident, default=0, low=-(2 ** 31), high=2 ** 31, integer=True)),
-        pv_len=int(_number(obj, "analysisPVLen", ident, default=10, low=1, high=100, integer=True)),
-        perspective=perspective, search_settings=search_settings, warnings=warnings)
+    return perspective, search_settings, max_time
+
+
+def _priorities(obj: dict, turns: list, ident) -> dict:
+    """KataGo's ``priorities``: one priority per ``analyzeTurns`` entry -> {turn: priority}."""
+    if "priorities" not in obj:
+        return {}
+    value = obj["priorities"]
+    if not isinstance(value, list) or len(value) != len(turns) or not all(
+            _is_int(p) and -(2 ** 31) <= p <= 2 ** 31 for p in value):
+        raise RequestError("'priorities' must be a list of integers, one per analyzeTurns entry", "priorities",
+                           ident)
+    return dict(zip(turns, value))
+
+
+def _restrictions(obj: dict, name: str, size: int, ident) -> list:
+    """``avoidMoves`` / ``allowMoves``: [{"player": "B", "moves": ["C3", "pass"], "untilDepth": 1}, ...] ->
+    [MoveRestriction].  KataGo allows one ``allowMoves`` entry; pass stays allowed under ``allowMoves``."""
+    if name not in obj:
+        return []
+    value = obj[name]
+    if not isinstance(value, list) or (name == "allowMoves" and len(value) > 1):
+        raise RequestError(f"'{name}' must be a list of {{player, moves, untilDepth}} objects"
+                           + (" (at most one)" if name == "allowMoves" else ""), name, ident)
+    out = []
+    for entry in value:
+        if not isinstance(entry, dict) or not {"player", "moves", "untilDepth"} <= set(entry):
+            raise RequestError(f"'{name}' entries need 'player', 'moves' and 'untilDepth'", name, ident)
+        colour = parse_colour(entry["player"], name, ident)
+        depth = entry["untilDepth"]
+        if not _is_int(depth) or depth < 1:
+            raise RequestError(f"'{name}' untilDepth must be a positive integer", name, ident)
+        if not isinstance(entry["moves"], list):
+            raise RequestError(f"'{name}' moves must be a list of vertices", name, ident)
+        points = {parse_vertex(v, size, name, ident) for v in entry["moves"]}
+        if name == "allowMoves":
+            points.add(size * size)
+        out.append(MoveRestriction(colour, frozenset(points), int(depth), allow=name == "allowMoves"))
+    return out
 
 
 # -- responses ----------------------------------------------------------------------------------------------
@@ -329,6 +447,9 @@ class Snapshot:
     root_score: float  # mean final score, Black - White - komi
     ownership: "object" = None  # float [P] mean final owner, +1 Black
     territory: "object" = None  # float [P] CRF expected territory, +1 Black
+    ownership_stdev: "object" = None  # float [P] standard deviation of the final owner over the playouts
+    moves_ownership: "object" = None  # float [A, P] mean final owner of the playouts through each root move
+    pv_visits: dict | None = None  # action -> visits of each move of its principal variation
 
 
 def _round(value: float, digits: int = 6) -> float:
@@ -345,6 +466,7 @@ def move_infos(snap: Snapshot, perspective: str = "BLACK") -> list[dict]:
     visited = (np.asarray(snap.visits) > 0) & np.asarray(snap.legal)
     values = np.nan_to_num(np.asarray(snap.values, float), nan=0.0)
     order = [int(a) for a in rank_actions(snap.visits, snap.values) if visited[a]]
+    owner_sign = -1.0 if _owner_flip(snap.to_play, perspective) else 1.0
     infos = []
     for rank, action in enumerate(order):
         n = float(snap.visits[action])
@@ -360,7 +482,24 @@ def move_infos(snap: Snapshot, perspective: str = "BLACK") -> list[dict]:
             "lcb": _round(lcb), "utility": _round(2 * rate - 1), "order": rank,
             "pv": [vertex(a, snap.size) for a in snap.pvs.get(int(action), [int(action)])],
         })
+        if snap.pv_visits is not None:
+            infos[-1]["pvVisits"] = [int(v) for v in snap.pv_visits.get(int(action), [int(round(n))])]
+        if snap.moves_ownership is not None:
+            infos[-1]["ownership"] = _board_values(snap.moves_ownership[action], owner_sign)
     return infos
+
+
+def _board_values(values, sign: float = 1.0) -> list:
+    """float [P] -> a JSON list rounded to 4 digits, times ``sign`` (NaN/inf as 0)."""
+    import numpy as np
+
+    array = np.nan_to_num(np.asarray(values, np.float64), nan=0.0, posinf=0.0, neginf=0.0)
+    return np.round(sign * array, 4).tolist()
+
+
+def _owner_flip(to_play: int, perspective: str) -> bool:
+    """Whether ownership (and score) must change sign: Black's point of view -> the reporting perspective."""
+    return perspective == "WHITE" or (perspective == "SIDETOMOVE" and to_play == WHITE)
 
 
 def _flip(to_play: int, perspective: str) -> bool:
@@ -386,9 +525,11 @@ def build_response(ident, turn: int, snap: Snapshot, during_search: bool, query:
                      "scoreSelfplay": _round(score_sign * snap.root_score, 3), "utility": _round(2 * rate - 1)},
     }
     if query is not None and query.include_ownership and snap.ownership is not None:
-        out["ownership"] = [_round(owner_sign * v, 4) for v in snap.ownership]
+        out["ownership"] = _board_values(snap.ownership, owner_sign)
+    if query is not None and query.include_ownership_stdev and snap.ownership_stdev is not None:
+        out["ownershipStdev"] = _board_values(snap.ownership_stdev)
     if query is not None and query.include_territory and snap.territory is not None:
-        out["territory"] = [_round(owner_sign * v, 4) for v in snap.territory]
+        out["territory"] = _board_values(snap.territory, owner_sign)
     if query is not None and query.include_policy and policy is not None:
         out["policy"] = [_round(v) for v in policy]
     return out

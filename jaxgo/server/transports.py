@@ -2,22 +2,34 @@
 
 Every connection is one ``engine.Client``: its request lines go to ``AnalysisEngine.submit`` from the reading
 thread; responses are written by the client's own writer thread, so a slow or dead connection never blocks the
-device thread or other clients.  At end of input the connection waits until its queries are answered (KataGo's
-stdin behaviour; a half-closed socket still gets its answers); a peer that is gone is noticed at the next write
-and its remaining queries are dropped.  Lines longer than ``protocol.MAX_LINE_BYTES`` are answered with an
-error object and skipped.
+device thread or other clients.  At end of input the connection waits until every request is answered --
+queries and action acknowledgements alike (KataGo's stdin behaviour; a half-closed socket still gets all its
+answers) -- and the writer flushes them before the connection closes.
+
+A socket peer that closed (or crashed) looks like a half-close from here: both end our input.  So while a
+socket connection waits at end of input it writes an empty line every ``KEEPALIVE_SECONDS``: a half-closed peer
+reads and skips it (JSON-lines readers skip blank lines; ``jaxgo.server.client`` does), a vanished peer answers
+with a reset and the next write fails, which cancels the connection's searches at once instead of at their
+next response.  Lines longer than ``protocol.MAX_LINE_BYTES`` are answered with an error object and skipped.
+
+Servers track their connections: ``server_close`` shuts every open connection down and joins its thread, so a
+stopped server leaves no thread behind.
 """
 
 from __future__ import annotations
 
 import os
+import select
 import socket
 import socketserver
 import sys
 import threading
+import time
 
 from jaxgo.server.engine import AnalysisEngine, Client
 from jaxgo.server.protocol import MAX_LINE_BYTES
+
+KEEPALIVE_SECONDS = 0.25  # empty-line probe period while a socket connection waits for answers at end of input
 
 
 def read_lines(rfile, limit: int = MAX_LINE_BYTES):
@@ -41,20 +53,50 @@ def read_lines(rfile, limit: int = MAX_LINE_BYTES):
         yield line
 
 
-def serve_stream(engine: AnalysisEngine, rfile, write, name: str = "", wait_timeout: float | None = None) -> Client:
-    """Serve one connection: submit every line of ``rfile``; at EOF wait for the answers (or the peer's end)."""
+def serve_stream(engine: AnalysisEngine, rfile, write, name: str = "", wait_timeout: float | None = None,
+                 keepalive: bool = False) -> Client:
+    """Serve one connection: submit every line of ``rfile``; at EOF wait until every request is answered (or
+    the peer is gone: with ``keepalive`` an empty line probes a socket peer every ``KEEPALIVE_SECONDS``), then
+    flush the answers and close."""
     client = Client(write, name, on_close=engine.client_closed)
     try:
         for line in read_lines(rfile):
             if client.closed.is_set():
                 break
             engine.submit(client, line)
-        client.wait_idle(wait_timeout)
+        wait_answers(client, wait_timeout, keepalive)
     finally:
-        if not client.closed.is_set():
-            client.close()
+        client.close(flush_timeout=60.0)  # the writer thread writes what is queued, then ends
         engine.client_closed(client)
     return client
+
+
+def wait_answers(client: Client, timeout: float | None = None, keepalive: bool = False) -> bool:
+    """Wait until ``client`` has no request outstanding or is closed; with ``keepalive`` probe the peer with an
+    empty line every ``KEEPALIVE_SECONDS``.  Returns False when ``timeout`` ran out first."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while True:
+        step = KEEPALIVE_SECONDS if keepalive else 1.0
+        if deadline is not None:
+            step = min(step, max(0.0, deadline - time.monotonic()))
+        if client.wait_idle(step):
+            return True
+        if deadline is not None and time.monotonic() >= deadline:
+            return False
+        if keepalive:
+            client.keepalive()
+
+
+def peer_closed(sock) -> bool:
+    """Whether the peer of ``sock`` closed its side (for a connection on which it sends nothing more, such as
+    an HTTP request being answered): readable with no data, or an error."""
+    try:
+        readable, _, _ = select.select([sock], [], [], 0)
+        if not readable:
+            return False
+        return sock.recv(1, socket.MSG_PEEK) == b""
+    except (OSError, ValueError):
+        return True
 
 
 def serve_stdio(engine: AnalysisEngine, stdin=None, stdout=None) -> None:
@@ -78,7 +120,7 @@ class _Handler(socketserver.StreamRequestHandler):
         def write(line: str) -> None:
             sock.sendall(line.encode("utf-8") + b"\n")
 
-        serve_stream(self.server.engine, self.rfile, write, f"sock-{self.client_address!r}")
+        serve_stream(self.server.engine, self.rfile, write, f"sock-{self.client_address!r}", keepalive=True)
 
     def finish(self) -> None:
         try:
@@ -87,26 +129,64 @@ class _Handler(socketserver.StreamRequestHandler):
             pass
 
 
-class TcpServer(socketserver.ThreadingMixIn, socketserver.TCPServer):
+class ConnectionTracking:
+    """Mixin for threading socket servers: remembers each open connection and its thread; ``server_close``
+    shuts the connections down (each reader sees end of input, its searches are cancelled) and joins the
+    threads.  The threads stay daemons, so a process that never calls ``server_close`` still exits."""
+
     daemon_threads = True
+    join_timeout = 10.0
+
+    def init_tracking(self) -> None:
+        self._open: dict = {}  # request socket -> its thread
+        self._open_lock = threading.Lock()
+
+    def process_request_thread(self, request, client_address) -> None:
+        with self._open_lock:
+            self._open[request] = threading.current_thread()
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            with self._open_lock:
+                self._open.pop(request, None)
+
+    def open_connections(self) -> int:
+        with self._open_lock:
+            return len(self._open)
+
+    def server_close(self) -> None:
+        super().server_close()
+        with self._open_lock:
+            open_now = list(self._open.items())
+        for request, _ in open_now:
+            try:
+                request.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        for _, thread in open_now:
+            thread.join(self.join_timeout)
+
+
+class TcpServer(ConnectionTracking, socketserver.ThreadingMixIn, socketserver.TCPServer):
     allow_reuse_address = True
     request_queue_size = 256  # many front ends may connect at once
 
     def __init__(self, engine: AnalysisEngine, port: int, host: str = "127.0.0.1"):
         self.engine = engine
+        self.init_tracking()
         super().__init__((host, port), _Handler)
 
     def handle_error(self, request, client_address) -> None:  # a broken connection is not the server's problem
         print(f"jaxgo serve: connection {client_address!r}: {sys.exc_info()[1]!r}", file=sys.stderr)
 
 
-class UnixServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
-    daemon_threads = True
+class UnixServer(ConnectionTracking, socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     request_queue_size = 256  # a full Unix backlog refuses connections (EAGAIN) instead of queueing them
 
     def __init__(self, engine: AnalysisEngine, path: str):
         self.engine = engine
         self.path = path
+        self.init_tracking()
         if os.path.exists(path):
             probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             try:

@@ -5,7 +5,9 @@ Routes:
     GET  /static/NAME      static files
     GET  /api/stream?q=Q   Q is a URL-encoded JSON analysis query; the responses come back as server-sent
                            events (one ``data:`` line each), then ``event: done``.  Closing the stream (the
-                           page's EventSource) drops the query in the engine.
+                           page's EventSource) drops the query in the engine at once: the handler watches the
+                           socket for the browser's close and sends an SSE comment (``: keepalive``) every
+                           ``KEEPALIVE_SECONDS`` while no response is due.
     POST /api/query        a JSON query in the body; the final responses as a JSON list
     POST /api/sgf          SGF text in the body -> {"size", "komi", "initialStones", "initialPlayer", "moves"}
     GET  /api/version      the query_version answer
@@ -16,12 +18,15 @@ from __future__ import annotations
 import json
 import os
 import queue
+import sys
 import threading
+import time
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from jaxgo.server import protocol
 from jaxgo.server.engine import AnalysisEngine, Client
+from jaxgo.server.transports import KEEPALIVE_SECONDS, ConnectionTracking, peer_closed
 
 STATIC_DIR = os.path.join(os.path.dirname(__file__), "static")
 CONTENT_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
@@ -122,7 +127,10 @@ class _Handler(BaseHTTPRequestHandler):
     def _query(self, body: bytes) -> None:
         responses: queue.Queue = queue.Queue()
         client = self._collect(body, lambda line: responses.put(json.loads(line)))
-        client.wait_idle(600)
+        deadline = time.monotonic() + 600
+        while not client.wait_idle(KEEPALIVE_SECONDS) and time.monotonic() < deadline:
+            if peer_closed(self.connection):
+                client.mark_closed()  # the caller went away: drop its query
         client.close()
         out = []
         while not responses.empty():
@@ -144,10 +152,17 @@ class _Handler(BaseHTTPRequestHandler):
             client.close()  # flushes the queued responses into ``lines`` first
             lines.put(None)
 
-        threading.Thread(target=finish, daemon=True).start()
+        threading.Thread(target=finish, daemon=True, name="web-stream-finish").start()
         try:
             while True:
-                line = lines.get()
+                try:
+                    line = lines.get(timeout=KEEPALIVE_SECONDS)
+                except queue.Empty:
+                    if peer_closed(self.connection):
+                        raise ConnectionResetError("the page closed the stream") from None
+                    self.wfile.write(b": keepalive\n\n")  # an SSE comment: EventSource ignores it
+                    self.wfile.flush()
+                    continue
                 if line is None:
                     break
                 self.wfile.write(b"data: " + line.encode("utf-8") + b"\n\n")
@@ -158,11 +173,17 @@ class _Handler(BaseHTTPRequestHandler):
             client.mark_closed()  # the page went away: drop its query
 
 
-class WebServer(ThreadingHTTPServer):
-    daemon_threads = True
+class WebServer(ConnectionTracking, ThreadingHTTPServer):
     allow_reuse_address = True
     request_queue_size = 256
 
     def __init__(self, engine: AnalysisEngine, port: int, host: str = "127.0.0.1"):
         self.engine = engine
+        self.init_tracking()
         super().__init__((host, port), _Handler)
+
+    def handle_error(self, request, client_address) -> None:
+        """A browser that leaves early (broken pipe, reset) is normal: no traceback; other errors: one line."""
+        error = sys.exc_info()[1]
+        if not isinstance(error, (ConnectionError, TimeoutError)):
+            print(f"jaxgo serve: web request from {client_address!r}: {error!r}", file=sys.stderr)

@@ -184,3 +184,15 @@ def test_rule_policy_search_plays_the_capture():
     searcher = Searcher(game.rules, config, seed=4)
     result = searcher.search(game, playouts=512)
     assert point_to_gtp(result.move, 5) == "C2"
+
+
+def test_a_node_capped_tree_stops_growing_and_still_finds_the_capture():
+    # Searcher.max_nodes (the analysis server's memory cap): descents stop at the frontier of a full tree, the
+    # root's children are still made, and the search goes on with its playouts.
+    game = board_game(CAPTURE, BLACK)
+    searcher = Searcher(game.rules, SearchConfig(strategy="rave", **SMALL), seed=1)
+    searcher.max_nodes = 40
+    result = searcher.search(game, playouts=2048)
+    assert searcher.tree.size <= 40 + 26  # the cap, plus root children (always created)
+    assert result.playouts >= 2048 and point_to_gtp(result.move, 5) == "C2"
+    assert searcher.tree.root_visits().sum() == result.playouts  # every playout counted through a root move

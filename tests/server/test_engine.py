@@ -4,10 +4,12 @@ One engine (small batches: K = 8 leaves per search, at most 256 leaves per devic
 socket for the whole module, so the playout kernels compile once.  Positions are 5x5 and 9x9.
 """
 
+import collections
 import io
 import json
 import random
 import socket
+import struct
 import threading
 import time
 
@@ -141,7 +143,9 @@ def test_a_default_19x19_search_at_500_visits_is_a_tree_and_reports_the_gammas_p
 def test_illegal_moves_and_bad_setup_get_error_objects(server):
     client = ServerClient(server["unix"])
     bad = client.query(query("occupied", moves=[("B", "C3"), ("W", "C3")]))
-    assert bad.get(TIMEOUT) == {"error": "illegal move 2 (C3): occupied", "field": "moves", "id": "occupied"}
+    # KataGo's text: the 0-based index of the move in "moves", then the vertex (KaTrain tests "Illegal move" in it)
+    assert bad.get(TIMEOUT) == {"error": "Illegal move 1: C3", "field": "moves", "id": "occupied",
+                                "reason": "occupied"}
     good = client.query(query("after", moves=[("B", "C3")]))
     check_sane(good.results(TIMEOUT)[0], 5, 32, "W")
     client.close()
@@ -182,67 +186,129 @@ def test_disconnect_mid_query_does_not_disturb_others(server):
     assert not any(t.query.id.startswith("gone") for t in server["engine"]._active)
 
 
+def read_json_lines(sock, counts, until):
+    """Read JSON lines from a raw socket until ``until(objects)`` holds or the server closes; blank lines are
+    keep-alive probes; anything else that is not a JSON object counts as a framing error."""
+    reader = sock.makefile("rb")
+    objects = []
+    while not until(objects):
+        line = reader.readline()
+        if not line:
+            break
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except ValueError:
+            counts["framing_errors"] += 1
+            continue
+        if not isinstance(value, dict):
+            counts["framing_errors"] += 1
+            continue
+        objects.append(value)
+    return objects
+
+
 def run_load(server, clients, per_client, seed=0):
-    """``clients`` connections each sending ``per_client`` queries (mixed sizes, every 4th malformed)."""
+    """``clients`` raw connections each sending ``per_client`` queries (mixed sizes, every 4th malformed, plus two
+    garbage lines).  Every 4th client half-closes after sending and reads to the end; every 8th (from the 7th)
+    also sends a 4,194,304-visit query and vanishes (a reset) after its answers: that search must be dropped."""
+    counts = collections.Counter()
     failures, finished = [], []
+    lock = threading.Lock()
 
     def one(index):
         rng = random.Random(seed * 1000 + index)
-        address = server["tcp"] if index % 2 else server["unix"]
+        half_close, vanish = index % 4 == 1, index % 8 == 6
+        family = socket.AF_INET if index % 2 else socket.AF_UNIX
+        target = ("127.0.0.1", int(server["tcp"].rsplit(":", 1)[1])) if index % 2 else server["unix"][5:]
+        local = collections.Counter()
         try:
-            client = ServerClient(address)
+            sock = socket.socket(family, socket.SOCK_STREAM)
+            sock.settimeout(TIMEOUT)
+            sock.connect(target)
         except OSError as exc:
             failures.append(f"client {index} could not connect: {exc!r}")
             return
         try:
-            expected = {}
+            expected, lines = {}, []
             for k in range(per_client):
                 ident = f"c{index}-{k}"
                 size = rng.choice([5, 9])
                 if k % 4 == 3:  # malformed: an off-board move
-                    client.send(query(ident, size=size, moves=[("B", "Z1")]))
+                    lines.append(query(ident, size=size, moves=[("B", "Z1")]))
                     expected[ident] = "error"
                     continue
                 first = rng.choice(["C3", "B2", "D4"])
-                client.send(query(ident, size=size, moves=[("B", first)], visits=32))
+                lines.append(query(ident, size=size, moves=[("B", first)], visits=32))
                 expected[ident] = (size, first)
-            raw = ("{not json\n" + "\x00\xff garbage\n").encode("latin-1")
-            client.sock.sendall(raw)  # two more malformed lines without an id
+            if vanish:
+                lines.append(query(f"vanish{index}", size=5, visits=4194304))
+            payload = "".join(json.dumps(line) + "\n" for line in lines).encode()
+            sock.sendall(payload + b"{not json\n\x00\xff garbage\n")  # two more malformed lines without an id
+            local["inputs"] += len(lines) + 2
+            if half_close:
+                sock.shutdown(socket.SHUT_WR)
+
+            def complete(objects):
+                ids = {o.get("id") for o in objects if "turnNumber" in o or "error" in o}
+                return not half_close and set(expected) <= ids and sum("id" not in o for o in objects) >= 2
+
+            objects = read_json_lines(sock, local, complete)
             seen = {}
-            # responses come back on the shared "other" queue (the queries were sent without query())
-            stray = 0
-            while len(seen) < len(expected) or stray < 2:
-                response = client.other(TIMEOUT)
+            for response in objects:
                 ident = response.get("id")
                 if ident is None:
                     assert "error" in response
-                    stray += 1
+                    local["id_less_errors"] += 1
+                    continue
+                if ident.startswith("vanish"):
                     continue
                 assert ident in expected and ident not in seen, f"unexpected or duplicate {ident}"
                 seen[ident] = response
+            local["queries_lost"] += len(set(expected) - set(seen))
             for ident, want in expected.items():
-                response = seen[ident]
+                response = seen.get(ident)
+                if response is None:
+                    continue
                 if want == "error":
-                    assert response["field"] == "moves" and "error" in response
+                    assert response["field"] == "moves" and "Illegal move" not in response["error"]
                 else:
                     size, first = want
                     check_sane(response, size, 32, "W")
                     assert all(m["move"] != first for m in response["moveInfos"])  # occupied point
-            finished.append(index)
+            if vanish:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0)) \
+                    if family == socket.AF_INET else None
+            with lock:
+                finished.append(index)
         except Exception as exc:  # collected and reported by the main thread
             failures.append(f"client {index}: {exc!r}")
         finally:
-            client.close()
+            sock.close()
+            with lock:
+                counts.update(local)
 
     threads = [threading.Thread(target=one, args=(i,)) for i in range(clients)]
     for t in threads:
         t.start()
     for t in threads:
         t.join(TIMEOUT * 2)
-    assert not any(t.is_alive() for t in threads), "a client hung"
+    counts["hangs"] = sum(t.is_alive() for t in threads)
+    counts["crashes"] = int(not server["engine"].running)
+    deadline = time.time() + 60
+    while time.time() < deadline and any(t.query.id.startswith("vanish") for t in list(server["engine"]._active)):
+        time.sleep(0.1)
+    counts["searches_left_by_vanished_clients"] = sum(t.query.id.startswith("vanish")
+                                                      for t in list(server["engine"]._active))
+    print(f"\nload {clients} clients x {per_client} queries: " + ", ".join(
+        f"{k} {counts[k]}" for k in ("inputs", "crashes", "hangs", "framing_errors", "queries_lost",
+                                      "searches_left_by_vanished_clients")))
     assert not failures, failures[:3]
     assert sorted(finished) == list(range(clients))
-    assert server["engine"].running
+    for key in ("hangs", "crashes", "framing_errors", "queries_lost", "searches_left_by_vanished_clients"):
+        assert counts[key] == 0, (key, counts)
+    assert counts["id_less_errors"] == 2 * clients
 
 
 def test_load_32_clients(server):
@@ -318,3 +384,152 @@ def test_territory_field(server):
     client.close()
     assert len(result["territory"]) == 25 and all(-1 <= v <= 1 for v in result["territory"])
     assert result["territory"][12] > 0  # the black stone's own point
+
+
+# -- KataGo's query fields as KaTrain uses them ------------------------------------------------------------------
+def responses_until_final(stream):
+    """Every response of a one-turn query (warnings and reports included) up to its final one."""
+    out = []
+    while not out or not ("turnNumber" in out[-1] and not out[-1]["isDuringSearch"]):
+        out.append(stream.get(TIMEOUT))
+        assert "error" not in out[-1], out[-1]
+    return out
+
+
+def test_katrain_pondering_query_runs_until_terminated(server):
+    # KaTrain's pondering: maxVisits 10,000,000 with reports every 0.25 s, stopped by terminate.
+    client = ServerClient(server["tcp"])
+    stream = client.query(query("ponder", size=9, visits=10_000_000, reportDuringSearchEvery=0.25,
+                                overrideSettings={"reportAnalysisWinratesAs": "BLACK", "wideRootNoise": 0.04}))
+    warning = stream.get(TIMEOUT)
+    assert warning["field"] == "overrideSettings" and "wideRootNoise" in warning["warning"]
+    assert stream.get(TIMEOUT)["isDuringSearch"] is True
+    client.send({"id": "stop-ponder", "action": "terminate", "terminateId": "ponder"})
+    final = responses_until_final(stream)[-1]
+    assert 0 < final["rootInfo"]["visits"] < 10_000_000
+    assert client.other(TIMEOUT) == {"id": "stop-ponder", "action": "terminate", "terminateId": "ponder"}
+    client.close()
+
+
+def test_max_time_ends_a_search_by_itself(server):
+    # KaTrain sends maxTime in overrideSettings; top level works too.
+    client = ServerClient(server["unix"])
+    for ident, extra in (("t1", {"overrideSettings": {"maxTime": 0.3}}), ("t2", {"maxTime": 0.3})):
+        final = responses_until_final(client.query(query(ident, visits=10_000_000, **extra)))[-1]
+        assert 0 < final["rootInfo"]["visits"] < 10_000_000
+    client.close()
+
+
+def test_moves_ownership_stdev_and_pv_visits(server):
+    client = ServerClient(server["tcp"])
+    stream = client.query(query("mo", moves=[("B", "C3")], initialStones=ascii_stones(ALIVE), visits=64,
+                                includeOwnership=True, includeMovesOwnership=True, includeOwnershipStdev=True,
+                                includePVVisits=True))
+    final = responses_until_final(stream)[-1]
+    client.close()
+    infos = final["moveInfos"]
+    for info in infos:
+        assert len(info["ownership"]) == 25 and all(-1 <= v <= 1 for v in info["ownership"])
+        assert info["pvVisits"][0] == info["visits"] and len(info["pvVisits"]) <= len(info["pv"])
+        assert all(a >= b for a, b in zip(info["pvVisits"], info["pvVisits"][1:]))
+    # Every playout went through one root move: the visit-weighted mean of the per-move ownership is the
+    # position's ownership.
+    total = sum(info["visits"] for info in infos)
+    for point in range(25):
+        mean = sum(info["visits"] * info["ownership"][point] for info in infos) / total
+        assert abs(mean - final["ownership"][point]) < 2e-3
+    assert all(0 <= v <= 1 for v in final["ownershipStdev"])
+    assert final["ownershipStdev"][0] < 0.05 < max(final["ownershipStdev"][10:15])  # A5: Black eye; row 3 open
+
+
+def test_avoid_and_allow_moves(server):
+    client = ServerClient(server["unix"])
+    avoided = ["C3", "B2", "D4", "C2", "B3"]
+    # KaTrain's "find alternatives": the moves already known, for the player to move, untilDepth 1.
+    first = responses_until_final(client.query(query("avoid", visits=64, avoidMoves=[
+        {"player": "B", "moves": avoided, "untilDepth": 1}])))[-1]
+    assert not {m["move"] for m in first["moveInfos"]} & set(avoided)
+    # Deeper: White may not answer at the avoided points at depths 1 and 2 (Black's moves are free).
+    deep = responses_until_final(client.query(query("deep", visits=128, avoidMoves=[
+        {"player": "W", "moves": avoided, "untilDepth": 3}])))[-1]
+    for info in deep["moveInfos"]:
+        assert info["pv"][1:2] == [] or info["pv"][1] not in avoided
+    # KaTrain's region of interest: allowMoves (pass stays allowed).
+    region = responses_until_final(client.query(query("allow", visits=64, allowMoves=[
+        {"player": "B", "moves": ["A5", "B5", "A4"], "untilDepth": 1}])))[-1]
+    assert {m["move"] for m in region["moveInfos"]} <= {"A5", "B5", "A4", "pass"}
+    client.close()
+
+
+def test_per_turn_priorities_and_ignored_fields_warn(server):
+    client = ServerClient(server["tcp"])
+    stream = client.query(query("pri", moves=[("B", "C3")], analyzeTurns=[0, 1], priorities=[5, -5],
+                                rootPolicyTemperature=1.5, humanSLProfile="rank_1d",
+                                overrideSettings={"humanSLProfile": "rank_1d"}))
+    responses = []
+    while sum("turnNumber" in r for r in responses) < 2:
+        responses.append(stream.get(TIMEOUT))
+    client.close()
+    warnings = {(r["field"], r["warning"].split(":")[0]) for r in responses if "warning" in r}
+    assert ("rootPolicyTemperature", "ignored") in warnings and ("humanSLProfile", "unknown field ignored") in warnings
+    assert any(field == "overrideSettings" and "humanSLProfile" in text
+               for field, text in ((r["field"], r["warning"]) for r in responses if "warning" in r))
+    assert sorted(r["turnNumber"] for r in responses if "turnNumber" in r) == [0, 1]
+
+
+def test_a_full_tree_stops_growing_and_the_search_goes_on():
+    config = small_config()
+    config.max_tree_mb = 0.01  # the floor: room for the root's children and two rounds of leaves
+    engine = AnalysisEngine(config).start()
+    try:
+        conn = LocalConnection(engine)
+        stream = conn.query(query("cap", visits=2000, reportDuringSearchEvery=0.05))
+        responses = responses_until_final(stream)
+        conn.close()
+    finally:
+        engine.stop(wait=False, timeout=30)
+    warnings = [r for r in responses if "warning" in r]
+    assert len(warnings) == 1 and warnings[0]["field"] == "maxVisits" and "capped tree" in warnings[0]["warning"]
+    nodes = int(warnings[0]["warning"].split(" at ")[1].split()[0])
+    assert nodes <= (26 + 2 * 8) + 26  # the cap (A + 2K), plus root children, which are always created
+    final = responses[-1]
+    check_sane(final, 5, 2000, "B")  # the search ran to maxVisits in the capped tree
+
+
+# -- fairness and per-query limits -----------------------------------------------------------------------------
+def test_one_client_with_many_turns_does_not_starve_another(server):
+    # Client A: 120 passes on 5x5 and every turn analysed; client B: one query sent afterwards.  With fair
+    # scheduling B's answer comes back while A still has most of its turns to go.
+    big = ServerClient(server["tcp"])
+    moves = [("B" if k % 2 == 0 else "W", "pass") for k in range(120)]
+    big_stream = big.query(query("many", moves=moves, analyzeTurns=list(range(121)), visits=64))
+    # A terminate of nothing is acknowledged by the device thread after it took the big query in (one inbox).
+    big.send({"id": "sync", "action": "terminate", "terminateId": "nothing"})
+    assert big.other(TIMEOUT)["id"] == "sync"
+    small = ServerClient(server["unix"])
+    answer = small.query(query("small", moves=[("B", "C3")], visits=32)).results(TIMEOUT)[0]
+    check_sane(answer, 5, 32, "W")
+    done_before = big_stream.queue.qsize()  # the big query's turns answered before the small one's
+    assert done_before < 121 // 2  # in arrival order the small query would come after 90 of them
+    results = big_stream.results(TIMEOUT)
+    big.close()
+    small.close()
+    assert len(results) == 121 and all("error" not in r for r in results)
+
+
+def test_oversized_queries_get_clear_errors_at_once(server):
+    # The exact inputs of the issue: 19x19, 2,000 passes, analyzeTurns 0..2000, maxVisits 8 (41 KB, 4.97 GB
+    # before), and 60,000 passes (900 KB, blocked the device thread 14 s).
+    client = ServerClient(server["tcp"])
+    for count in (2000, 60000):
+        moves = [["B" if k % 2 == 0 else "W", "pass"] for k in range(count)]
+        line = {"id": f"huge{count}", "moves": moves, "rules": "chinese", "komi": 7.5, "boardXSize": 19,
+                "boardYSize": 19, "maxVisits": 8}
+        if count == 2000:
+            line["analyzeTurns"] = list(range(count + 1))
+        error = client.query(line).get(TIMEOUT)
+        assert error == {"error": f"'moves' has {count} moves; at most 1500 per query", "field": "moves",
+                         "id": f"huge{count}"}
+    answer = client.query(query("after-huge", visits=32)).results(TIMEOUT)[0]
+    check_sane(answer, 5, 32, "B")
+    client.close()

@@ -148,3 +148,108 @@ def test_analyze_arguments():
     for bad in (["interval"], ["ownership", "maybe"], ["frobnicate", "1"], ["avoid", "b"]):
         with pytest.raises(GtpError):
             parse_analyze_args(bad, 1)
+
+
+# -- KataGo's fields as KaTrain sends them ------------------------------------------------------------------------
+def katrain_query(**extra):
+    """A query as KaTrain's KataGoEngine.request_analysis builds it (katrain/core/engine.py, version 1.20)."""
+    query = {"id": "QUERY:1", "rules": "japanese", "priority": 0, "analyzeTurns": [2], "maxVisits": 10_000_000,
+             "komi": 6.5, "boardXSize": 19, "boardYSize": 19, "includeOwnership": True,
+             "includeMovesOwnership": True, "includePolicy": True, "initialStones": [], "initialPlayer": "B",
+             "moves": [["B", "Q16"], ["W", "D4"]], "reportDuringSearchEvery": 0.25,
+             "overrideSettings": {"reportAnalysisWinratesAs": "BLACK", "wideRootNoise": 0.04, "maxTime": 8.0}}
+    query.update(extra)
+    return query
+
+
+def test_katrain_queries_parse_with_a_warning_for_each_ignored_setting():
+    q = protocol.parse_request(katrain_query())
+    assert q.max_visits == 10_000_000 and q.max_time == 8.0 and q.include_moves_ownership and q.include_policy
+    assert q.report_every == 0.25 and q.perspective == "BLACK"
+    fields = [(field, text.split(":")[0]) for field, text in q.warnings]
+    assert ("rules", "territory scoring is not supported; area scoring is used") in fields
+    assert any(f == "overrideSettings" and "wideRootNoise" in t for f, t in q.warnings)
+    q = protocol.parse_request(katrain_query(overrideSettings={"humanSLProfile": "rank_1d", "antiMirror": True}))
+    texts = [t for f, t in q.warnings if f == "overrideSettings"]
+    assert any("humanSLProfile" in t and "no human" in t for t in texts) and any("antiMirror" in t for t in texts)
+    for name in ("rootPolicyTemperature", "rootFpuReductionMax", "includeNoResultValue"):
+        assert any(f == name for f, _ in protocol.parse_request(base(**{name: 1})).warnings)
+    assert not protocol.parse_request(base(whiteHandicapBonus="0")).warnings  # what this engine does anyway
+    assert protocol.parse_request(base(whiteHandicapBonus="N")).warnings[0][0] == "whiteHandicapBonus"
+    assert protocol.parse_request(base(rules="new zealand")).rules.suicide  # KaTrain's spelling
+
+
+def test_visits_time_moves_and_turns_limits():
+    assert protocol.parse_request(base(maxVisits=protocol.MAX_VISITS_LIMIT)).max_visits == protocol.MAX_VISITS_LIMIT
+    with pytest.raises(RequestError, match="maxVisits"):
+        protocol.parse_request(base(maxVisits=protocol.MAX_VISITS_LIMIT + 1))
+    assert protocol.parse_request(base(maxTime=2.5)).max_time == 2.5
+    for bad in ({"maxTime": -1}, {"overrideSettings": {"maxTime": "soon"}}):
+        with pytest.raises(RequestError):
+            protocol.parse_request(base(**bad))
+    passes = [["B" if k % 2 == 0 else "W", "pass"] for k in range(protocol.MAX_QUERY_MOVES + 1)]
+    with pytest.raises(RequestError) as info:
+        protocol.parse_request(base(moves=passes))
+    assert info.value.to_json() == {"error": "'moves' has 1501 moves; at most 1500 per query", "field": "moves",
+                                    "id": "q"}
+    q = protocol.parse_request(base(moves=passes[:-1], analyzeTurns=list(range(1501)), boardXSize=19,
+                                    boardYSize=19))
+    assert len(q.analyze_turns) == protocol.MAX_ANALYZE_TURNS
+
+
+def test_avoid_allow_and_priorities_are_parsed_and_checked():
+    q = protocol.parse_request(base(avoidMoves=[{"player": "W", "moves": ["A9", "pass"], "untilDepth": 2}],
+                                    allowMoves=[{"player": "B", "moves": ["E5"], "untilDepth": 1}],
+                                    analyzeTurns=[0, 2], priorities=[3, -1]))
+    avoid, allow = q.restrictions
+    assert (avoid.colour, avoid.points, avoid.until_depth, avoid.allow) == (-1, frozenset({0, 81}), 2, False)
+    assert allow.allow and allow.points == frozenset({40, 81})  # pass stays allowed
+    assert q.turn_priority(0) == 3 and q.turn_priority(2) == -1
+    for bad in ({"avoidMoves": [{"player": "B", "moves": ["E5"]}]},
+                {"avoidMoves": [{"player": "B", "moves": ["Z1"], "untilDepth": 1}]},
+                {"avoidMoves": [{"player": "B", "moves": ["E5"], "untilDepth": 0}]},
+                {"allowMoves": [{"player": "B", "moves": ["E5"], "untilDepth": 1}] * 2},
+                {"priorities": [1, 2, 3]}):
+        with pytest.raises(RequestError) as info:
+            protocol.parse_request(base(**bad))
+        assert info.value.field in bad
+
+
+def test_moves_ownership_stdev_and_pv_visits_in_responses():
+    query = protocol.parse_request({"id": "r", "moves": [], "rules": "chinese", "boardXSize": 3, "boardYSize": 3,
+                                    "includeMovesOwnership": True, "includeOwnershipStdev": True,
+                                    "includePVVisits": True, "includeOwnership": True})
+    snap = snapshot(to_play=-1)
+    snap.moves_ownership = np.tile(np.linspace(-1, 1, 9), (10, 1))
+    snap.ownership_stdev = np.full(9, 0.25)
+    snap.pv_visits = {4: [30, 12], 0: [10], 9: [2]}
+    out = protocol.build_response("r", 0, snap, False, query, "WHITE")
+    first = out["moveInfos"][0]
+    assert first["pvVisits"] == [30, 12] and first["ownership"][0] == 1.0  # White's point of view
+    assert out["ownershipStdev"] == [0.25] * 9 and out["ownership"][0] == 1.0
+    json.loads(protocol.dumps(out))
+
+
+def test_parse_request_answers_any_json_object_with_a_request_or_a_request_error():
+    hypothesis = pytest.importorskip("hypothesis")
+    from hypothesis import strategies as st
+
+    leaves = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8)
+    values = st.recursive(leaves, lambda inner: st.lists(inner, max_size=4)
+                          | st.dictionaries(st.text(max_size=6), inner, max_size=4), max_leaves=10)
+    keys = st.sampled_from(sorted(protocol.KNOWN_FIELDS | set(protocol.IGNORED_FIELDS) | {"terminateId"}))
+
+    @hypothesis.settings(max_examples=300, deadline=None, database=None, derandomize=True)
+    @hypothesis.given(obj=st.dictionaries(keys, values, max_size=8), base_fields=st.booleans())
+    def check(obj, base_fields):
+        obj = {**base(), **obj} if base_fields else obj
+        try:
+            request = protocol.parse_request(obj)
+        except RequestError as exc:
+            error = exc.to_json()
+            assert isinstance(error["error"], str) and error["error"]
+            json.loads(protocol.dumps(error))
+        else:
+            assert isinstance(request, (protocol.Query, protocol.Action))
+
+    check()

@@ -7,7 +7,10 @@ otherwise).  Set JAXGO_WEB_SCREENSHOT=PATH to keep the screenshot (docs/figures/
 import json
 import os
 import shutil
+import socket
+import struct
 import time
+import urllib.parse
 import urllib.request
 
 import numpy as np
@@ -25,15 +28,21 @@ GAME = (b"(;GM[1]FF[4]SZ[9]KM[7.5]PB[black]PW[white];B[ee];W[ec];B[dc];W[ed];B[c
 
 
 @pytest.fixture(scope="module")
-def base_url():
+def web():
     engine = AnalysisEngine(EngineConfig(search=SearchConfig(playouts="light", bias_c2=0.0, leaves_per_batch=8), max_boards=256,
                                          buckets=(256,))).start()
-    web = WebServer(engine, 0)
-    transports.start_in_thread(web)
-    yield f"http://127.0.0.1:{web.server_address[1]}"
-    web.shutdown()
-    web.server_close()
-    engine.stop(wait=False, timeout=30)
+    server = WebServer(engine, 0)
+    transports.start_in_thread(server)
+    yield {"url": f"http://127.0.0.1:{server.server_address[1]}", "engine": engine, "server": server}
+    server.shutdown()
+    server.server_close()
+    assert server.open_connections() == 0
+    assert engine.stop(wait=False, timeout=30)
+
+
+@pytest.fixture(scope="module")
+def base_url(web):
+    return web["url"]
 
 
 def fetch(url, data=None):
@@ -150,3 +159,51 @@ def check_screenshot(path, plain_path):
     assert shaded > 0.2, "no ownership shading"
     graph = image[:, 600:]
     assert np.any(np.all(np.abs(graph - np.array([0x33, 0x66, 0xCC]) / 255) < 0.08, axis=-1)), "no win-rate graph"
+
+
+def open_stream(url, query):
+    """A raw socket with the request of an /api/stream for ``query`` sent and the headers read."""
+    host, port = url[len("http://"):].split(":")
+    sock = socket.create_connection((host, int(port)), timeout=TIMEOUT)
+    path = "/api/stream?q=" + urllib.parse.quote(json.dumps(query))
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+    reader = sock.makefile("rb")
+    while reader.readline() not in (b"\r\n", b""):
+        pass
+    return sock, reader
+
+
+def wait_until_gone(engine, ident, seconds=60):
+    deadline = time.time() + seconds
+    while time.time() < deadline and any(t.query.id == ident for t in list(engine._active)):
+        time.sleep(0.05)
+    return not any(t.query.id == ident for t in list(engine._active))
+
+
+def test_dropped_streams_cancel_their_queries_without_tracebacks(web, capfd):
+    # Six pages that leave: three after the first report (the browser closes the EventSource), three before
+    # any (a long search without reports: only the socket watch can notice).  Each query would run for
+    # 10,000,000 playouts; all are dropped, and the server prints no BrokenPipeError traceback.
+    for k in range(6):
+        query = {"id": f"drop{k}", "moves": [["B", "E5"]], "rules": "chinese", "boardXSize": 9, "boardYSize": 9,
+                 "maxVisits": 10_000_000}
+        if k < 3:
+            query["reportDuringSearchEvery"] = 0.1
+        sock, reader = open_stream(web["url"], query)
+        if k < 3:
+            line = reader.readline()
+            while line in (b": keepalive\n", b"\n"):  # SSE comments while the search starts
+                line = reader.readline()
+            assert line.startswith(b"data: ")
+        else:
+            deadline = time.time() + TIMEOUT
+            while not any(t.query.id == query["id"] and t.started for t in list(web["engine"]._active)):
+                assert time.time() < deadline
+                time.sleep(0.05)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # reset, as a killed tab
+        reader.close()
+        sock.close()
+        assert wait_until_gone(web["engine"], query["id"]), f"query drop{k} still searching"
+    time.sleep(0.5)
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "BrokenPipeError" not in err

@@ -1,0 +1,241 @@
+"""One analysed turn of a query (``Task``), its statistics and read-outs, and the scheduling rules over tasks.
+
+A task is created when its query arrives (a game copy, a few small arrays) and *started* when the device thread
+first selects leaves for it: then it gets its ``Searcher`` and tree.  ``fair_order`` decides which tasks a
+round serves first (priority, then one task per client in turn, so one client's many turns cannot starve
+another client), and ``EngineConfig.max_running_searches`` bounds how many trees exist at once.
+
+Memory: a tree node holds the position and [A] arrays of child statistics (``tree_bytes_per_node``: about 4.8 KB
+on 9x9 and 21 KB on 19x19).  ``node_cap`` turns the engine's tree memory budget into a node limit per search;
+a search that reaches it goes on in the capped tree (``Searcher.max_nodes``: descents stop at the frontier) and
+its client gets one warning.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+
+import numpy as np
+
+from jaxgo.search.config import SearchConfig
+from jaxgo.server import positions, protocol
+from jaxgo.server.protocol import Query
+
+STATE_BYTES_PER_POINT = 1 + 4 * 4  # stones int8, chain / lib_count / lib_sum / lib_sumsq int32 (tree.STATE_FIELDS)
+CHILD_BYTES_PER_ACTION = 8 * 4 + 4 + 4 + 1  # visits, values, rave visits, rave values f64; prior f32; index i32; legal
+
+
+def tree_bytes_per_node(size: int) -> int:
+    """Bytes one search-tree node takes on a ``size`` board (its position and its [A] child arrays)."""
+    points = size * size
+    return points * STATE_BYTES_PER_POINT + (points + 1) * CHILD_BYTES_PER_ACTION + 64
+
+
+def node_cap(size: int, budget_bytes: float, leaves: int) -> int:
+    """Most nodes a search may hold within ``budget_bytes`` -- kept below a power of two, since the tree doubles
+    its storage when full -- and never fewer than room for the root's children and two rounds of leaves."""
+    actions = size * size + 1
+    nodes = int(budget_bytes // tree_bytes_per_node(size))
+    capacity = 1
+    while capacity * 2 <= nodes:
+        capacity *= 2
+    return max(capacity - actions - leaves, actions + 2 * leaves)
+
+
+@dataclasses.dataclass
+class QueryState:
+    """Turns of one query still to be answered (the client's outstanding count drops when all are)."""
+
+    left: int
+
+
+@dataclasses.dataclass
+class Task:
+    """One analysed turn of one query: created on arrival, started (Searcher and tree) when first served."""
+
+    client: object  # engine.Client
+    query: Query
+    turn: int
+    seq: int
+    group: QueryState
+    game: object  # jaxgo.go.game.Game at this turn
+    config: SearchConfig  # the server's search config with the query's overrideSettings
+    evaluator: object  # shared by the tasks of one batch key
+    searcher: object = None
+    job: object = None
+    terminated: bool = False
+    cancelled: bool = False
+    started_at: float | None = None
+    last_report: float = 0.0
+    capped: bool = False  # the tree reached its node cap (warned once)
+    owner_sum: np.ndarray | None = None  # [P] summed final ownership (+1 Black)
+    owner_abs_sum: np.ndarray | None = None  # [P] summed |ownership| (= squares: owners are -1, 0, +1)
+    owner_n: int = 0
+    score_sum: np.ndarray | None = None  # [A] summed final scores per root move
+    score_n: np.ndarray | None = None  # [A] playouts per root move
+    moves_owner_sum: np.ndarray | None = None  # [A, P] summed ownership per root move (includeMovesOwnership)
+    root_score_sum: float = 0.0
+    depths: np.ndarray | None = None  # int [nodes] depth below the root (only with deep avoid/allowMoves)
+
+    @property
+    def priority(self) -> int:
+        return self.query.turn_priority(self.turn)
+
+    @property
+    def komi(self) -> float:
+        return float(self.query.rules.komi)
+
+    @property
+    def started(self) -> bool:
+        return self.job is not None
+
+    @property
+    def batch_key(self) -> tuple:
+        """Tasks with equal keys share device calls: board size, playout policy, gammas, playouts per leaf."""
+        cfg = self.config
+        return (self.query.size, cfg.playouts, cfg.gammas, cfg.playouts_per_leaf)
+
+    @property
+    def live(self) -> bool:
+        return not self.cancelled and not self.client.closed.is_set()
+
+    # -- life cycle -------------------------------------------------------------------------------------------
+    def start(self, seed: int, max_nodes: int) -> None:
+        """Create the Searcher and the tree, apply avoid/allowMoves at the root, allocate the statistics."""
+        from jaxgo.search.mcts import Searcher
+
+        self.searcher = Searcher(self.game.rules, self.config, evaluator=self.evaluator, seed=seed)
+        self.searcher.max_nodes = max_nodes
+        self.job = self.searcher.start_tree_search(self.game)
+        self.started_at = self.last_report = time.perf_counter()
+        actions = self.query.size ** 2 + 1
+        self.owner_sum = np.zeros(actions - 1)
+        self.owner_abs_sum = np.zeros(actions - 1)
+        self.score_sum, self.score_n = np.zeros(actions), np.zeros(actions)
+        if self.query.include_moves_ownership:
+            self.moves_owner_sum = np.zeros((actions, actions - 1))
+        if self.query.restrictions:
+            tree = self.job.tree
+            self.depths = np.zeros(tree.capacity, np.int32)
+            self._restrict(np.array([tree.root]))
+
+    def release(self) -> None:
+        """Drop the tree and the statistics (the task is answered or cancelled): the memory goes back at once."""
+        self.searcher = self.job = self.game = None
+        self.owner_sum = self.owner_abs_sum = self.score_sum = self.score_n = self.moves_owner_sum = None
+        self.depths = None
+
+    def finished(self, now: float) -> bool:
+        """maxVisits reached, maxTime spent, terminated, or nothing left to search at the root."""
+        job = self.job
+        if self.terminated:
+            return True
+        if job is None:
+            return False
+        if job.done >= self.query.max_visits or job.exhausted:
+            return True
+        return self.query.max_time is not None and job.done > 0 and now - self.started_at >= self.query.max_time
+
+    def after_select(self, size_before: int) -> None:
+        """Apply avoid/allowMoves to the nodes the last ``select_leaves`` created (before anyone descends them)."""
+        tree = self.job.tree
+        if self.depths is not None and tree.size > size_before:
+            self._restrict(np.arange(size_before, tree.size))
+
+    def _restrict(self, nodes: np.ndarray) -> None:
+        tree, query = self.job.tree, self.query
+        if len(self.depths) < tree.capacity:
+            self.depths = np.concatenate([self.depths, np.zeros(tree.capacity - len(self.depths), np.int32)])
+        parents = tree.parents[nodes]
+        self.depths[nodes] = np.where(parents >= 0, self.depths[np.maximum(parents, 0)] + 1, 0)
+        limit = positions.max_restricted_depth(query)
+        for node in nodes[self.depths[nodes] < limit]:
+            forbidden = positions.forbidden_actions(query, int(tree.to_play[node]), int(self.depths[node]),
+                                                    tree.num_actions)
+            if forbidden is not None:
+                tree.children_legal[node] &= ~forbidden
+        if tree.root in nodes and not tree.children_legal[tree.root].any():
+            self.job.exhausted = True
+
+    def accumulate(self, final: np.ndarray, owner: np.ndarray) -> None:
+        """Per-root-move score sums and ownership from this round's playouts (final [n, L], owner [n, L, P])."""
+        paths = self.job.pending[0]
+        actions = np.array([path[0][1] if path else -1 for path in paths], np.int64)
+        sums = final.sum(axis=1)
+        ok = actions >= 0
+        np.add.at(self.score_sum, actions[ok], sums[ok])
+        np.add.at(self.score_n, actions[ok], final.shape[1])
+        self.root_score_sum += float(sums.sum())
+        self.owner_sum += owner.sum(axis=(0, 1))
+        self.owner_abs_sum += np.abs(owner).sum(axis=(0, 1))
+        self.owner_n += final.size
+        if self.moves_owner_sum is not None:
+            np.add.at(self.moves_owner_sum, actions[ok], owner[ok].sum(axis=1))
+
+    # -- read-outs --------------------------------------------------------------------------------------------
+    def snapshot(self, max_pv_moves: int) -> protocol.Snapshot:
+        """What the search knows now, for ``protocol.build_response``."""
+        from jaxgo.search.tree import rank_actions
+
+        tree, query = self.job.tree, self.query
+        root = tree.root
+        legal = tree.children_legal[root].copy()
+        visits = tree.children_visits[root].copy()
+        visits[~legal] = 0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            values = np.where(visits > 0, tree.children_values[root] / np.maximum(visits, 1e-9), np.nan)
+            score = np.where(self.score_n > 0, self.score_sum / np.maximum(self.score_n, 1), np.nan)
+        pvs = {}
+        for action in rank_actions(visits, values)[:max_pv_moves]:
+            if visits[action] <= 0:
+                break
+            child = int(tree.children_index[root, action])
+            rest = tree.principal_variation(query.pv_len - 1, node=child) if child >= 0 else []
+            pvs[int(action)] = [int(action)] + rest
+        total = float(visits.sum())
+        root_rate = float(np.nansum(tree.children_values[root][legal]) / total) if total > 0 else 0.5
+        owner = stdev = None
+        if self.owner_n:
+            owner = self.owner_sum / self.owner_n
+            stdev = np.sqrt(np.maximum(self.owner_abs_sum / self.owner_n - owner ** 2, 0.0))
+        moves_owner = None
+        if self.moves_owner_sum is not None:
+            moves_owner = self.moves_owner_sum / np.maximum(self.score_n, 1)[:, None]
+        return protocol.Snapshot(
+            size=query.size, to_play=int(tree.to_play[root]), visits=visits, values=values, score=score,
+            prior=np.where(legal, tree.children_prior[root], 0.0), legal=legal, pvs=pvs,
+            root_visits=int(self.job.done), root_winrate=root_rate,
+            root_score=self.root_score_sum / self.owner_n if self.owner_n else 0.0, ownership=owner,
+            ownership_stdev=stdev, moves_ownership=moves_owner,
+            pv_visits={a: self._pv_visits(pv) for a, pv in pvs.items()} if query.include_pv_visits else None)
+
+    def _pv_visits(self, pv: list) -> list:
+        """Visits of each move of a principal variation that starts at the root."""
+        tree = self.job.tree
+        node, out = tree.root, []
+        for action in pv:
+            if node < 0:
+                break
+            out.append(int(round(tree.children_visits[node, action])))
+            node = int(tree.children_index[node, action])
+        return out
+
+
+def fair_order(tasks: list, rotation: int = 0) -> list:
+    """Tasks in service order: higher priority first; within a priority the clients take turns (each client's
+    tasks in arrival order, the first client of each turn rotating with ``rotation``), so one client's
+    thousand-turn query shares every round with the other clients' queries."""
+    clients = {}
+    for task in tasks:
+        clients.setdefault(id(task.client), len(clients))
+    count = max(1, len(clients))
+    rank = {}
+    keyed = []
+    for task in sorted(tasks, key=lambda t: t.seq):
+        slot = (task.priority, id(task.client))
+        index = rank.get(slot, 0)
+        rank[slot] = index + 1
+        keyed.append(((-task.priority, index, (clients[id(task.client)] - rotation) % count), task))
+    keyed.sort(key=lambda item: item[0])
+    return [task for _, task in keyed]

@@ -1,0 +1,23 @@
+"""``jaxgo bench serve``: the throughput lines and the memory footprint line (tiny settings)."""
+
+import json
+
+import pytest
+
+from jaxgo.server import bench
+
+
+def test_bench_serve_prints_a_throughput_line(capsys):
+    assert bench.main(["--clients", "2", "--size", "5", "--visits", "32", "--queries", "1", "--leaves", "8",
+                       "--max-boards", "64", "--repeats", "1"]) == 0
+    record = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert record["clients"] == 2 and record["queries"] == 2 and record["playouts_per_s"] > 0
+
+
+@pytest.mark.slow
+def test_bench_serve_memory_prints_the_footprint(capsys):
+    assert bench.main(["--memory", "--size", "5", "--leaves", "8", "--max-boards", "64", "--seconds", "1",
+                       "--tree-mb", "0.05"]) == 0
+    record = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert record["many_turns_answered"] == 1501 and record["tree_capped"]
+    assert record["rss_idle_mb"] > 0 and record["rss_peak_long_mb"] >= record["rss_idle_mb"] * 0.5

@@ -1,0 +1,78 @@
+"""``jaxgo serve`` as a process: stdin end of input, SIGTERM and SIGINT all end it cleanly with status 0."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+TIMEOUT = 240
+SERVE = [sys.executable, "-m", "jaxgo", "serve", "--quiet", "--playout-policy", "light", "--bias", "0",
+         "--max-boards", "64"]
+QUERY = {"id": "q", "moves": [["B", "C3"]], "rules": "chinese", "komi": 0.5, "boardXSize": 5, "boardYSize": 5,
+         "maxVisits": 32}
+
+
+def environment():
+    env = dict(os.environ, JAX_PLATFORMS="cpu")
+    env.pop("JAXGO_NO_CACHE", None)
+    return env
+
+
+def test_stdin_end_of_input_flushes_every_answer_and_exits_0():
+    # The issue's input: `echo '{"id":"cc","action":"clear_cache"}' | jaxgo serve` printed nothing.
+    lines = ['{"id":"cc","action":"clear_cache"}', json.dumps(QUERY), '{"id":"ta","action":"terminate_all"}']
+    proc = subprocess.run(SERVE, input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=TIMEOUT,
+                          env=environment())
+    out = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert proc.returncode == 0, proc.stderr
+    assert out[0] == {"id": "cc", "action": "clear_cache"}
+    assert {"id": "ta", "action": "terminate_all"} in out
+    assert [r["turnNumber"] for r in out if r.get("id") == "q"] == [1]
+
+
+@pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_stops_a_busy_stdin_server_with_status_0(number):
+    proc = subprocess.Popen(SERVE, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=environment())
+    try:
+        proc.stdin.write(json.dumps(dict(QUERY, maxVisits=10_000_000, reportDuringSearchEvery=0.1)) + "\n")
+        proc.stdin.flush()
+        first = json.loads(proc.stdout.readline())  # a report: the search is running
+        assert first["isDuringSearch"] is True
+        proc.send_signal(number)
+        _, err = proc.communicate(timeout=TIMEOUT)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err
+
+
+def test_sigterm_stops_a_socket_server_with_status_0_and_removes_its_socket(tmp_path):
+    path = str(tmp_path / "serve.sock")
+    proc = subprocess.Popen(SERVE + ["--unix", path], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=environment())
+    try:
+        deadline = time.time() + TIMEOUT
+        while not os.path.exists(path):
+            assert time.time() < deadline and proc.poll() is None
+            time.sleep(0.1)
+        import socket
+
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.connect(path)
+        sock.sendall((json.dumps(dict(QUERY, maxVisits=10_000_000, reportDuringSearchEvery=0.1)) + "\n").encode())
+        reader = sock.makefile("rb")
+        assert json.loads(reader.readline())["isDuringSearch"] is True  # a client is connected and searching
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=TIMEOUT)
+        sock.close()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert not os.path.exists(path)

@@ -1,0 +1,51 @@
+"""Scheduling rules over tasks (fair order) and the tree memory arithmetic (no device work)."""
+
+import threading
+import types
+
+import numpy as np
+
+from jaxgo.go.game import new_game
+from jaxgo.server import protocol
+from jaxgo.server.tasks import fair_order, node_cap, tree_bytes_per_node
+
+
+def fake_task(client, seq, priority=0):
+    query = types.SimpleNamespace(turn_priority=lambda turn: priority)
+    return types.SimpleNamespace(client=client, seq=seq, priority=priority, query=query, turn=0)
+
+
+def test_fair_order_gives_each_client_a_turn_within_a_priority():
+    a, b, c = (types.SimpleNamespace(closed=threading.Event()) for _ in range(3))
+    tasks = [fake_task(a, s) for s in range(6)] + [fake_task(b, 6), fake_task(c, 7), fake_task(c, 8, priority=1)]
+    order = fair_order(tasks, rotation=0)
+    assert order[0].seq == 8  # higher priority first
+    rest = [(t.client, t.seq) for t in order[1:]]
+    assert rest[:3] == [(a, 0), (b, 6), (c, 7)]  # one task per client in turn ...
+    assert [seq for client, seq in rest[3:]] == [1, 2, 3, 4, 5]  # ... then the big client's others in order
+    rotated = fair_order(tasks, rotation=1)
+    assert [t.client for t in rotated[1:4]] == [b, c, a]  # the first client of each turn rotates
+
+
+def test_node_cap_fits_the_budget_and_tree_bytes_match_a_real_tree():
+    from jaxgo.search.mcts import stack_state
+    from jaxgo.search.tree import STATE_FIELDS, Tree
+
+    for size in (5, 9, 19):
+        game = new_game(size=size)
+        tree = Tree(size * size + 1, capacity=64)
+        state = stack_state(game.state, 1)
+        tree.add_nodes({name: np.asarray(getattr(state, name)) for name in STATE_FIELDS}, np.array([-1], np.int32),
+                       np.array([-1], np.int32))
+        real = sum(getattr(tree, name).nbytes for name in Tree._ARRAYS) + sum(v.nbytes for v in tree.states.values())
+        assert abs(tree_bytes_per_node(size) * 64 - real) <= 64 * 64  # within the 64-byte allowance per node
+        budget = 512 * 2 ** 20
+        cap = node_cap(size, budget, leaves=64)
+        capacity = 1 << int(np.ceil(np.log2(cap + size * size + 1 + 64)))  # the tree's storage at the cap
+        assert capacity * tree_bytes_per_node(size) <= budget
+    assert node_cap(19, 1, leaves=64) == 362 + 128  # the floor: root children and two rounds of leaves
+
+
+def test_katago_error_object_keeps_the_reason_apart():
+    error = protocol.RequestError("Illegal move 3: C3", "moves", "q", "occupied")
+    assert error.to_json() == {"error": "Illegal move 3: C3", "field": "moves", "id": "q", "reason": "occupied"}
