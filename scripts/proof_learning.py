@@ -25,6 +25,7 @@
    the Figure 4 run on every problem); ``--save-models`` / ``--load-models`` pickle trained models (loading skips
    training).
 Writes ``proof_learning.json`` (all per-problem rows) next to the figures and prints a summary table.
+For problems mined from the game archives (``jaxgo solve mine``) the same protocol is ``jaxgo solve learn``.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """``jaxgo solve FILE.tst [--solver pns|pp] [--max-nodes N] [--max-seconds S] [--limit K] [--ids ...] [--no-ko]
-[--json]``.
+[--json]``, ``jaxgo solve mine ...`` (``mining.py``) and ``jaxgo solve learn ...`` (``experiment.py``).
 
 Runs the ``attack``/``defend`` lines of a GNU Go regression file (``loadsgf``, ``trymove``/``popgo`` handled)
 and compares the answer (``1 MOVE``, ``2 MOVE``, ``3 MOVE`` or ``0``) with the ``#? [...]`` expectation, a
@@ -55,7 +55,48 @@ def summarize(rows) -> dict:
     return out
 
 
+def mine_main(argv) -> int:
+    """``jaxgo solve mine --split train|test --games N --out FILE.jsonl``: mine capture problems (resumable);
+    ``jaxgo solve mine --stats FILE`` prints a mined file's statistics."""
+    from jaxgo.proof.mining import file_stats, mine
+
+    ap = argparse.ArgumentParser(prog="jaxgo solve mine", description="mine capture problems from the archives")
+    ap.add_argument("--split", choices=["train", "test"])
+    ap.add_argument("--games", type=int, help="new games to process (done games are skipped)")
+    ap.add_argument("--out", help="JSON-lines file, appended to (OUT.games lists done games)")
+    ap.add_argument("--stats", default="", help="only print the statistics of this mined file (.jsonl[.gz])")
+    ap.add_argument("--every", type=int, default=8, help="sample a position every N moves")
+    ap.add_argument("--start", type=int, default=20, help="first sampled move number")
+    ap.add_argument("--per-game", type=int, default=30, help="at most this many problems per game")
+    ap.add_argument("--max-nodes", type=int, default=12000, help="PNS node budget (difficulty, cross-check)")
+    ap.add_argument("--max-seconds", type=float, default=20.0, help="PNS time budget per problem")
+    ap.add_argument("--max-l", type=int, default=5, help="largest liberty limit L of the PNS")
+    ap.add_argument("--stride", type=int, default=1, help="take every N-th game of the split")
+    ap.add_argument("--skip", type=int, default=0, help="skip the first N games of the split")
+    ap.add_argument("--no-progress", action="store_true")
+    a = ap.parse_args(argv)
+    if a.stats:
+        print(json.dumps(file_stats(a.stats)))
+        return 0
+    if not (a.split and a.games is not None and a.out):
+        ap.error("--split, --games and --out are required for mining")
+    result = mine(a.split, a.games, a.out, every=a.every, start=a.start, per_game=a.per_game,
+                  max_nodes=a.max_nodes, max_seconds=a.max_seconds, max_l=a.max_l, skip=a.skip, stride=a.stride,
+                  progress=not a.no_progress)
+    print(json.dumps(result))
+    return 0
+
+
 def main(argv=None) -> int:
+    import sys
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "mine":
+        return mine_main(argv[1:])
+    if argv and argv[0] == "learn":
+        from jaxgo.proof.experiment import main as learn_main
+
+        return learn_main(argv[1:])
     ap = argparse.ArgumentParser(prog="jaxgo solve")
     ap.add_argument("file", nargs="+")
     ap.add_argument("--solver", default="pns", choices=["pns", "pp"])

@@ -1,6 +1,7 @@
 """Learning protocol of Stern, Herbrich, Graepel (2007, sec. 5.2): train pattern priors by searching, then time.
 
-- ``attempt``: one capture problem (attacker to move, L-iteration) with a solver and an optional pattern model;
+- ``attempt``: one capture problem (attacker to move, or the defender with ``attacker_to_move`` False as in the
+  mined ``defend`` problems; L-iteration) with a solver and an optional pattern model;
   with ``learn`` the model is updated after the search from every solved node that carries a pattern stack:
   proved nodes from every L-iteration's tree (a proof does not depend on L), disproved nodes only from the last
   tree (a disproof at a smaller L may be an artefact of the liberty limit).
@@ -70,13 +71,14 @@ def attempt(problem: dict, solver: str = "pns", model=None, max_nodes: int = 200
     first_nodes, first_seconds = max_nodes, max_seconds
     if split:
         first_nodes, first_seconds = max(1, int(fallback * max_nodes)), fallback * max_seconds
-    res, L = solve_capture(board, problem["goal"], True, solver, max_nodes=first_nodes, max_seconds=first_seconds,
+    attack = problem.get("attacker_to_move", True)
+    res, L = solve_capture(board, problem["goal"], attack, solver, max_nodes=first_nodes, max_seconds=first_seconds,
                            max_l=max_l, model=model, trees=trees, order_by_prior=order_by_prior and model is not None)
     obs = update_model(model, trees) if (learn and model is not None) else 0
     nodes, seconds, used = res.nodes, res.seconds, False
     if split and res.value is not True:
         used = True
-        res, L = solve_capture(board, problem["goal"], True, "pns", max_nodes=max(1, max_nodes - nodes),
+        res, L = solve_capture(board, problem["goal"], attack, "pns", max_nodes=max(1, max_nodes - nodes),
                                max_seconds=max(0.0, max_seconds - seconds), max_l=max_l)
         nodes, seconds = nodes + res.nodes, seconds + res.seconds
     return dict(name=problem["name"], solved=res.value is True, nodes=nodes, seconds=seconds,

@@ -29,6 +29,11 @@ in natural parameters (precision tau, precision-mean rho):
   posterior / predictive is the observation's message on y, convolved with the unit noise it is added to e_7,
   and the changed upward messages are pushed to the top of the stack.
 
+With ``lazy`` (both models) ``harvest`` stores nothing and a pattern enters the table when it is first updated:
+every updated stack belongs to a node created (and so harvested) during a search, and an entry without counts or
+evidence changes no prediction, so the priors are the same while the table holds only patterns of solved nodes
+(the full H of a few thousand 19x19 searches takes gigabytes).
+
 ``estimate_betas`` sets beta_i^2 empirically from the learned table: the mean squared difference between the
 posterior means of level-(i+1) patterns and of their level-i parents (for patterns with enough data), floored.
 """
@@ -72,8 +77,9 @@ class BetaModel:
 
     name = "beta"
 
-    def __init__(self, alpha: float = 1.0, beta: float = 1.0):
+    def __init__(self, alpha: float = 1.0, beta: float = 1.0, lazy: bool = False):
         self.alpha, self.beta = float(alpha), float(beta)
+        self.lazy = lazy
         self.table: dict[int, list] = {}
 
     def predict(self, stack) -> float:
@@ -84,12 +90,14 @@ class BetaModel:
         return self.alpha / (self.alpha + self.beta)
 
     def harvest(self, stack) -> None:
+        if self.lazy:
+            return
         for key in stack:
             self.table.setdefault(int(key), [0, 0])
 
     def update(self, stack, value: bool) -> None:
         for key in stack:
-            entry = self.table.get(int(key))
+            entry = self.table.setdefault(int(key), [0, 0]) if self.lazy else self.table.get(int(key))
             if entry is not None:
                 entry[0 if value else 1] += 1
 
@@ -110,8 +118,9 @@ class HierarchicalGaussian:
 
     name = "gauss"
 
-    def __init__(self, mu0: float = 0.0, sigma0: float = 1.0, betas=None, noise: float = 1.0):
+    def __init__(self, mu0: float = 0.0, sigma0: float = 1.0, betas=None, noise: float = 1.0, lazy: bool = False):
         self.mu0, self.sigma0 = float(mu0), float(sigma0)
+        self.lazy = lazy
         self.betas2 = [1.0] * (N_LEVELS - 1) if betas is None else [float(b) for b in betas]
         if len(self.betas2) != N_LEVELS - 1:
             raise ValueError(f"need {N_LEVELS - 1} beta^2 values")
@@ -150,6 +159,10 @@ class HierarchicalGaussian:
         return norm_cdf(mu / math.sqrt(var))
 
     def harvest(self, stack) -> None:
+        if not self.lazy:
+            self._add(stack)
+
+    def _add(self, stack) -> None:
         for key in stack:
             self.table.setdefault(int(key), [0.0, 0.0, 0.0, 0.0])
 
@@ -159,7 +172,7 @@ class HierarchicalGaussian:
         self._absorb(stack, bool(value))
 
     def _absorb(self, stack, value: bool) -> None:
-        self.harvest(stack)
+        self._add(stack)
         mu, var = self.predictive(stack)
         m2, v2 = truncated_moments(mu, var, bool(value))
         # message on y: posterior / predictive

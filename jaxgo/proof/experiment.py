@@ -1,0 +1,259 @@
+"""``jaxgo solve learn``: the learning protocol of Stern, Herbrich & Graepel (2007, sec. 5.2) on mined problems.
+
+    jaxgo solve learn --train TRAIN.jsonl[.gz] --test TEST.jsonl[.gz] --model beta|beta1000|gauss|gauss_tuned[,...]
+                      [--max-nodes N --timeout S] [--test-max-nodes N --test-timeout S] [--passes K]
+                      [--train-limit N] [--test-limit N] [--out DIR] [--json]
+
+1. Problems: ``mining.load_mined`` (records whose answer jaxgo's PNS contradicts are set aside); test problems
+   whose position hash also occurs in the training file are dropped (counted).  ``--train-limit`` /
+   ``--test-limit`` take a seeded random sample (``--hard-first`` takes the hard test problems first, ``--hard N``
+   at most N of them and the others after).
+2. Training, per model: passes over the training set, the first attempting every problem, the later ones
+   re-attempting the failures (``learning.train``), harvesting patterns throughout and updating after each search.
+3. Test, in the same process and one after the other: PNS without knowledge, then PP with each frozen model, with
+   the same per-problem node and time budgets; the time includes the pattern keys and priors.
+
+Output: one JSON summary line per model (``--json``; else a sentence) with test_problems, pns_solved, pp_solved,
+newly_failed, newly_solved, mean_speedup, median_speedup, geomean_speedup, median_node_ratio and the same on the
+hard subset (the problems PNS fails, or solves with more than 10,000 nodes, in this run), and ``pattern_coverage`` (for T0..T7, the fraction of the test searches' generated moves whose
+pattern has evidence from training; ``Coverage``; its look-ups are timed with the searches); ``DIR/learn_rows.jsonl`` (one row per test problem and searcher) and ``DIR/learn_<model>.png``, the
+Figure 8 scatter (log time PNS vs PP; x = newly solved, o = newly failed, drawn at 1.3 x the time-out).
+
+Models: ``none`` = PP with prior 0.5 (no learning; the no-knowledge baseline); ``beta`` / ``beta1`` = Beta(1, 1); ``beta1000`` = Beta(1000, 1000) (the paper's peaked prior);
+``gauss`` = hierarchical Gaussian, beta_i^2 = 1; ``gauss_tuned`` = hierarchical with beta_i^2 estimated after the
+first pass and the prior strength of ``--sigma0`` / ``--noise`` (a smaller learning rate: the paper's "prior
+hand tuned to reduce the learning rate").
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import time
+from collections import Counter
+
+
+def make_model(name: str, sigma0: float = 1.0, noise: float = 1.0):
+    """(model, tune_after) for a model name (see the module doc)."""
+    from jaxgo.proof.models import BetaModel, HierarchicalGaussian
+
+    if name == "none":
+        return None, 0
+    if name in ("beta", "beta1"):
+        return BetaModel(1, 1, lazy=True), 0
+    if name == "beta1000":
+        return BetaModel(1000, 1000, lazy=True), 0
+    if name == "gauss":
+        return HierarchicalGaussian(lazy=True), 0
+    if name == "gauss_tuned":
+        return HierarchicalGaussian(sigma0=sigma0, noise=noise, lazy=True), 1
+    raise ValueError(f"unknown model {name!r} (beta, beta1000, gauss, gauss_tuned)")
+
+
+def sample(problems: list[dict], limit: int, seed: int, hard_first: bool = False, hard: int = -1) -> list[dict]:
+    """A seeded random sample of ``limit`` problems (all when 0); ``hard_first`` takes the (mined) hard ones
+    first; ``hard`` >= 0 takes at most that many hard ones and fills the sample with the others."""
+    from jaxgo.proof.mining import is_hard
+
+    rng = random.Random(seed)
+    probs = list(problems)
+    rng.shuffle(probs)
+    if hard >= 0:
+        tough = [p for p in probs if is_hard(p)][:hard]
+        probs = tough + [p for p in probs if not is_hard(p)]
+    elif hard_first:
+        probs.sort(key=lambda p: not is_hard(p))
+    return probs[:limit] if limit else probs
+
+
+def load_sets(train_path: str, test_path: str, train_limit: int = 0, test_limit: int = 0, seed: int = 0,
+              hard_first: bool = False, hard: int = -1) -> tuple[list, list, dict]:
+    """(training problems, test problems, load statistics) with train/test overlaps removed from the test set."""
+    from jaxgo.proof.mining import load_mined
+
+    st_train, st_test = Counter(), Counter()
+    train = load_mined(train_path, stats=st_train)
+    test = load_mined(test_path, stats=st_test)
+    names = {p["name"] for p in train}
+    overlap = sum(p["name"] in names for p in test)
+    test = [p for p in test if p["name"] not in names]
+    info = dict(train_file=len(train), test_file=len(test), overlap_dropped=overlap, train_load=dict(st_train),
+                test_load=dict(st_test))
+    return sample(train, train_limit, seed), sample(test, test_limit, seed + 1, hard_first, hard), info
+
+
+def speedup_summary(base: list[dict], other: list[dict]) -> dict:
+    """The summary fields of ``learning.compare`` under the names of the issue, plus the hard subset."""
+    from jaxgo.proof.learning import compare
+
+    c = compare(base, other)
+    out = dict(test_problems=c["problems"], pns_solved=c["solved_base"], pp_solved=c["solved"],
+               newly_failed=c["newly_failed"], newly_solved=c["newly_solved"], both_solved=c["both"],
+               mean_speedup=c["mean_speedup"], median_speedup=c["median_speedup"],
+               geomean_speedup=c["geomean_speedup"], mean_node_ratio=c["mean_node_ratio"],
+               median_node_ratio=c["median_node_ratio"])
+    hard = [i for i, r in enumerate(base) if r.get("hard")]
+    if hard:
+        h = compare([base[i] for i in hard], [other[i] for i in hard])
+        out.update(hard_problems=len(hard), hard_pns_solved=h["solved_base"], hard_pp_solved=h["solved"],
+                   hard_mean_speedup=h["mean_speedup"], hard_median_node_ratio=h["median_node_ratio"])
+    return out
+
+
+class Coverage:
+    """Wraps a trained model for the test: predicts as it does and counts, for each template size T0..T7, how
+    many generated moves had a pattern of that size in the model's table (seen in training)."""
+
+    def __init__(self, model):
+        self.model = model
+        self.name = getattr(model, "name", "model")
+        self.calls = 0
+        self.hits = [0] * 8
+
+    def predict(self, stack):
+        self.calls += 1
+        table = self.model.table
+        for i, key in enumerate(stack):
+            if int(key) in table:
+                self.hits[i] += 1
+        return self.model.predict(stack)
+
+    def rates(self) -> list[float]:
+        """Fraction of predictions whose T_i pattern was in the table, i = 0..7."""
+        return [round(h / max(self.calls, 1), 4) for h in self.hits]
+
+
+def time_set(problems: list[dict], solver: str, model=None, **kw) -> list[dict]:
+    """``learning.evaluate`` rows, each tagged with the problem's hard flag, query and mined PNS nodes."""
+    from jaxgo.proof.learning import evaluate
+    from jaxgo.proof.mining import is_hard
+
+    rows = evaluate(problems, solver, model, **kw)
+    for p, r in zip(problems, rows):
+        r.update(mined_hard=is_hard(p), query=p.get("query"), libs=p.get("libs"), mined_pns_nodes=p.get("pns_nodes"))
+    return rows
+
+
+def mark_hard(base: list[dict], threshold: int = 10000) -> None:
+    """Flag the rows of the PNS baseline that are hard in this run: more than ``threshold`` nodes, or unsolved."""
+    for r in base:
+        r["hard"] = (not r["solved"]) or r["nodes"] > threshold
+
+
+def plot_scatter(path: str, base: list[dict], other: list[dict], label: str, summary: dict, timeout: float) -> None:
+    """Figure 8 analogue: log time of PNS (x) against PP with the learnt prior (y) per test problem; crosses =
+    newly solved, circles = newly failed (both drawn at 1.3 x the time-out), dots = solved by both."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    cap = timeout * 1.3
+    fig, ax = plt.subplots(figsize=(5, 5))
+    for b, o in zip(base, other):
+        x = max(b["seconds"], 1e-3) if b["solved"] else cap
+        y = max(o["seconds"], 1e-3) if o["solved"] else cap
+        if b["solved"] and o["solved"]:
+            ax.plot(x, y, ".", color="red" if b.get("hard") else "k", alpha=0.6, ms=5)
+        elif o["solved"]:
+            ax.plot(x, y, "bx", ms=8)
+        elif b["solved"]:
+            ax.plot(x, y, "o", mec="r", mfc="none", ms=8)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.plot([1e-3, cap * 1.2], [1e-3, cap * 1.2], "k--", lw=0.8)
+    ax.set_xlabel("PNS time (s)")
+    ax.set_ylabel(f"PP + {label} time (s)")
+    ax.set_title(f"{label}: {summary['newly_failed']} newly failed (o), {summary['newly_solved']} newly solved (x)\n"
+                 f"mean speedup {summary['mean_speedup']:.2f}x, median {summary['median_speedup']:.2f}x "
+                 f"(red dots: hard)", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def run(train: list[dict], test: list[dict], models: list[str], max_nodes: int, timeout: float, test_nodes: int,
+        test_timeout: float, passes: int, out_dir: str, sigma0: float = 1.0, noise: float = 1.0,
+        log=print, coverage: bool = True, emit=None) -> list[dict]:
+    """Train each model, time PNS and PP + frozen model on ``test``; write rows and figures; summaries (each
+    also passed to ``emit`` as soon as its model is done)."""
+    os.makedirs(out_dir, exist_ok=True)
+    kw_test = dict(max_nodes=test_nodes, max_seconds=test_timeout)
+    t0 = time.time()
+    base = time_set(test, "pns", **kw_test)
+    mark_hard(base)
+    log(f"PNS on the test set: {sum(r['solved'] for r in base)} of {len(test)} ({time.time() - t0:.0f} s)")
+    rows_path = os.path.join(out_dir, "learn_rows.jsonl")
+    with open(rows_path, "w") as fh:
+        for r in base:
+            fh.write(json.dumps(dict(r, searcher="pns")) + "\n")
+    summaries = []
+    for name in models:
+        from jaxgo.proof.learning import train as train_model
+
+        model, tune_after = make_model(name, sigma0, noise)
+        t1 = time.time()
+        hist = [] if model is None else train_model(model, train, "pp", max_passes=passes, tune_after=tune_after,
+                                                    log=log, max_nodes=max_nodes, max_seconds=timeout)
+        train_s = time.time() - t1
+        t2 = time.time()
+        probe = Coverage(model) if model is not None and coverage else None
+        rows = time_set(test, "pp", probe or model, **kw_test)
+        summary = dict(model=name, **speedup_summary(base, rows), train_problems=len(train),
+                       train_solved=hist[-1]["solved"] if hist else 0, passes=[h["solved"] for h in hist],
+                       patterns=len(model) if model is not None else 0, betas=getattr(model, "betas2", None), train_seconds=round(train_s, 1),
+                       test_seconds=round(time.time() - t2, 1), pns_test_seconds=round(sum(r["seconds"] for r in base), 1),
+                       pattern_coverage=probe.rates() if probe else None)
+        with open(rows_path, "a") as fh:
+            for r in rows:
+                fh.write(json.dumps(dict(r, searcher=f"pp+{name}")) + "\n")
+        plot_scatter(os.path.join(out_dir, f"learn_{name}.png"), base, rows, name, summary, test_timeout)
+        summaries.append(summary)
+        if emit is not None:
+            emit(summary)
+    return summaries
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="jaxgo solve learn", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--train", required=True, help="mined training problems (.jsonl or .jsonl.gz)")
+    ap.add_argument("--test", required=True, help="mined test problems")
+    ap.add_argument("--model", default="gauss_tuned", help="comma-separated: beta, beta1000, gauss, gauss_tuned")
+    ap.add_argument("--max-nodes", type=int, default=2000, help="node budget per training problem")
+    ap.add_argument("--timeout", type=float, default=5.0, help="seconds per training problem")
+    ap.add_argument("--test-max-nodes", type=int, default=12000, help="node budget per test problem")
+    ap.add_argument("--test-timeout", type=float, default=15.0, help="seconds per test problem (paper: 120)")
+    ap.add_argument("--passes", type=int, default=3, help="training passes (later ones re-attempt failures)")
+    ap.add_argument("--train-limit", type=int, default=0, help="random sample of the training set (0 = all)")
+    ap.add_argument("--test-limit", type=int, default=0, help="random sample of the test set (0 = all)")
+    ap.add_argument("--hard-first", action="store_true", help="the test sample takes the hard problems first")
+    ap.add_argument("--hard", type=int, default=-1,
+                    help="the test sample holds at most this many (mined) hard problems, the rest others")
+    ap.add_argument("--sigma0", type=float, default=1.0, help="gauss_tuned: prior s.d. of the T0 latent")
+    ap.add_argument("--noise", type=float, default=1.0, help="gauss_tuned: observation noise variance")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", default="benchmarks/proof/learn", help="folder for rows and figures")
+    ap.add_argument("--no-coverage", action="store_true", help="no per-template coverage counts (pure timing)")
+    ap.add_argument("--json", action="store_true", help="print only the JSON summary lines")
+    a = ap.parse_args(argv)
+    log = (lambda msg: None) if a.json else (lambda msg: print(msg, flush=True))
+    train, test, info = load_sets(a.train, a.test, a.train_limit, a.test_limit, a.seed, a.hard_first, a.hard)
+    log(f"problems: {len(train)} training, {len(test)} test ({info})")
+
+    def emit(s):
+        s["load"] = info
+        if a.json:
+            print(json.dumps(s), flush=True)
+        else:
+            print(f"[{s['model']}] {s['test_problems']} test problems: PNS {s['pns_solved']}, PP {s['pp_solved']}, "
+                  f"newly failed {s['newly_failed']}, newly solved {s['newly_solved']}, mean speedup "
+                  f"{s['mean_speedup']:.2f}x, median {s['median_speedup']:.2f}x, median node ratio "
+                  f"{s['median_node_ratio']:.2f}", flush=True)
+            print(json.dumps(s), flush=True)
+
+    run(train, test, [m for m in a.model.split(",") if m], a.max_nodes, a.timeout, a.test_max_nodes, a.test_timeout,
+        a.passes, a.out, a.sigma0, a.noise, log, not a.no_coverage, emit)
+    return 0

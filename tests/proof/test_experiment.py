@@ -1,0 +1,90 @@
+"""``jaxgo solve learn``: loading mined sets, the summary arithmetic, and a small end-to-end run."""
+
+import json
+
+import pytest
+
+from jaxgo.proof.experiment import load_sets, main, make_model, sample, speedup_summary
+from jaxgo.proof.mining import position_hash, problem_position
+
+# a ladder on a 9x9 board: white D6 (two liberties) can be captured by black moving first
+LADDER_MOVES = [["B", "D7"], ["B", "C6"], ["B", "E5"], ["W", "D6"]]
+# white B5 in a net on a 7x7 board (tests/proof/test_mining.py)
+NET_MOVES = [["B", "A6"], ["B", "C5"], ["B", "A4"], ["B", "B3"], ["W", "B5"]]
+
+
+def _record(moves, size, target, **kw):
+    rec = dict(size=size, komi=6.5, moves=moves, target=target, query="attack", answer="1 X", source="t:g:1",
+               libs=2, stones=1, pns_nodes=10, check="agree")
+    rec.update(kw)
+    b, goal, _ = problem_position(rec)
+    rec["hash"] = position_hash(b, goal, b.to_play)
+    return rec
+
+
+def _write(path, records):
+    with open(path, "w") as fh:
+        for r in records:
+            fh.write(json.dumps(r) + "\n")
+    return str(path)
+
+
+def _row(solved, seconds, nodes, hard=False):
+    return dict(solved=solved, seconds=seconds, nodes=nodes, hard=hard)
+
+
+def test_speedup_summary_counts_and_hard_subset():
+    base = [_row(True, 1.0, 100), _row(True, 8.0, 9000, True), _row(False, 15.0, 12000, True), _row(True, 2.0, 50)]
+    other = [_row(True, 0.5, 50), _row(True, 1.0, 1000, True), _row(True, 3.0, 3000, True), _row(False, 15.0, 12000)]
+    s = speedup_summary(base, other)
+    assert (s["test_problems"], s["pns_solved"], s["pp_solved"], s["newly_failed"], s["newly_solved"]) == (4, 3, 3, 1, 1)
+    assert s["mean_speedup"] == pytest.approx((2.0 + 8.0) / 2) and s["median_node_ratio"] == pytest.approx(5.5)
+    assert s["hard_problems"] == 2 and s["hard_pns_solved"] == 1 and s["hard_pp_solved"] == 2
+    assert s["hard_mean_speedup"] == pytest.approx(8.0)
+
+
+def test_sample_is_seeded_and_hard_first():
+    probs = [dict(name=str(i), check="agree", pns_nodes=20000 if i % 5 == 0 else 5) for i in range(20)]
+    assert sample(probs, 5, 1) == sample(probs, 5, 1)
+    assert all(p["pns_nodes"] == 20000 for p in sample(probs, 4, 1, hard_first=True))
+    assert len(sample(probs, 0, 1)) == 20
+    mixed = sample(probs, 10, 1, hard=2)
+    assert sum(p["pns_nodes"] == 20000 for p in mixed) == 2 and len(mixed) == 10
+
+
+def test_make_model_names():
+    assert make_model("none") == (None, 0)
+    assert make_model("gauss_tuned", sigma0=0.5)[0].sigma0 == 0.5 and make_model("gauss_tuned")[1] == 1
+    assert make_model("beta1000")[0].alpha == 1000
+    with pytest.raises(ValueError):
+        make_model("oracle")
+
+
+def test_load_sets_drops_test_problems_seen_in_training(tmp_path):
+    ladder, net = _record(LADDER_MOVES, 9, "D6"), _record(NET_MOVES, 7, "B5")
+    train = _write(tmp_path / "train.jsonl", [ladder])
+    test = _write(tmp_path / "test.jsonl", [ladder, net, dict(net, hash="x", check="disagree")])
+    tr, te, info = load_sets(train, test)
+    assert [p["name"] for p in te] == [net["hash"]] and len(tr) == 1
+    assert info["overlap_dropped"] == 1 and info["test_load"] == {"set aside": 1}
+
+
+def test_learn_end_to_end_writes_rows_figure_and_summary(tmp_path, capsys):
+    train = _write(tmp_path / "train.jsonl", [_record(LADDER_MOVES, 9, "D6"), _record(NET_MOVES, 7, "B5")])
+    net_defend = _record(NET_MOVES + [["B", "G1"]], 7, "B5")
+    test = _write(tmp_path / "test.jsonl", [net_defend, _record(LADDER_MOVES + [["B", "A1"]], 9, "D6")])
+    out = tmp_path / "out"
+    assert main(["--train", train, "--test", test, "--model", "none,beta,gauss_tuned", "--max-nodes", "300",
+                 "--timeout", "10", "--test-max-nodes", "300", "--test-timeout", "10", "--passes", "2",
+                 "--out", str(out), "--json"]) == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [s["model"] for s in lines] == ["none", "beta", "gauss_tuned"]
+    for s in lines:
+        for key in ("test_problems", "pns_solved", "pp_solved", "newly_failed", "newly_solved", "mean_speedup",
+                    "median_speedup", "median_node_ratio"):
+            assert key in s
+        assert s["test_problems"] == 2 and s["pns_solved"] == 2
+        assert (out / f"learn_{s['model']}.png").stat().st_size > 1000
+    assert lines[1]["train_solved"] == 2 and lines[1]["patterns"] > 0
+    rows = [json.loads(x) for x in open(out / "learn_rows.jsonl")]
+    assert [r["searcher"] for r in rows] == ["pns"] * 2 + ["pp+none"] * 2 + ["pp+beta"] * 2 + ["pp+gauss_tuned"] * 2
