@@ -6,6 +6,7 @@
     serve     analysis-server throughput with many clients (``jaxgo.server.bench``)
     gammas    feature extraction and learner speed (``jaxgo.learn.bench``)
     proof     PNS vs PP on capture problems (``jaxgo.proof.bench``)
+    gtp       GTP start-up latency and first genmove / analysis line (``jaxgo.gtp.bench``)
 
 Each prints JSON lines; ``jaxgo bench NAME --help`` describes its options.
 """
@@ -22,6 +23,7 @@ BENCHMARKS = {
     "serve": "jaxgo.server.bench",
     "gammas": "jaxgo.learn.bench",
     "proof": "jaxgo.proof.bench",
+    "gtp": "jaxgo.gtp.bench",
 }
 
 

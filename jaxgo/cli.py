@@ -1,7 +1,8 @@
 """The ``jaxgo`` command: a thin dispatcher to the subcommand modules.
 
 Each subcommand lives in its own module exposing ``main(argv: list[str]) -> int``, so adding one never touches
-another's code.  ``python -m jaxgo`` runs the same dispatcher.
+another's code.  ``python -m jaxgo`` runs the same dispatcher.  ``jaxgo --help`` prints the usage and exits 0;
+``jaxgo`` without a command prints it on stderr and exits 2 (a usage error, as argparse does).
 """
 
 from __future__ import annotations
@@ -10,10 +11,10 @@ import importlib
 import sys
 
 SUBCOMMANDS = {
-    "demo": ("jaxgo.demo", "playout benchmark on the default device plus a short random game"),
+    "demo": ("jaxgo.demo", "the main job: light-playout benchmark, then a short 9x9 game of the default engine"),
     "bench": ("jaxgo.bench", "benchmarks: `jaxgo bench playouts --size 9 --batch 1024 --compare pgx,openspiel`"),
     "gtp": ("jaxgo.gtp.cli", "Go Text Protocol engine on stdin/stdout"),
-    "match": ("jaxgo.match", "play GTP engines against each other (default: jaxgo vs GNU Go), SGF + JSON summary"),
+    "match": ("jaxgo.match", "GTP engines against each other: two (default jaxgo vs GNU Go) or a round robin, Elo"),
     "solve": ("jaxgo.proof.cli", "proof search on GNU Go capture regressions: `jaxgo solve FILE.tst`"),
     "cgt": ("jaxgo.cgt.cli", "combinatorial game theory: thermographs, CG-TD, HOTSTRAT experiments"),
     "bpip": ("jaxgo.bpip.cli", "decision-theoretic search control (BPIP/QSS/TRQSS/ATRQSS)"),
@@ -24,16 +25,24 @@ SUBCOMMANDS = {
 }
 
 
+DEFAULT_ENGINE = ("The default engine (jaxgo gtp, serve, demo, match): RAVE tree search with heavy (gamma-proportional)\n"
+                  "playouts and progressive bias 1 from the move-pattern gammas shipped with jaxgo; see\n"
+                  "`jaxgo gtp --help` for every option and its default.")
+
+
 def usage() -> str:
     lines = ["usage: jaxgo COMMAND [ARGS...]", "", "commands:"]
     lines += [f"  {name:<9} {text}" for name, (_, text) in SUBCOMMANDS.items()]
-    lines.append("\n`jaxgo COMMAND --help` describes each command.")
+    lines += ["", DEFAULT_ENGINE, "", "`jaxgo COMMAND --help` describes each command."]
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0] in ("-h", "--help", "help"):
+    if not argv:
+        print(usage(), file=sys.stderr)
+        return 2
+    if argv[0] in ("-h", "--help", "help"):
         print(usage())
         return 0
     if argv[0] in ("-V", "--version"):

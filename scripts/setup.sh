@@ -2,20 +2,22 @@
 # Idempotent set-up for a fresh machine: Debian packages (GNU Go for tests and the match runner; Chromium and
 # ChromeDriver for the web-board test) and a virtual environment at .venv holding jaxgo with its extras.
 # Called by scripts/main.sh and scripts/test.sh.
-#   JAXGO_EXTRAS      extras to install (default: dev,compare,chess; add cuda12 or cuda13 on a GPU machine)
-#   JAXGO_NO_BROWSER  set to skip Chromium (scripts/main.sh does: the main job needs no browser)
+#   JAXGO_EXTRAS      extras to install (default: dev,compare,chess,clients; add cuda12 or cuda13 on a GPU machine)
+#   JAXGO_NO_BROWSER  set to skip Chromium and Node.js (scripts/main.sh does: the main job needs neither)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-extras="${JAXGO_EXTRAS:-dev,compare,chess}"
+extras="${JAXGO_EXTRAS:-dev,compare,chess,clients}"
 
-# Debian packages the tests need: GNU Go (opponent, dead stones, reading answers) and Chromium with its
-# driver (the web board's screenshot test).
+# Debian packages the tests need: GNU Go (opponent, dead stones, reading answers), Chromium with its
+# driver (the web board's screenshot test) and Node.js with npm (Sabaki's GTP library drives jaxgo gtp).
 missing=()
 if ! command -v gnugo >/dev/null 2>&1 && [ ! -x /usr/games/gnugo ]; then missing+=(gnugo); fi
 if [ "${JAXGO_NO_BROWSER:-}" = "" ]; then
     command -v chromium >/dev/null 2>&1 || missing+=(chromium)
     command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
+    command -v node >/dev/null 2>&1 || missing+=(nodejs)
+    command -v npm >/dev/null 2>&1 || missing+=(npm)
 fi
 if [ "${#missing[@]}" -gt 0 ]; then
     echo "setup: installing ${missing[*]} (apt-get install -y)" >&2
@@ -40,4 +42,13 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
     .venv/bin/python -m pip install -q --upgrade pip >/dev/null
     .venv/bin/python -m pip install -q -e ".[$extras]"
     touch "$stamp"
+fi
+
+# Sabaki's GTP library for tests/gtp/test_clients.py (versions pinned by tests/gtp/sabaki/package-lock.json).
+sabaki=tests/gtp/sabaki
+if [ "${JAXGO_NO_BROWSER:-}" = "" ] && command -v npm >/dev/null 2>&1; then
+    if [ ! -d "$sabaki/node_modules/@sabaki/gtp" ] || [ "$sabaki/package-lock.json" -nt "$sabaki/node_modules" ]; then
+        echo "setup: npm ci in $sabaki" >&2
+        (cd "$sabaki" && npm ci --no-audit --no-fund --silent >/dev/null)
+    fi
 fi

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The test suite: set up (GNU Go, .venv with the dev/compare/chess extras), then pytest on all cores.
+# The test suite: set up (GNU Go, .venv with the dev/compare/chess/clients extras), then pytest on all cores.
 # Long experiments are marked `slow` and excluded; run them with: bash scripts/test.sh -m slow
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -8,18 +8,27 @@ session's ``SearchConfig`` (so analysis searches like ``genmove``) and win rates
 
 Streaming: an analysis handler answers ``=`` at once and leaves an ``AnalysisStream`` in
 ``session.analysis_stream``; the read loop (``jaxgo.gtp.loop.serve``) writes its info lines until the next
-command arrives (or, for genmove_analyze, until the ``play MOVE`` line), then the empty line ending the
-response.  ``*-genmove_analyze`` chooses its move with ``Player.decide`` on the final response, so it follows
-the same PV / resign rules as ``genmove``, and its budget is the Player's (playouts, seconds or the clock).
+input line arrives (or, for genmove_analyze, until the ``play MOVE`` line), then the empty line ending the
+response; a report with no move (a finished game) writes nothing.  ``*-genmove_analyze`` chooses its move with
+``Player.decide`` on the final response, so it follows the same PV / resign rules as ``genmove``; its budget is
+the Player's (playouts, seconds or the clock, a clock share cut to ``settings.MAX_CLOCK_SECONDS``), and GoGui's
+``# interrupt`` line ends its search early with the best move so far.
 
 Output formats (one line per report):
     lz-analyze:   ``info move D4 visits 120 winrate 5312 prior 123 lcb 5001 order 0 pv D4 C3 info move ...``
                   (winrate, prior and lcb are x10000 integers, as Leela Zero writes them; Lizzie/Sabaki read them)
-    kata-analyze: ``info move D4 visits 120 utility 0.06 winrate 0.53 scoreMean 1.2 scoreStdev 0 scoreLead 1.2
-                  scoreSelfplay 1.2 prior 0.0123 lcb 0.50 utilityLcb 0 order 0 pv D4 C3 info ... ownership v ...``
-                  (floats; ``ownership`` X*Y values from the top-left, for the side to move, when asked)
-Arguments: ``[colour] [interval]`` then ``key value`` pairs: ``interval`` (centiseconds), ``ownership``
-true/false, ``maxmoves`` N, ``minmoves`` N (accepted), ``avoid``/``allow`` (3 values, accepted and ignored).
+    kata-analyze: ``info move D4 visits 120 utility 0.06 winrate 0.53 scoreMean 1.2 scoreStdev 0.0 scoreLead 1.2
+                  scoreSelfplay 1.2 prior 0.0123 lcb 0.50 utilityLcb 0.0 order 0 pv D4 C3 info ... ownership v ...``
+                  (floats, always written with a decimal point: ``1.0``, never ``1``, since Sabaki's releases
+                  read a winrate without ``.`` as the x10000 integer format; ``ownership`` X*Y values from
+                  the top-left, for the side to move, when asked)
+    ``analyze`` / ``genmove_analyze`` write the lz-analyze format (Sabaki picks ``analyze`` first and reads it
+    as integers).  Lizzie reads the kata format only from an engine whose ``name`` starts with ``KataGo``, so
+    it sends jaxgo ``lz-analyze``.
+Arguments (every form KataGo accepts): ``[colour] [interval]`` then ``key value`` pairs: ``interval``
+(centiseconds, ASCII digits), ``ownership`` true/false, ``maxmoves`` N, ``minmoves`` N (accepted),
+``avoid``/``allow`` (3 values, accepted and ignored), ``ownershipStdev``, ``movesOwnership``, ``pvVisits``,
+``pvEdgeVisits``, ``rootInfo`` (accepted and ignored).
 """
 
 from __future__ import annotations
@@ -28,17 +37,19 @@ import queue
 import time
 
 from jaxgo.go.coords import BLACK, parse_color, point_to_gtp
-from jaxgo.gtp.protocol import GtpError
-from jaxgo.gtp.remote import (ANALYSIS_VISITS, final_response, position_query, result_from_response,
-                              search_responses)
-from jaxgo.search.player import RESIGN, Decision
+from jaxgo.gtp.protocol import GtpError, int_arg, is_integer
+from jaxgo.gtp.settings import capped_clock_seconds
 
 DEFAULT_INTERVAL = 1.0  # seconds between reports when no interval is given
+MIN_INTERVAL = 0.05
+MAX_INTERVAL_CENTISECONDS = 360_000  # one hour
 PV_GFX_VISITS = 400  # jaxgo-pv_gfx's default search
+MAX_PV_GFX_VISITS = 1 << 16
 
 
 class AnalysisStream:
-    """Lines to stream after ``=``; ``None`` items are keep-alive ticks (the loop checks for input then)."""
+    """Lines to stream after ``=``; ``None`` items are keep-alive ticks (the loop checks for input then).
+    ``interruptible``: any input line ends it (lz-analyze); else it runs to its end (genmove_analyze)."""
 
     def __init__(self, lines, interruptible: bool = True):
         self.lines = lines
@@ -61,12 +72,17 @@ def parse_analyze_args(args: list[str], default_colour: int) -> dict:
             words.pop(0)
         except ValueError:
             pass
-    if words and words[0].isdigit():
-        out["interval"] = int(words.pop(0)) / 100.0
+    if words and is_integer(words[0]):
+        out["interval"] = _interval(words.pop(0))
     while words:
         _parse_option(words, out)
-    out["interval"] = max(out["interval"], 0.05)
+    out["interval"] = max(out["interval"], MIN_INTERVAL)
     return out
+
+
+def _interval(word: str) -> float:
+    """Seconds from an interval in centiseconds (0 .. one hour)."""
+    return int_arg(word, 0, MAX_INTERVAL_CENTISECONDS, "interval out of range") / 100.0
 
 
 def _parse_option(words: list[str], out: dict) -> None:
@@ -81,24 +97,25 @@ def _parse_option(words: list[str], out: dict) -> None:
         raise GtpError("syntax error")
     value = words.pop(0)
     if key == "interval":
-        if not value.isdigit():
-            raise GtpError("syntax error")
-        out["interval"] = int(value) / 100.0
+        out["interval"] = _interval(value)
     elif key == "ownership":
         if value.lower() not in ("true", "false"):
             raise GtpError("syntax error")
         out["ownership"] = value.lower() == "true"
     elif key in ("maxmoves", "minmoves"):
-        if not value.isdigit():
-            raise GtpError("syntax error")
+        number = int_arg(value, 0, None)
         if key == "maxmoves":
-            out["maxmoves"] = int(value)
+            out["maxmoves"] = number
     elif key not in ("ownershipstdev", "movesownership", "pvvisits", "pvedgevisits", "rootinfo"):
         raise GtpError(f"unknown analyze option {key}")
 
 
 def _fmt(value: float, digits: int = 6) -> str:
-    return f"{value:.{digits}f}".rstrip("0").rstrip(".") if value == value else "0"
+    """A float with at most ``digits`` decimals and always a decimal point (``1.0``, ``0.5``, ``-0.25``)."""
+    value = float(value) if value == value else 0.0
+    text = f"{value:.{digits}f}".rstrip("0")
+    text = text + "0" if text.endswith(".") else text
+    return "0.0" if text in ("-0.0", "-0") else text
 
 
 def info_line(response: dict, kind: str, ownership: bool = False, maxmoves: int | None = None) -> str:
@@ -121,7 +138,7 @@ def _lz_move(info: dict) -> str:
 
 def _kata_move(info: dict) -> str:
     return (f"info move {info['move']} visits {info['visits']} utility {_fmt(info['utility'])} "
-            f"winrate {_fmt(info['winrate'])} scoreMean {_fmt(info['scoreMean'], 3)} scoreStdev 0 "
+            f"winrate {_fmt(info['winrate'])} scoreMean {_fmt(info['scoreMean'], 3)} scoreStdev 0.0 "
             f"scoreLead {_fmt(info['scoreLead'], 3)} scoreSelfplay {_fmt(info['scoreMean'], 3)} "
             f"prior {_fmt(info['prior'])} lcb {_fmt(info['lcb'])} utilityLcb {_fmt(2 * info['lcb'] - 1)} "
             f"order {info['order']} pv {' '.join(info['pv'])}")
@@ -156,6 +173,8 @@ def _stream_lines(stream, kind: str, options: dict, tick: float = 0.05):
 
 def analyze(session, args: list[str], kind: str) -> str:
     """Stream analysis of the position for the given colour until the next command."""
+    from jaxgo.gtp.remote import ANALYSIS_VISITS, position_query
+
     options = parse_analyze_args(args, session.game.to_play)
     query = position_query(session.game, options["colour"], session.config, ANALYSIS_VISITS,
                            interval=options["interval"], ownership=options["ownership"])
@@ -166,11 +185,15 @@ def analyze(session, args: list[str], kind: str) -> str:
 
 # -- *-genmove_analyze ----------------------------------------------------------------------------------------
 def _genmove_lines(session, stream, kind: str, options: dict, colour: int, seconds: float | None):
-    """Reports during the search, then ``play MOVE`` (the Player's decision, played on the session's board)."""
+    """Reports during the search, then ``play MOVE`` (the Player's decision, played on the session's board).
+    GoGui's ``# interrupt`` ends the search early (its partial result decides the move)."""
+    from jaxgo.gtp.remote import result_from_response, search_responses
+    from jaxgo.search.player import Decision
+
     start = time.perf_counter()
     final = None
     try:
-        for response in search_responses(stream, seconds):
+        for response in search_responses(stream, seconds, stop=session.interrupted):
             if "moveInfos" in response:
                 yield info_line(response, kind, options["ownership"], options["maxmoves"])
             final = response
@@ -186,8 +209,10 @@ def _genmove_lines(session, stream, kind: str, options: dict, colour: int, secon
     yield _play_decision(session, colour, decision)
 
 
-def _play_decision(session, colour: int, decision: Decision) -> str:
+def _play_decision(session, colour: int, decision) -> str:
     """Play a decision on the session's board; the ``play MOVE`` line that ends a genmove_analyze stream."""
+    from jaxgo.search.player import RESIGN
+
     if decision.move == RESIGN:
         return "play resign"
     session.game.play(colour, decision.move)
@@ -196,8 +221,10 @@ def _play_decision(session, colour: int, decision: Decision) -> str:
 
 def genmove_analyze(session, args: list[str], kind: str) -> str:
     """Search with reports for the given colour, then play the Player's move; the stream ends ``play MOVE``."""
+    from jaxgo.gtp.remote import ANALYSIS_VISITS, position_query
+
     options = parse_analyze_args(args, session.game.to_play)
-    colour, game, player = options["colour"], session.game, session.player
+    colour, game, player = options["colour"], session.game, session.search_player()
     if colour != game.to_play:
         game.set_to_play(colour)
     early = player.decide_without_search(game, colour)
@@ -205,6 +232,7 @@ def genmove_analyze(session, args: list[str], kind: str) -> str:
         session.analysis_stream = AnalysisStream(iter([_play_decision(session, colour, early)]), False)
         return ""
     playouts, seconds = player.budget(game, colour)
+    seconds = capped_clock_seconds(player, seconds)  # a clock share is capped as genmove's
     query = position_query(game, colour, session.config, playouts or ANALYSIS_VISITS,
                            interval=options["interval"], ownership=options["ownership"])
     stream = session.analysis_connection().query(query)
@@ -216,10 +244,15 @@ def genmove_analyze(session, args: list[str], kind: str) -> str:
 # -- GoGui ----------------------------------------------------------------------------------------------------
 def pv_gfx(session, args: list[str]) -> str:
     """GoGui gfx: the principal variation of a short search as ``VAR b D4 w C3 ...``."""
-    visits = int(args[0]) if args and args[0].isdigit() and int(args[0]) > 0 else PV_GFX_VISITS
+    from jaxgo.gtp.remote import final_response, position_query
+
+    if len(args) > 1:
+        raise GtpError("syntax error")
+    visits = int_arg(args[0], 1, MAX_PV_GFX_VISITS, f"visits must be 1..{MAX_PV_GFX_VISITS}") if args else \
+        PV_GFX_VISITS
     game = session.game
     response = final_response(session.analysis_connection(),
-                              position_query(game, game.to_play, session.config, visits))
+                              position_query(game, game.to_play, session.config, visits), stop=session.interrupted)
     if not response.get("moveInfos"):
         return ""
     colour = game.to_play

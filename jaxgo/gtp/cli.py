@@ -3,46 +3,79 @@
 ``jaxgo gtp [options]`` searches in this process; ``jaxgo gtp --server ADDR`` is the same engine whose
 searches run in a ``jaxgo serve`` process (``tcp:HOST:PORT``, ``HOST:PORT``, ``PORT`` or ``unix:PATH``), so many
 GTP sessions share one device.  Both take the search options of ``jaxgo.search.config.add_arguments`` (the
-remote one sends them with every query) and exit 0 on ``quit`` or at the end of input.
+remote one sends them with every query).
+
+Start-up: nothing here imports JAX before the first command that needs it; the first commands a GUI sends
+(``name``, ``list_commands``, ``boardsize``, ``komi``, ``play`` ...) are answered at once while a background
+thread compiles ahead (``jaxgo.gtp.warmup``; ``--no-warmup`` turns it off).  The end: ``quit``, the end of
+input, SIGTERM and SIGINT all close the session and exit with status 0.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-
-import numpy as np
+import threading
 
 from jaxgo.go.config import KO_RULES, Rules
 from jaxgo.search import config as search_config
-from jaxgo.search.player import DEFAULT_PLAYOUTS
+
+MAX_KOMI = 1000.0  # as the GTP komi command (jaxgo.gtp.core.MAX_KOMI)
+MAX_SECONDS = 24 * 3600.0
+
+DESCRIPTION = """Go Text Protocol (v2) engine on stdin/stdout, for GUIs (Sabaki, GoGui, Lizzie) and match
+runners.  The default engine is the strongest configuration measured: RAVE tree search with heavy
+(gamma-proportional) playouts and progressive bias 1 from the move-pattern gammas shipped with jaxgo,
+3000 playouts per move unless --playouts, --seconds or the GTP clock say otherwise."""
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="jaxgo gtp", description="Go Text Protocol (v2) engine on stdin/stdout")
+def build_parser(full_help: bool = True) -> argparse.ArgumentParser:
+    """The options; ``full_help=False`` skips the one default that needs the search module (and JAX)."""
+    playouts_default = "3000"
+    if full_help:
+        from jaxgo.search.player import DEFAULT_PLAYOUTS
+
+        playouts_default = str(DEFAULT_PLAYOUTS)
+    parser = argparse.ArgumentParser(prog="jaxgo gtp", description=DESCRIPTION)
     parser.add_argument("--size", type=int, default=19, help="board size (default %(default)s)")
     parser.add_argument("--komi", type=float, default=7.5, help="komi (default %(default)s)")
     parser.add_argument("--rules", choices=KO_RULES, default="positional", help="ko rule (default %(default)s)")
     parser.add_argument("--suicide", action="store_true", help="allow multi-stone suicide (default: forbidden)")
     parser.add_argument("--seed", type=int, default=None, help="seed of the search's random choices (default: random)")
     parser.add_argument("--playouts", type=int, default=None,
-                        help=f"playouts per move (default {DEFAULT_PLAYOUTS} unless --seconds or a GTP clock is set)")
+                        help=f"playouts per move (default {playouts_default} unless --seconds or a GTP clock is set)")
     parser.add_argument("--seconds", type=float, default=None,
-                        help="seconds per move (default: none; the GTP clock when set)")
-    parser.add_argument("--quiet", action="store_true", help="no debug output on stderr")
+                        help="seconds per move (default: none; the GTP clock when set, at most 60 s of it per move)")
+    parser.add_argument("--quiet", action="store_true", help="no debug output on stderr (default: debug output)")
     parser.add_argument("--server", default=None, metavar="ADDR",
-                        help="thin front end: run searches in a `jaxgo serve` process (tcp:HOST:PORT or unix:PATH)")
+                        help="thin front end: run searches in a `jaxgo serve` process (tcp:HOST:PORT or unix:PATH; "
+                             "default: search in this process)")
+    parser.add_argument("--no-warmup", action="store_true",
+                        help="do not compile ahead in a background thread (default: compile ahead at start-up)")
     search_config.add_arguments(parser)
     return parser
 
 
 def rules_from_args(args) -> Rules | None:
     """The Rules of the --size/--komi/--rules/--suicide options, or None after printing why they are invalid."""
+    if not abs(args.komi) <= MAX_KOMI:
+        print(f"jaxgo gtp: komi must be a number between -{MAX_KOMI:g} and {MAX_KOMI:g}", file=sys.stderr)
+        return None
     try:
         return Rules(size=args.size, komi=args.komi, ko_rule=args.rules, suicide=args.suicide)
     except ValueError as exc:
         print(f"jaxgo gtp: {exc}", file=sys.stderr)
         return None
+
+
+def budget_error(args) -> str | None:
+    """Why --playouts / --seconds are unusable, or None."""
+    if args.playouts is not None and args.playouts < 1:
+        return "--playouts must be at least 1"
+    if args.seconds is not None and not 0 < args.seconds <= MAX_SECONDS:
+        return f"--seconds must be in (0, {MAX_SECONDS:g}]"
+    return None
 
 
 def engine_from_args(args):
@@ -53,14 +86,18 @@ def engine_from_args(args):
     rules = rules_from_args(args)
     if rules is None:
         return None
+    error = budget_error(args)
+    if error is not None:
+        print(f"jaxgo gtp: {error}", file=sys.stderr)
+        return None
     try:
         config = search_config.from_args(args)
     except ValueError as exc:
         print(f"jaxgo gtp: {exc}", file=sys.stderr)
         return None
-    seed = int(np.random.SeedSequence().entropy % (2 ** 31)) if args.seed is None else args.seed
+    seed = int.from_bytes(os.urandom(4), "little") % (2 ** 31) if args.seed is None else args.seed
     options = dict(seed=seed, log=None if args.quiet else sys.stderr, playouts=args.playouts,
-                   seconds=args.seconds)
+                   seconds=args.seconds, quick_start=True)
     if args.server is None:
         return make_gtp_engine(rules, config, **options)
     from jaxgo.server.client import ServerClient
@@ -78,16 +115,39 @@ def engine_from_args(args):
         return None
 
 
+def end_process(status: int) -> None:
+    """After the session: flush the output, and if a helper thread is still inside JAX (a compilation of the
+    warm-up that cannot be interrupted), leave at once with ``status`` rather than let the interpreter's
+    shutdown meet it."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # the client closed the pipe: nothing more can be written
+            try:
+                os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
+            except (OSError, ValueError):
+                pass
+    if any(thread.is_alive() for thread in threading.enumerate() if thread is not threading.main_thread()):
+        os._exit(status)
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser(full_help=any(word in ("-h", "--help") for word in argv)).parse_args(argv)
     engine = engine_from_args(args)
     if engine is None:
         return 2
+    from jaxgo.gtp.loop import install_signal_handlers, serve
+
+    if threading.current_thread() is threading.main_thread():
+        install_signal_handlers()
+    if not args.no_warmup:
+        engine.session.start_warmup()
     # Reads bytes (a stray non-UTF-8 byte cannot end the session) and streams analysis commands
     # (lz-analyze, kata-analyze) until the next command arrives.
-    from jaxgo.gtp.loop import serve
-
-    return int(serve(engine, getattr(sys.stdin, "buffer", sys.stdin), sys.stdout) or 0)
+    status = int(serve(engine, getattr(sys.stdin, "buffer", sys.stdin), sys.stdout) or 0)
+    end_process(status)
+    return status
 
 
 if __name__ == "__main__":

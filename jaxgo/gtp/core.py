@@ -4,21 +4,29 @@
 ``clear_board``, ``komi``, ``go_param_rules`` (Fuego's syntax), ``loadsgf FILE [N|VERTEX]`` (GNU Go's
 semantics), ``play``, ``undo``, ``is_legal``, ``all_legal``, ``list_stones``, ``captures``, ``showboard``,
 ``printsgf [FILE]``.  Every handler is ``handler(session, args)`` (``jaxgo.gtp.session.GtpSession``).
+
+Hostile input: ``komi`` is bounded (``MAX_KOMI``); ``loadsgf`` reads only regular files of at most
+``MAX_SGF_BYTES`` (``/dev/zero`` or a FIFO answers ``cannot load file`` at once) and ``printsgf`` writes only
+to regular files, never waiting on a FIFO.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
+import stat
 
 from jaxgo import __version__
 from jaxgo.go.config import KO_RULES
-from jaxgo.go.coords import BLACK, WHITE, gtp_to_point
+from jaxgo.go.coords import BLACK, WHITE
 from jaxgo.go.display import board_text
-from jaxgo.gtp.protocol import (GtpError, colour_arg, float_arg, int_arg, require_count, vertex_arg,
+from jaxgo.gtp.protocol import (GtpError, colour_arg, float_arg, int_arg, is_integer, require_count, vertex_arg,
                                 vertices_text)
 
 PROTOCOL_VERSION = "2"
-ENGINE_NAME = "jaxgo"
+ENGINE_NAME = "jaxgo"  # not "KataGo...": Lizzie then reads lz-analyze's integer format (jaxgo.gtp.analysis)
+MAX_KOMI = 1000.0
+MAX_SGF_BYTES = 8 << 20
 
 # Fuego's `go_param_rules ko_rule` values -> our ko rules (Fuego's "superko" is situational superko).
 FUEGO_KO_RULES = {"simple": "simple", "superko": "situational", "pos_superko": "positional"}
@@ -72,7 +80,7 @@ def clear_board(session, args):
 
 def komi(session, args):
     require_count(args, 1)
-    session.set_rules(komi=float_arg(args[0]))
+    session.set_rules(komi=float_arg(args[0], MAX_KOMI, f"komi out of range (at most {MAX_KOMI:g} points)"))
     return ""
 
 
@@ -106,8 +114,8 @@ def loadsgf(session, args):
 
     require_count(args, 1, 2)
     try:
-        record = load_sgf(args[0])
-    except SGFError as exc:
+        record = load_sgf(read_regular_file(args[0], MAX_SGF_BYTES))
+    except (SGFError, OSError) as exc:
         session.debug(f"loadsgf: {exc}")
         raise GtpError("cannot load file") from None
     move_number = _sgf_move_number(record, args[1]) if len(args) == 2 else None
@@ -117,47 +125,73 @@ def loadsgf(session, args):
         session.debug(f"loadsgf: {exc}")
         raise GtpError("cannot load file") from None
     session.game = game
-    session.player.reset()
+    session.reset_search()
     return ""
+
+
+def read_regular_file(path: str, limit: int) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes; OSError for anything else (a FIFO, a device,
+    a directory, a larger file), without ever blocking on the open."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(f"{path} is not a regular file")
+        if info.st_size > limit:
+            raise OSError(f"{path} is larger than {limit} bytes")
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > limit:
+            raise OSError(f"{path} is larger than {limit} bytes")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def write_regular_file(path: str, text: str) -> None:
+    """Write ``text`` to a new or regular file (OSError for a FIFO, a device or a directory, never blocking)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | getattr(os, "O_NONBLOCK", 0), 0o644)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{path} is not a regular file")
+        os.ftruncate(fd, 0)
+        data = text.encode("utf-8")
+        while data:
+            data = data[os.write(fd, data):]
+    finally:
+        os.close(fd)
 
 
 def _sgf_move_number(record, word: str) -> int | None:
     """loadsgf's second argument: a move number >= 1, or the number of the first move at a vertex."""
-    if word.isdigit():
-        if int(word) < 1:
-            raise GtpError("syntax error")
-        return int(word)
-    try:
-        target = gtp_to_point(word, record.size)
-    except ValueError:
-        raise GtpError("syntax error") from None
+    if is_integer(word):
+        return int_arg(word, 1, None)
+    target = vertex_arg(word, record.size, "syntax error")
     numbers = [i for i, (_, move) in enumerate(record.moves, start=1) if move == target]
     return numbers[0] if numbers else None
 
 
 # -- moves ----------------------------------------------------------------------------------------------------
 def play(session, args):
-    from jaxgo.go.game import IllegalMove
-
     require_count(args, 2)
     colour = colour_arg(args[0], "syntax error")
     move = vertex_arg(args[1], session.size, "syntax error")
-    try:
-        session.game.play(colour, move)
-    except IllegalMove as exc:
-        session.debug(f"play {args[0]} {args[1]}: {exc.reason}")
-        raise GtpError("illegal move") from None
+    reason = session.play(colour, move)
+    if reason is not None:
+        session.debug(f"play {args[0]} {args[1]}: {reason}")
+        raise GtpError("illegal move")
     return ""
 
 
 def undo(session, args):
     """Take back the last move; setup stones (handicap, SGF AB/AW) are not moves and stay."""
-    if not session.game.moves:
+    if not session.undo():
         raise GtpError("cannot undo")
-    try:
-        session.game.undo()
-    except IndexError:
-        raise GtpError("cannot undo") from None
     return ""
 
 
@@ -199,12 +233,12 @@ def printsgf(session, args):
     """The game as SGF; with a file name, written there instead."""
     from jaxgo.go.sgf import game_to_sgf
 
+    require_count(args, 0, 1)
     text = game_to_sgf(session.game)
     if not args:
         return text.strip()
     try:
-        with open(args[0], "w", encoding="utf-8") as handle:
-            handle.write(text)
+        write_regular_file(args[0], text)
     except OSError:
         raise GtpError("cannot write file") from None
     return ""

@@ -10,18 +10,20 @@ answer every command with the same handlers, listed here explicitly:
     analysis    lz-analyze, kata-analyze, *-genmove_analyze, jaxgo-pv_gfx    (``jaxgo.gtp.analysis``)
     territory   jaxgo-territory (CRF)                                        (``jaxgo.gtp.territory``)
     proof       attack / defend (proof search)                               (``jaxgo.gtp.proof``)
-    gogui       gogui-analyze_commands                                       (``jaxgo.gtp.gogui``)
+    gogui       gogui-analyze_commands, gogui-interrupt                      (``jaxgo.gtp.gogui``)
+    params      kata-get_param / kata-set_param / kata-list_params           (``jaxgo.gtp.params``)
+
+Building an engine imports no JAX: the Player (and with it the search and JAX) is created on first use, so
+``name`` or ``list_commands`` is answered at once (``quick_start`` also plays the first moves without JAX).
 """
 
 from __future__ import annotations
 
 from jaxgo.go.config import Rules
-from jaxgo.gtp import analysis, core, gogui, play, proof, territory
+from jaxgo.gtp import analysis, core, gogui, params, play, proof, territory
 from jaxgo.gtp.protocol import Dispatcher
-from jaxgo.gtp.remote import RemoteSearch
 from jaxgo.gtp.session import GtpSession
 from jaxgo.search.config import SearchConfig
-from jaxgo.search.player import Player
 
 FAMILIES = {
     "core": core.COMMANDS,
@@ -30,6 +32,7 @@ FAMILIES = {
     "territory": territory.COMMANDS,
     "proof": proof.COMMANDS,
     "gogui": gogui.COMMANDS,
+    "params": params.COMMANDS,
 }
 
 
@@ -45,22 +48,35 @@ def command_registry(families: dict = FAMILIES) -> dict:
 
 
 def make_gtp_engine(rules: Rules | None = None, config: SearchConfig | None = None, *,
-                    player: Player | None = None, seed: int = 0, log=None, playouts: int | None = None,
-                    seconds: float | None = None, analysis=None) -> Dispatcher:
+                    player=None, seed: int = 0, log=None, playouts: int | None = None,
+                    seconds: float | None = None, analysis=None, quick_start: bool = False) -> Dispatcher:
     """A GTP engine; its Player is ``player``, else one searching in this process with ``config`` (default
-    ``SearchConfig()``) and the budget ``playouts`` / ``seconds`` per move (else the GTP clock).
-    ``analysis``: the connection for live analysis (default: an in-process analysis engine on first use)."""
-    if player is None:
-        player = Player(config or SearchConfig(), seed=seed, log=log, playouts=playouts, seconds=seconds)
-    session = GtpSession(rules, player, log=log, analysis=analysis)
+    ``SearchConfig()``) and the budget ``playouts`` / ``seconds`` per move (else the GTP clock), created on
+    first use.  ``analysis``: the connection for live analysis (default: an in-process analysis engine on first
+    use).  ``quick_start``: moves before the game exists are played without JAX (``jaxgo.gtp.early``)."""
+    config = config or SearchConfig()
+
+    def make_player():
+        from jaxgo.search.player import Player
+
+        return Player(config, seed=seed, log=log, playouts=playouts, seconds=seconds)
+
+    session = GtpSession(rules, player, log=log, analysis=analysis, make_player=make_player, config=config,
+                         quick_start=quick_start)
     return Dispatcher(session, command_registry())
 
 
 def make_remote_gtp_engine(connection, rules: Rules | None = None, config: SearchConfig | None = None, *,
                            seed: int = 0, log=None, playouts: int | None = None,
-                           seconds: float | None = None) -> Dispatcher:
+                           seconds: float | None = None, quick_start: bool = False) -> Dispatcher:
     """A GTP engine whose searches and live analysis run on an analysis-server ``connection``
-    (``ServerClient`` or ``LocalConnection``), with the Player of the local engine."""
+    (``ServerClient`` or ``LocalConnection``), with the Player of the local engine (ValueError for a config
+    the server cannot search).  A search stops early when the client interrupts (GoGui's ``# interrupt``)."""
+    from jaxgo.gtp.remote import RemoteSearch
+    from jaxgo.search.player import Player
+
     search = RemoteSearch(connection, config or SearchConfig())
     player = Player(search=search, seed=seed, log=log, playouts=playouts, seconds=seconds)
-    return make_gtp_engine(rules, player=player, log=log, analysis=connection)
+    engine = make_gtp_engine(rules, player=player, log=log, analysis=connection, quick_start=quick_start)
+    search.should_stop = engine.session.interrupted
+    return engine

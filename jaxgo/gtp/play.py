@@ -5,8 +5,11 @@ move of the search's principal variation, ``resign`` below the resign threshold,
 passes while the opponent has dead stones), ``fixed_handicap``, ``place_free_handicap``, ``set_free_handicap``,
 ``time_settings``, ``kgs-time_settings``, ``time_left`` (the Player's ``Clock``), ``final_score``,
 ``final_status_list``, ``jaxgo-ownership`` (the Player's ownership and stone status), ``jaxgo-search_stats``
-(the last search) and ``jaxgo-search_config`` (the effective ``SearchConfig``, one ``key value`` line per
-field).
+(the last search) and ``jaxgo-search_config [KEY VALUE]`` (the effective ``SearchConfig``, one ``key value``
+line per field; with a key and a value it sets that option: GoGui's parameter dialog, ``jaxgo.gtp.params``).
+
+Bounds against hostile numbers: a clock share is cut to ``settings.MAX_CLOCK_SECONDS`` per move (``time_settings 1e9
+0 0`` still answers within a minute), ``jaxgo-ownership`` takes at most ``MAX_OWNERSHIP_PLAYOUTS``.
 """
 
 from __future__ import annotations
@@ -14,9 +17,11 @@ from __future__ import annotations
 import numpy as np
 
 from jaxgo.go.coords import BLACK, WHITE, point_to_gtp
-from jaxgo.gtp.protocol import (GtpError, board_rows, colour_arg, int_arg, require_count, vertex_arg,
+from jaxgo.gtp.protocol import (GtpError, board_rows, colour_arg, float_arg, int_arg, require_count, vertex_arg,
                                 vertices_text)
-from jaxgo.search.player import OWNERSHIP_PLAYOUTS, RESIGN
+from jaxgo.gtp.settings import clock_share_capped, set_param
+
+MAX_OWNERSHIP_PLAYOUTS = 1 << 14
 
 
 # -- moves ----------------------------------------------------------------------------------------------------
@@ -24,11 +29,15 @@ def _choose(session, args: list[str], cleanup: bool = False):
     """(colour, Decision) for ``genmove``-like commands with one colour argument."""
     require_count(args, 1)
     colour = colour_arg(args[0], "syntax error")
-    return colour, session.player.choose(session.game, colour, cleanup=cleanup)
+    player, game = session.search_player(), session.game
+    with clock_share_capped(player, game, colour):
+        return colour, player.choose(game, colour, cleanup=cleanup)
 
 
 def genmove(session, args):
     """The Player's move for the colour (``pass`` or ``resign`` possible), played on the board."""
+    from jaxgo.search.player import RESIGN
+
     colour, decision = _choose(session, args)
     if decision.move == RESIGN:
         return "resign"
@@ -38,12 +47,16 @@ def genmove(session, args):
 
 def reg_genmove(session, args):
     """The move ``genmove`` would choose, without playing it."""
+    from jaxgo.search.player import RESIGN
+
     _, decision = _choose(session, args)
     return "resign" if decision.move == RESIGN else point_to_gtp(decision.move, session.size)
 
 
 def genmove_cleanup(session, args):
     """Like genmove, but never resigns nor passes while stones the playouts judge dead are on the board."""
+    from jaxgo.search.player import RESIGN
+
     colour, decision = _choose(session, args, cleanup=True)
     move = session.game.pass_move if decision.move == RESIGN else decision.move
     session.game.play(colour, move)
@@ -113,7 +126,7 @@ def place_free_handicap(session, args):
 
 
 def set_free_handicap(session, args):
-    if len(args) < 2:
+    if not 2 <= len(args) < session.size * session.size:
         raise GtpError("syntax error")
     points = [vertex_arg(word, session.size, "syntax error") for word in args]
     if len(set(points)) != len(points) or session.game.pass_move in points:
@@ -126,7 +139,7 @@ def set_free_handicap(session, args):
 def _set_clock(session, main: str, byo_time: str, byo_stones: str) -> str:
     """``Clock.set`` from three words; a bad number (``inf``, negative, not a number) is a syntax error."""
     try:
-        session.player.clock.set(float(main), float(byo_time), int(byo_stones))
+        session.clock.set(float_arg(main), float_arg(byo_time), int_arg(byo_stones))
     except ValueError:
         raise GtpError("syntax error") from None
     return ""
@@ -162,7 +175,7 @@ def time_left(session, args):
     require_count(args, 3)
     colour = colour_arg(args[0], "syntax error")
     try:
-        session.player.clock.set_left(colour, float(args[1]), int(args[2]))
+        session.clock.set_left(colour, float_arg(args[1]), int_arg(args[2]))
     except ValueError:
         raise GtpError("syntax error") from None
     return ""
@@ -173,7 +186,7 @@ def final_score(session, args):
     """Area score with komi, as GNU Go writes it: ``B+3.5``, ``W+0.5`` or ``0``.  Tromp-Taylor on the board
     as it stands; once both players have passed, stones the Player judges dead are removed first."""
     game = session.game
-    score = session.player.settled_score(game) if game.is_over() else game.score()
+    score = session.search_player().settled_score(game) if game.is_over() else game.score()
     if score > 0:
         return f"B+{score:.1f}"
     if score < 0:
@@ -187,17 +200,18 @@ def final_status_list(session, args):
     wanted = args[0].lower()
     if wanted not in ("alive", "dead", "seki"):
         raise GtpError("syntax error")
-    return vertices_text(session.player.stone_status(session.game) == wanted, session.size)
+    return vertices_text(session.search_player().stone_status(session.game) == wanted, session.size)
 
 
 def ownership(session, args):
     """``jaxgo-ownership [playouts]``: ``size`` lines of ``size`` numbers in [-1, 1] (+1 = Black), top row
     first."""
+    from jaxgo.search.player import OWNERSHIP_PLAYOUTS
+
     require_count(args, 0, 1)
-    playouts = int_arg(args[0]) if args else OWNERSHIP_PLAYOUTS
-    if playouts < 1:
-        raise GtpError("syntax error")
-    return board_rows(session.player.ownership(session.game, playouts), session.size)
+    playouts = (int_arg(args[0], 1, MAX_OWNERSHIP_PLAYOUTS, f"playouts must be 1..{MAX_OWNERSHIP_PLAYOUTS}")
+                if args else OWNERSHIP_PLAYOUTS)
+    return board_rows(session.search_player().ownership(session.game, playouts), session.size)
 
 
 # -- search information ---------------------------------------------------------------------------------------
@@ -217,8 +231,12 @@ def config_lines(settings: dict) -> str:
 
 
 def search_config(session, args):
-    """``jaxgo-search_config``: the effective SearchConfig, one ``key value`` line per field."""
-    require_count(args, 0)
+    """``jaxgo-search_config``: the effective SearchConfig, one ``key value`` line per field (GoGui's ``param``
+    format); ``jaxgo-search_config KEY VALUE`` sets one field (``jaxgo.gtp.params.set_param``)."""
+    require_count(args, 0, 2)
+    if args:
+        set_param(session, args[0], args[1])
+        return ""
     return config_lines(session.config.to_dict())
 
 

@@ -9,17 +9,20 @@ Defaults: solver ``pns``, node budget ``DEFAULT_MAX_NODES``, time budget ``MAX_S
 from __future__ import annotations
 
 from jaxgo.go.coords import point_to_gtp
-from jaxgo.gtp.protocol import GtpError, vertex_arg
-from jaxgo.proof.board import game_board
-from jaxgo.proof.capture import solve_capture_ko
+from jaxgo.gtp.protocol import GtpError, int_arg, is_integer, vertex_arg
 
 DEFAULT_SOLVER = "pns"
 DEFAULT_MAX_NODES = 20000
+MAX_NODES = 10_000_000
 MAX_SECONDS = 10.0
 
 
 def solve(session, args: list[str], attack: bool) -> str:
-    """GNU Go's answer to ``attack`` (``attack=True``) or ``defend`` of the chain at ``args[0]``."""
+    """GNU Go's answer to ``attack`` (``attack=True``) or ``defend`` of the chain at ``args[0]``; an off-board
+    vertex answers GNU Go's ``invalid coordinate``."""
+    from jaxgo.proof.board import game_board
+    from jaxgo.proof.capture import solve_capture_ko
+
     if not args:
         raise GtpError("vertex required")
     point = vertex_arg(args[0], session.size)
@@ -27,8 +30,10 @@ def solve(session, args: list[str], attack: bool) -> str:
     for extra in args[1:]:
         if extra in ("pns", "pp"):
             solver = extra
-        elif extra.isdigit():
-            max_nodes = int(extra)
+        elif is_integer(extra):
+            max_nodes = int_arg(extra, 1, MAX_NODES, f"max_nodes must be 1..{MAX_NODES}")
+        else:
+            raise GtpError("syntax error")
     board = game_board(session.game)
     if point >= session.size * session.size or board.stones[point] == 0:
         raise GtpError("vertex must not be empty")

@@ -7,12 +7,18 @@ Error texts are the specification's (``unknown command``, ``illegal move``, ``un
 ``syntax error``, ``cannot undo``, ``cannot load file``, ``cannot score``) and, for commands outside the
 standard set, GNU Go's (``invalid color``, ``invalid coordinate``).
 
+Numbers and vertices are ASCII only (``A١`` is not ``A1``; ``1_000`` is not a number); floats must be finite.
+Streamed responses (live analysis) are written through ``StreamedReply``, which drops empty lines, so a reply
+never ends early whatever its lines hold.
+
 A handler is ``handler(session, args: list[str]) -> str | None``; it raises ``GtpError(message)`` for a failure
 response.  ``Dispatcher(session, commands)`` answers lines with an explicit registry ``{name: handler}``; the
 session needs ``quit`` (bool) and ``debug(text)``, and gets ``command_names`` (for ``list_commands``).
 """
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 
@@ -64,29 +70,48 @@ def colour_arg(word: str, message: str = "invalid color") -> int:
         raise GtpError(message) from None
 
 
+INTEGER = re.compile(r"[+-]?[0-9]+")
+DECIMAL = re.compile(r"[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?")
+
+
 def vertex_arg(word: str, size: int, message: str = "invalid coordinate") -> int:
-    """A point (pass = size²) from a GTP vertex on a ``size`` board."""
+    """A point (pass = size²) from a GTP vertex on a ``size`` board (ASCII letters and digits only)."""
+    if not word.isascii():
+        raise GtpError(message)
     try:
         return gtp_to_point(word, size)
     except ValueError:
         raise GtpError(message) from None
 
 
-def int_arg(word: str) -> int:
-    try:
-        return int(word)
-    except ValueError:
-        raise GtpError("syntax error") from None
+def is_integer(word: str) -> bool:
+    """Whether ``word`` is an ASCII decimal integer with an optional sign."""
+    return INTEGER.fullmatch(word) is not None
 
 
-def float_arg(word: str) -> float:
-    """A finite float (``nan`` and ``inf`` are syntax errors)."""
+def int_arg(word: str, low: int | None = None, high: int | None = None, message: str = "syntax error") -> int:
+    """An ASCII decimal integer, in ``[low, high]`` when given (else GtpError ``message``)."""
+    if not is_integer(word):
+        raise GtpError("syntax error")
     try:
-        value = float(word)
-    except ValueError:
+        value = int(word)
+    except ValueError:  # more digits than Python converts
         raise GtpError("syntax error") from None
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise GtpError(message)
+    return value
+
+
+def float_arg(word: str, bound: float | None = None, message: str = "syntax error") -> float:
+    """A finite ASCII decimal number (``nan``, ``inf``, ``1_0``, non-ASCII digits: syntax errors), with
+    ``|value| <= bound`` when given (else GtpError ``message``)."""
+    if DECIMAL.fullmatch(word) is None:
+        raise GtpError("syntax error")
+    value = float(word)
     if not np.isfinite(value):
         raise GtpError("syntax error")
+    if bound is not None and abs(value) > bound:
+        raise GtpError(message)
     return value
 
 
@@ -100,6 +125,42 @@ def board_rows(values, size: int) -> str:
     top row first (GoGui's dboard layout)."""
     values = np.asarray(values, np.float64).reshape(size, size)
     return "\n".join(" ".join(f"{v:.2f}" for v in row) for row in values)
+
+
+# -- streamed responses ---------------------------------------------------------------------------------------
+def stream_lines(text: str) -> list[str]:
+    """The non-empty lines of ``text`` (right-stripped): what a streamed reply may hold."""
+    return [line.rstrip() for line in text.split("\n") if line.strip()]
+
+
+class StreamedReply:
+    """One response written as it is produced: ``=[id]`` at once, then body lines, then the empty line that
+    ends it.  Empty lines are dropped (an empty line inside would end the response early for the client)."""
+
+    def __init__(self, out, header: str):
+        self.out = out
+        self.header = header.rstrip()
+        self.open = False
+        self.lines_written = 0
+
+    def start(self) -> None:
+        self.out.write(self.header + "\n")
+        self.out.flush()
+        self.open = True
+
+    def write(self, text: str | None) -> None:
+        """Write the non-empty lines of ``text`` (None and empty text write nothing)."""
+        lines = stream_lines(text) if text else []
+        if lines:
+            self.out.write("\n".join(lines) + "\n")
+            self.out.flush()
+            self.lines_written += len(lines)
+
+    def finish(self) -> None:
+        if self.open:
+            self.out.write("\n")
+            self.out.flush()
+            self.open = False
 
 
 # -- dispatch -------------------------------------------------------------------------------------------------

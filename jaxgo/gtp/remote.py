@@ -10,7 +10,9 @@ options, and turns the final response back into a ``mcts.SearchResult``.  The li
 Response -> SearchResult: ``visits`` / ``values`` per action from ``moveInfos`` (win rates for the side to
 move, NaN where a move was not searched), ``move`` / ``win_rate`` / ``pv`` from the first (best, ordered by
 ``tree.rank_actions`` on the server) move info, ``playouts`` = ``rootInfo.visits``.  A seconds budget
-terminates the query after that time; the server then sends its partial final result.
+terminates the query after that time; the server then sends its partial final result.  So does a ``stop``
+callable that turns true (``RemoteSearch.should_stop``: GoGui's ``# interrupt`` line, polled every
+``POLL_SECONDS``).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from jaxgo.server.protocol import RequestError, parse_vertex, vertex
 ANALYSIS_VISITS = 1 << 18  # "until interrupted": a search with only a time budget stops here at the latest
 SEARCH_PLAYOUTS = 1000  # a search with neither playouts nor seconds (as mcts.Searcher)
 RESPONSE_LIMIT = 600.0  # seconds to wait for a final response beyond the search's own time budget
+POLL_SECONDS = 0.1  # how often a search waiting for responses checks ``stop``
 
 
 # -- queries --------------------------------------------------------------------------------------------------
@@ -90,18 +93,20 @@ def is_final(response: dict) -> bool:
     return "turnNumber" in response and not response.get("isDuringSearch", False)
 
 
-def search_responses(stream, seconds: float | None = None, limit: float = RESPONSE_LIMIT):
+def search_responses(stream, seconds: float | None = None, limit: float = RESPONSE_LIMIT, stop=None):
     """The responses of one query's stream, the final one last.  With ``seconds`` the query is terminated after
-    that time (the server then sends its partial result); GtpError for an error, no results, a closed
-    connection, or no final response within ``limit`` seconds beyond the budget."""
+    that time, and when ``stop()`` turns true (the server then sends its partial result); GtpError for an
+    error, no results, a closed connection, or no final response within ``limit`` seconds beyond the budget."""
     now = time.monotonic()
     stop_at = None if seconds is None else now + seconds
     deadline = now + limit + (seconds or 0.0)
+    terminated = False
     while time.monotonic() < deadline:
-        if stop_at is not None and time.monotonic() >= stop_at:
+        if not terminated and ((stop_at is not None and time.monotonic() >= stop_at) or (stop and stop())):
             stream.terminate()
-            stop_at = None
-        wait = 1.0 if stop_at is None else max(0.01, stop_at - time.monotonic())
+            terminated = True
+        wait = POLL_SECONDS if terminated or stop_at is None else max(0.01, min(POLL_SECONDS,
+                                                                                stop_at - time.monotonic()))
         try:
             response = stream.get(timeout=wait)
         except queue.Empty:
@@ -118,10 +123,11 @@ def search_responses(stream, seconds: float | None = None, limit: float = RESPON
     raise GtpError("analysis timed out")
 
 
-def final_response(connection, query: dict, seconds: float | None = None) -> dict:
-    """The final response to ``query`` on ``connection`` (terminated after ``seconds`` when given)."""
+def final_response(connection, query: dict, seconds: float | None = None, stop=None) -> dict:
+    """The final response to ``query`` on ``connection`` (terminated after ``seconds`` when given, or when
+    ``stop()`` turns true)."""
     response = None
-    for response in search_responses(connection.query(query), seconds):
+    for response in search_responses(connection.query(query), seconds, stop=stop):
         pass
     return response
 
@@ -161,13 +167,17 @@ class RemoteSearch:
     a flat strategy (mc, amaf, pp, depth2): the server runs tree searches only."""
 
     def __init__(self, connection, config: SearchConfig | None = None):
-        config = config if config is not None else SearchConfig()
+        self.connection = connection
+        self.set_config(config if config is not None else SearchConfig())
+        self.last_response: dict | None = None  # the final response behind the last search
+        self.should_stop = None  # () -> bool: end a search early with its partial result (GTP interrupt)
+
+    def set_config(self, config: SearchConfig) -> None:
+        """Search with ``config`` from now on; ValueError for a strategy the server cannot run."""
         if config.strategy not in TREE_STRATEGIES + ("random",):
             raise ValueError(f"strategy {config.strategy!r}: the server runs tree searches only "
                              f"({', '.join(TREE_STRATEGIES)}; or random, which needs no search)")
-        self.connection = connection
         self.config = config
-        self.last_response: dict | None = None  # the final response behind the last search
 
     def search(self, game, playouts: int | None, seconds: float | None, forbid_pass: bool = False) -> SearchResult:
         """Search the game's position for its side to move.  ``forbid_pass`` is not sent: the Player then
@@ -177,7 +187,7 @@ class RemoteSearch:
         visits = playouts if playouts is not None else ANALYSIS_VISITS
         query = position_query(game, game.to_play, self.config, visits)
         start = time.perf_counter()
-        response = final_response(self.connection, query, seconds)
+        response = final_response(self.connection, query, seconds, stop=self.should_stop)
         self.last_response = response
         return result_from_response(response, game.size, time.perf_counter() - start)
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import numpy as np
 
 from jaxgo.gtp.protocol import GtpError, board_rows
-from jaxgo.gtp.remote import final_response, position_query
 
 SERVER_TERRITORY_VISITS = 16  # the analysis search behind a server territory map (the CRF needs none)
 
@@ -54,6 +53,8 @@ def crf_territory(session, args: list[str]) -> str:
 
 def server_territory(session) -> str:
     """The analysis engine's CRF map of the current position (``includeTerritory``, Black's view)."""
+    from jaxgo.gtp.remote import final_response, position_query
+
     game = session.game
     query = position_query(game, game.to_play, session.config, SERVER_TERRITORY_VISITS, territory=True,
                            perspective="BLACK")

@@ -208,7 +208,7 @@ def test_ownership_and_analyze_commands():
     assert "dboard/Ownership (playouts)/jaxgo-ownership" in entries
     for entry in entries:  # GoGui's format: type/label/command, every command known to the engine
         kind, label, command = entry.split("/", 2)
-        assert kind in ("dboard", "gfx", "string") and label
+        assert kind in ("dboard", "gfx", "string", "param") and label
         assert ask(engine, f"known_command {command.split()[0]}") == "true"
 
 

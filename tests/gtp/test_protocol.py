@@ -122,8 +122,8 @@ def test_no_handler_imports_the_composition_and_no_import_cycle():
     importers_of_engine = {name for name, imported in graph.items() if "engine" in imported}
     assert importers_of_engine <= {"cli"}
     assert not any("cli" in imported for imported in graph.values())
-    for family in ("core", "play", "analysis", "territory", "proof", "gogui"):
-        assert graph[family] <= {"protocol", "remote"}, family
+    for family in ("core", "play", "analysis", "territory", "proof", "gogui", "params"):
+        assert graph[family] <= {"protocol", "remote", "settings"}, family
     done, visiting = set(), set()
 
     def visit(name):

@@ -1,0 +1,108 @@
+"""Compile ahead: a background thread that loads JAX and compiles what the first commands will need.
+
+``jaxgo gtp`` answers its first commands (``name``, ``list_commands``, ``boardsize``, ``play`` ...) without JAX
+(``jaxgo.gtp.early``) while this thread, started at once, imports JAX and compiles, in order:
+
+    rules    the rule kernels of ``jaxgo.go.game.Game`` for the session's board size (play, legality,
+             superko hashes, score); then the session replays its early moves on a real ``Game``;
+    search   the session's ``Player`` and one batch of its first search (a throw-away ``Searcher`` with the
+             same ``SearchConfig`` and the batch size K the first ``genmove`` will use), so the first
+             ``genmove`` finds its kernels compiled (or in the persistent cache, ``jaxgo.util.jitcache``).
+
+The session's own searcher, game and random keys are never touched: a seeded engine plays the same moves
+with or without the warm-up.  Commands that need a phase wait for it (``wait``); ``cancel`` stops the thread
+between steps (a compilation in progress runs to its end).  ``seconds`` records each phase's duration.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import time
+
+PHASES = ("rules", "search")
+FIRST_SEARCH_RATE = 2000.0  # playouts/s Searcher assumes for a first seconds budget (its batch size K follows)
+
+
+class Warmup:
+    """The warm-up thread of one ``GtpSession`` (see the module docstring)."""
+
+    def __init__(self, session):
+        self.session = session
+        self.cancelled = threading.Event()
+        self.ready = {phase: threading.Event() for phase in PHASES}
+        self.seconds: dict[str, float] = {}
+        self.error: str | None = None
+        self.thread = threading.Thread(target=self.run, name="gtp-warmup", daemon=True)
+
+    def start(self) -> "Warmup":
+        self.thread.start()
+        return self
+
+    def in_warmup_thread(self) -> bool:
+        return threading.current_thread() is self.thread
+
+    def wait(self, phase: str, timeout: float | None = None) -> bool:
+        """Wait until ``phase`` is done (or failed, or cancelled); immediately from the warm-up thread itself."""
+        if self.in_warmup_thread():
+            return self.ready[phase].is_set()
+        return self.ready[phase].wait(timeout)
+
+    def done(self, phase: str) -> bool:
+        return self.ready[phase].is_set()
+
+    def cancel(self) -> None:
+        self.cancelled.set()
+
+    def join(self, timeout: float | None = None) -> bool:
+        """Wait for the thread to end; whether it did within ``timeout``."""
+        if self.thread.is_alive() and not self.in_warmup_thread():
+            self.thread.join(timeout)
+        return not self.thread.is_alive()
+
+    def run(self) -> None:
+        try:
+            for phase, step in (("rules", self.compile_rules), ("search", self.compile_search)):
+                if self.cancelled.is_set():
+                    break
+                start = time.perf_counter()
+                step()
+                self.seconds[phase] = time.perf_counter() - start
+                self.ready[phase].set()
+                self.session.debug(f"warm-up: {phase} ready in {self.seconds[phase]:.2f} s")
+        except Exception as exc:  # a failed warm-up only costs time later: the commands compile what they need
+            self.error = repr(exc)
+            self.session.debug(f"warm-up failed: {exc!r}")
+        finally:
+            for event in self.ready.values():
+                event.set()
+
+    def compile_rules(self) -> None:
+        """Rule kernels for the session's board: a move, legal moves with superko hashes, the score."""
+        from jaxgo.go.game import Game
+
+        rules = self.session.rules
+        game = Game(rules)
+        game.play(1, (rules.size // 2) * rules.size + rules.size // 2)
+        game.legal_moves(-1)
+        game.score()
+
+    def compile_search(self) -> None:
+        """The Player, and one leaf batch of the first search with its batch size (local tree searches only)."""
+        player = self.session.player
+        config = player.config
+        if config.strategy not in ("uct", "rave") or not hasattr(player.search, "searcher"):
+            return  # no search to compile here (random / flat strategies, or searches on a server)
+        from jaxgo.go.game import Game
+        from jaxgo.search.mcts import Searcher, auto_leaves
+
+        rules = self.session.rules
+        game = Game(rules)
+        playouts, seconds = player.budget(game, game.to_play)
+        budget = playouts if playouts is not None else int((seconds or 0.0) * FIRST_SEARCH_RATE)
+        leaves = config.leaves_per_batch or auto_leaves(budget or None, config.playouts_per_leaf)
+        searcher = Searcher(rules, dataclasses.replace(config, leaves_per_batch=leaves), seed=0)
+        searcher.search(game, playouts=1)  # at least one batch of K leaves, L playouts each
+
+
+__all__ = ["Warmup", "PHASES"]
