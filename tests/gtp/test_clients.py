@@ -29,6 +29,7 @@ from jaxgo.gtp.analysis import info_line
 from jaxgo.gtp.engine import make_gtp_engine, make_remote_gtp_engine
 from jaxgo.gtp.loop import serve
 from jaxgo.search.config import SearchConfig
+from support import ScriptedInput  # noqa: E402
 
 SABAKI = Path(__file__).resolve().parent / "sabaki"
 REPO = Path(__file__).resolve().parents[2]
@@ -242,17 +243,6 @@ class SlowConnection:
     def close(self):
         pass
 
-
-class ScriptedInput:
-    def __init__(self, script):
-        self.script = list(script)
-
-    def readline(self, limit=-1):
-        if not self.script:
-            return b""
-        delay, line = self.script.pop(0)
-        time.sleep(delay)
-        return line
 
 
 def session_output(engine, script, timeout=120) -> str:

@@ -16,23 +16,11 @@ from jaxgo.gtp.engine import make_gtp_engine
 from jaxgo.gtp.loop import serve
 from jaxgo.gtp.settings import MAX_CLOCK_SECONDS
 from jaxgo.search.config import SearchConfig
+from support import ScriptedInput  # noqa: E402
 
 CHEAP = SearchConfig(playouts="light", bias_c2=0.0)
 TIMEOUT = 300
 
-
-class ScriptedInput:
-    """A binary rfile whose lines arrive after given delays: [(seconds to wait, b"line\\n"), ...]."""
-
-    def __init__(self, script):
-        self.script = list(script)
-
-    def readline(self, limit=-1):
-        if not self.script:
-            return b""
-        delay, line = self.script.pop(0)
-        time.sleep(delay)
-        return line
 
 
 def session_output(engine, script) -> str:

@@ -15,6 +15,7 @@ from jaxgo.search.config import SearchConfig
 from jaxgo.server import transports
 from jaxgo.server.client import ServerClient
 from jaxgo.server.engine import AnalysisEngine, EngineConfig
+from support import ScriptedInput  # noqa: E402
 
 CHEAP = SearchConfig(playouts="light", bias_c2=0.0)
 
@@ -36,19 +37,6 @@ def address():
     tcp.server_close()
     engine.stop(wait=False, timeout=30)
 
-
-class ScriptedInput:
-    """A binary rfile whose lines arrive after given delays: [(seconds to wait, b"line\\n"), ...]."""
-
-    def __init__(self, script):
-        self.script = list(script)
-
-    def readline(self, limit=-1):
-        if not self.script:
-            return b""
-        delay, line = self.script.pop(0)
-        time.sleep(delay)
-        return line
 
 
 def run_session(engine, script, timeout=TIMEOUT):
@@ -153,7 +141,8 @@ def test_local_engine_streams_lz_analyze_on_an_in_process_analysis_engine():
     connection = LocalConnection(AnalysisEngine(small_server_config()).start())
     engine = make_gtp_engine(Rules(size=5, komi=0.5), CHEAP, analysis=connection)
     assert "lz-analyze" in engine.commands() and "kata-genmove_analyze" in engine.commands()
-    out = run_session(engine, [(0, b"play b b2\n"), (0, b"lz-analyze w 10\n"), (5.0, b"quit\n")])
+    # 15 s: the first analysis compiles its kernels first (seconds on a loaded 2-core machine).
+    out = run_session(engine, [(0, b"play b b2\n"), (0, b"lz-analyze w 10\n"), (15.0, b"quit\n")])
     response = out.split("\n\n")[1]
     head, *lines = response.splitlines()
     assert head == "=" and lines and all(line.startswith("info move ") for line in lines)
