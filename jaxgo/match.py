@@ -49,11 +49,13 @@ without a shell (``jaxgo`` must be on PATH, e.g. ``.venv/bin`` activated, or giv
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import itertools
 import json
 import math
 import os
+import queue
 import re
 import shlex
 import subprocess
@@ -160,16 +162,58 @@ class GameClock:
         return True
 
 
+class CpuShares:
+    """One share of this process's CPUs per game played at once (``with shares.take() as cpus``), so that two
+    games on two cores run one per core instead of four engines' threads competing for both (the engines of
+    one game take turns, so they share their game's cores).  Off (``take`` gives None) for one game at a time,
+    with ``pin=False``, or where the CPU affinity cannot be read (not Linux)."""
+
+    def __init__(self, parallel: int, pin: bool = True):
+        cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+        self.shares = cpu_shares(cpus, parallel) if pin and parallel > 1 and len(cpus) > 1 else []
+        self.free: queue.SimpleQueue = queue.SimpleQueue()
+        for share in self.shares:
+            self.free.put(share)
+
+    @contextlib.contextmanager
+    def take(self):
+        if not self.shares:
+            yield None
+            return
+        share = self.free.get()
+        try:
+            yield share
+        finally:
+            self.free.put(share)
+
+
+def cpu_shares(cpus: list[int], parallel: int) -> list[tuple[int, ...]]:
+    """``parallel`` CPU sets from ``cpus``: disjoint, as even as possible when there are enough CPUs, else
+    one CPU each, reused round-robin (e.g. 2 CPUs, 2 games: (0,), (1,); 4 CPUs, 2 games: (0, 1), (2, 3))."""
+    if parallel < 1 or not cpus:
+        raise ValueError("need at least one game and one CPU")
+    if parallel >= len(cpus):
+        return [(cpus[i % len(cpus)],) for i in range(parallel)]
+    base, extra = divmod(len(cpus), parallel)
+    shares, start = [], 0
+    for i in range(parallel):
+        size = base + (1 if i < extra else 0)
+        shares.append(tuple(cpus[start:start + size]))
+        start += size
+    return shares
+
+
 def play_game(black_cmd: str, white_cmd: str, size: int = 9, komi: float = 7.5, max_moves: int | None = None,
               timeout: float = 120.0, sgf_path: str | None = None, black_name: str = "black",
               white_name: str = "white", stderr=None, time_control: TimeControl | None = None,
-              setup: dict | None = None) -> dict:
+              setup: dict | None = None, cpus=None) -> dict:
     """Play one game; returns a record with winner (BLACK / WHITE / 0), result, reason, moves and scores.
 
     ``stderr``: a file for both engines' stderr, or a dict {BLACK: file, WHITE: file}; ``setup``: {colour: [GTP
     commands]} sent after boardsize / clear_board / komi; ``time_control``: both sides' clocks (a loss on time
     is ``B+Time`` / ``W+Time``).  An engine that exits on its own (a crash) has its exit status in
-    ``exit_status`` (by name; negative: killed by that signal).
+    ``exit_status`` (by name; negative: killed by that signal).  ``cpus``: both engines run on these CPUs only
+    (``CpuShares``: games played at once do not compete for the same cores).
     """
     from jaxgo.go.game import IllegalMove, new_game
     from jaxgo.go.sgf import game_to_sgf
@@ -189,7 +233,7 @@ def play_game(black_cmd: str, white_cmd: str, size: int = 9, komi: float = 7.5, 
         for color, command in ((BLACK, black_cmd), (WHITE, white_cmd)):
             try:
                 log = stderr.get(color) if isinstance(stderr, dict) else stderr
-                engine = GtpProcess(command, timeout, log)
+                engine = GtpProcess(command, timeout, log, cpus=cpus)
                 engines[color] = engine
                 for line in [f"boardsize {size}", "clear_board", f"komi {komi}"] + list((setup or {}).get(color, [])):
                     engine.send(line)
@@ -319,8 +363,10 @@ def _settled_score(game, dead) -> float:
 
 def run_match(a_cmd: str, b_cmd: str, games: int, size: int = 9, komi: float = 7.5, alternate: bool = True,
               sgf_dir: str | None = None, parallel: int = 1, timeout: float = 120.0, max_moves: int | None = None,
-              names=("A", "B"), progress=None, time_control: TimeControl | None = None) -> dict:
-    """Play ``games`` games of A against B; the JSON-ready summary."""
+              names=("A", "B"), progress=None, time_control: TimeControl | None = None, pin: bool = True) -> dict:
+    """Play ``games`` games of A against B; the JSON-ready summary.  With ``parallel`` > 1 each game in play gets
+    its own share of the CPUs (``CpuShares``; ``pin=False``: no pinning)."""
+    shares = CpuShares(parallel, pin)
 
     def one(index):
         a_black = not (alternate and index % 2 == 1)
@@ -328,7 +374,9 @@ def run_match(a_cmd: str, b_cmd: str, games: int, size: int = 9, komi: float = 7
         black, white = black.replace("{seed}", str(index)), white.replace("{seed}", str(index))
         bname, wname = (names[0], names[1]) if a_black else (names[1], names[0])
         sgf = os.path.join(sgf_dir, f"game_{index:04d}.sgf") if sgf_dir else None
-        rec = play_game(black, white, size, komi, max_moves, timeout, sgf, bname, wname, time_control=time_control)
+        with shares.take() as cpus:
+            rec = play_game(black, white, size, komi, max_moves, timeout, sgf, bname, wname,
+                            time_control=time_control, cpus=cpus)
         rec["index"] = index
         rec["a_colour"] = "black" if a_black else "white"
         winner_name = bname if rec["winner"] == BLACK else (wname if rec["winner"] == WHITE else None)
@@ -561,7 +609,7 @@ class ResultsFile:
             self._append(record)
 
 
-def run_tournament(tournament: Tournament, progress=None) -> dict:
+def run_tournament(tournament: Tournament, progress=None, pin: bool = True) -> dict:
     """Play the games of ``tournament`` that its results file does not hold yet (a rerun continues), then
     return ``tournament_summary`` of all of them.  Games are recorded by this (the main) thread as they finish,
     so on KeyboardInterrupt no further game starts and the games in progress, whose engines got the interrupt
@@ -573,9 +621,10 @@ def run_tournament(tournament: Tournament, progress=None) -> dict:
     finished = {r["id"] for r in done}
     todo = [(number, game) for number, game in enumerate(tournament.schedule()) if game["id"] not in finished]
     new = []
+    shares = CpuShares(tournament.parallel, pin)
     pool = ThreadPoolExecutor(max_workers=tournament.parallel)
     try:
-        futures = [pool.submit(play_scheduled, tournament, game, number) for number, game in todo]
+        futures = [pool.submit(play_scheduled, tournament, game, number, shares) for number, game in todo]
         for future in as_completed(futures):
             record = future.result()
             results.add(record)
@@ -600,8 +649,9 @@ def _check_commands(tournament: Tournament, done: list[dict]) -> None:
                                  "another results file")
 
 
-def play_scheduled(tournament: Tournament, game: dict, number: int) -> dict:
-    """Play one game of the schedule (``number``: its place, given to ``{seed}``); the results-file record."""
+def play_scheduled(tournament: Tournament, game: dict, number: int, shares: CpuShares | None = None) -> dict:
+    """Play one game of the schedule (``number``: its place, given to ``{seed}``) on a CPU share of ``shares``;
+    the results-file record."""
     black, white = tournament.player(game["black"]), tournament.player(game["white"])
     sgf = None
     if tournament.sgf_dir:
@@ -613,10 +663,11 @@ def play_scheduled(tournament: Tournament, game: dict, number: int) -> dict:
             for colour, player in ((BLACK, black), (WHITE, white)):
                 logs[colour] = open(Path(tournament.log_dir) / f"{player.name}.log", "a", encoding="utf-8")
         start = time.time()
-        record = play_game(black.command.replace("{seed}", str(number)), white.command.replace("{seed}", str(number)),
-                           tournament.size, tournament.komi, tournament.max_moves, tournament.timeout, sgf,
-                           black.name, white.name, logs or None, tournament.time_control,
-                           {BLACK: black.setup, WHITE: white.setup})
+        with (shares.take() if shares else contextlib.nullcontext()) as cpus:
+            record = play_game(black.command.replace("{seed}", str(number)),
+                               white.command.replace("{seed}", str(number)), tournament.size, tournament.komi,
+                               tournament.max_moves, tournament.timeout, sgf, black.name, white.name, logs or None,
+                               tournament.time_control, {BLACK: black.setup, WHITE: white.setup}, cpus=cpus)
     finally:
         for handle in logs.values():
             handle.close()
@@ -751,6 +802,8 @@ def build_parser():
                         "(tournaments always alternate)")
     parser.add_argument("--sgf-dir", default=None, help="one SGF per game in this folder")
     parser.add_argument("--parallel", type=int, default=None, help="games played at once (default 1)")
+    parser.add_argument("--no-pin", action="store_true", help="with --parallel: do not give each game in play its "
+                        "own CPUs (default: pinned with taskset, e.g. one core per game on two cores)")
     parser.add_argument("--timeout", type=float, default=None,
                         help="seconds allowed per GTP command (default 120; a genmove under --time gets its clock)")
     parser.add_argument("--max-moves", type=int, default=None)
@@ -800,7 +853,7 @@ def _tournament_main(args, time_control) -> int:
     else:
         print(f"jaxgo match: {len(tournament.players)} players, {len(tournament.schedule())} games; results in "
               f"{tournament.results}", file=sys.stderr)
-        summary = run_tournament(tournament, progress=sys.stderr)
+        summary = run_tournament(tournament, progress=sys.stderr, pin=not args.no_pin)
     print(standings_table(summary), file=sys.stderr)
     print(json.dumps(summary))
     return 0
@@ -822,7 +875,7 @@ def _two_engine_main(args, time_control) -> int:
         b_cmd = f"{binary} --mode gtp --chinese-rules --level {args.level}"
     summary = run_match(a_cmd, b_cmd, args.games or 2, size, komi, args.alternate, args.sgf_dir,
                         args.parallel or 1, args.timeout or 120.0, args.max_moves, progress=sys.stderr,
-                        time_control=time_control)
+                        time_control=time_control, pin=not args.no_pin)
     if not args.details:
         summary.pop("games_detail")
     print(json.dumps(summary))

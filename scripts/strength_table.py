@@ -1,9 +1,18 @@
-"""Strength of jaxgo vs GNU Go on 9x9: win rate vs playouts per move for each search strategy.
+"""Strength of jaxgo vs GNU Go: win rate vs playouts (or time) per move for each search strategy.
 
     python scripts/strength_table.py run --strategies uct rave --playouts 1000 3000 10000 30000 \\
         --games 100 --level 10 --log benchmarks/strength_9x9.jsonl
+    python scripts/strength_table.py run --strategies rave --time 0:2:1 --games 100 --parallel 2 \\
+        --log benchmarks/strength_9x9_time.jsonl          # 2 s per move on a clock (Canadian byo-yomi)
+    python scripts/strength_table.py run --size 19 --strategies rave --time 0:10:1 --games 20 \\
+        --log benchmarks/strength_19x19.jsonl
     python scripts/strength_table.py report --log benchmarks/strength_9x9.jsonl \\
         --plot docs/figures/strength_9x9.png
+
+``--time MAIN[:BYOYOMI[:STONES]]`` plays on a clock that the referee enforces (a loss on time) and tells both
+engines (``time_settings`` / ``time_left``); jaxgo then budgets its moves by the clock instead of playouts.
+With ``--parallel 2`` the two games in play run one per core (``jaxgo.match.CpuShares``, ``--no-pin`` to turn off);
+each finished game prints a progress line (game, result, running score) on stderr.
 
 ``run`` plays the games in rounds (two games per configuration per round, colours alternating, so every
 configuration advances together) and appends one JSON line per finished game to the log; rerunning the same
@@ -28,15 +37,24 @@ from collections import defaultdict
 from pathlib import Path
 
 from jaxgo.go.gtp_client import find_gnugo
-from jaxgo.match import run_match, wilson_interval
+from jaxgo.match import TimeControl, run_match, wilson_interval
 
 
 DEFAULT_ENGINE = f"{shlex.quote(sys.executable)} -m jaxgo gtp"
 
 
-def engine_command(strategy: str, playouts: int, extra: str = "", engine: str = DEFAULT_ENGINE) -> str:
-    return (f"{engine} --quiet --size 9 --komi 7.5 --strategy {strategy} "
-            f"--playouts {playouts} --seed {{seed}} {extra}").strip()
+def engine_command(strategy: str, playouts: int | None, extra: str = "", engine: str = DEFAULT_ENGINE,
+                   size: int = 9) -> str:
+    """The jaxgo GTP command of one configuration (``playouts`` None: the budget comes from the clock)."""
+    budget = f"--playouts {playouts} " if playouts else ""
+    return (f"{engine} --quiet --size {size} --komi 7.5 --strategy {strategy} "
+            f"{budget}--seed {{seed}} {extra}").strip()
+
+
+def series_key(rec: dict) -> tuple:
+    """(size, label, strategy, playouts, time) of a game record; records from before sizes and clocks were
+    logged are 9x9 without a clock."""
+    return (rec.get("size", 9), rec.get("label", ""), rec["strategy"], rec.get("playouts"), rec.get("time"))
 
 
 def resolve(log: Path) -> Path:
@@ -68,50 +86,68 @@ def run(args) -> int:
         print("gnugo not found (apt-get install -y gnugo)", file=sys.stderr)
         return 2
     opponent = f"{gnugo} --mode gtp --chinese-rules --level {args.level}"
+    time_control = TimeControl.parse(args.time) if args.time else None
     log = resolve(Path(args.log))
     log.parent.mkdir(parents=True, exist_ok=True)
-    configs = [(s, p) for p in args.playouts for s in args.strategies]
+    budgets = [None] if args.time else args.playouts
+    configs = [(s, p) for p in budgets for s in args.strategies]
     while True:
+        records = load(log)
         done = defaultdict(int)
-        for rec in load(log):
-            done[(rec["strategy"], rec["playouts"], rec.get("label", ""))] += 1
-        todo = [(s, p) for s, p in configs if done[(s, p, args.label)] < args.games]
+        for rec in records:
+            done[series_key(rec)] += 1
+        key = lambda strategy, playouts: (args.size, args.label, strategy, playouts, args.time)  # noqa: E731
+        todo = [(s, p) for s, p in configs if done[key(s, p)] < args.games]
         if not todo:
             return 0
         for strategy, playouts in todo:
-            first = done[(strategy, playouts, args.label)]
+            first = done[key(strategy, playouts)]
             # A fresh seed per game: GNU Go is deterministic, so repeated seeds would repeat games.
-            command = engine_command(strategy, playouts, args.engine_options, args.engine).replace(
+            command = engine_command(strategy, playouts, args.engine_options, args.engine, args.size).replace(
                 "{seed}", str(1000 + first))
-            sgf_dir = str(Path(args.sgf_dir) / f"{strategy}_{playouts}_{first:04d}") if args.sgf_dir else None
-            summary = run_match(command, opponent, games=2, size=9, komi=7.5, alternate=True, sgf_dir=sgf_dir,
-                                parallel=args.parallel, timeout=args.timeout, progress=None)
+            budget = playouts or args.time.replace(":", "-")
+            sgf_dir = str(Path(args.sgf_dir) / f"{strategy}_{budget}_{first:04d}") if args.sgf_dir else None
+            summary = run_match(command, opponent, games=2, size=args.size, komi=7.5, alternate=True,
+                                sgf_dir=sgf_dir, parallel=args.parallel, timeout=args.timeout, progress=None,
+                                time_control=time_control, pin=not args.no_pin)
             with open_log(log, "a") as out:
                 for rec in summary["games_detail"]:
                     out.write(json.dumps({
                         "strategy": strategy, "playouts": playouts, "label": args.label, "level": args.level,
-                        "game": first + rec["index"], "jaxgo_colour": rec["a_colour"],
-                        "result": rec["result"], "jaxgo_won": rec["winner_name"] == "A",
-                        "forfeit": rec.get("forfeit"), "reason": rec.get("reason"), "moves": rec.get("moves"),
+                        "size": args.size, "time": args.time, "game": first + rec["index"],
+                        "jaxgo_colour": rec["a_colour"], "result": rec["result"],
+                        "jaxgo_won": rec["winner_name"] == "A", "forfeit": rec.get("forfeit"),
+                        "reason": rec.get("reason"), "moves": rec.get("moves"),
                     }) + "\n")
-            print(f"{strategy} {playouts}: {first + 2} games", file=sys.stderr, flush=True)
+            series = [r for r in load(log) if series_key(r) == key(strategy, playouts)]
+            wins = sum(r["jaxgo_won"] for r in series)
+            low, high = wilson_interval(wins, len(series))
+            results = ", ".join(f"{r['result']} ({'won' if r['winner_name'] == 'A' else 'lost'} as "
+                                f"{r['a_colour']})" for r in summary["games_detail"])
+            print(f"{args.size}x{args.size} {strategy} {budget} {args.label}: {results}; {wins} of {len(series)} "
+                  f"({low:.2f}-{high:.2f}), {summary['seconds'] / 60:.1f} min", file=sys.stderr, flush=True)
+
+
+def budget_text(playouts, time) -> str:
+    return f"{playouts} playouts" if playouts else f"clock {time}"
 
 
 def report(args) -> int:
     games = defaultdict(list)
     for rec in (rec for log in args.log for rec in load(Path(log))):
-        games[(rec.get("label", ""), rec["strategy"], rec["playouts"])].append(rec)
-    print("| engine | playouts/move | games | jaxgo wins | win rate | 95% interval | forfeits |")
-    print("|---|---|---|---|---|---|---|")
+        games[series_key(rec)].append(rec)
+    print("| board | engine | per move | games | jaxgo wins | win rate | 95% interval | forfeits |")
+    print("|---|---|---|---|---|---|---|---|")
     series = defaultdict(list)
-    for (label, strategy, playouts), recs in sorted(games.items()):
+    for (size, label, strategy, playouts, clock), recs in sorted(games.items(), key=lambda kv: str(kv[0])):
         wins = sum(r["jaxgo_won"] for r in recs)
         low, high = wilson_interval(wins, len(recs))
         forfeits = sum(1 for r in recs if r.get("forfeit"))
         name = strategy + (f" ({label})" if label else "")
-        print(f"| {name} | {playouts} | {len(recs)} | {wins} | {wins / len(recs):.2f} | {low:.2f}-{high:.2f} | "
-              f"{forfeits} |")
-        series[name].append((playouts, wins / len(recs), low, high, len(recs)))
+        print(f"| {size}x{size} | {name} | {budget_text(playouts, clock)} | {len(recs)} | {wins} | "
+              f"{wins / len(recs):.2f} | {low:.2f}-{high:.2f} | {forfeits} |")
+        if size == args.size and playouts:
+            series[name].append((playouts, wins / len(recs), low, high, len(recs)))
     if args.plot:
         import matplotlib
 
@@ -133,9 +169,9 @@ def report(args) -> int:
         ax.set_xlabel("playouts per move")
         ax.set_ylabel("win rate vs GNU Go")
         levels = sorted({rec.get("level") for recs in games.values() for rec in recs})
-        ax.set_title(f"jaxgo vs GNU Go 3.8 level {'/'.join(map(str, levels))}, 9x9, komi 7.5\n"
+        ax.set_title(f"jaxgo vs GNU Go 3.8 level {'/'.join(map(str, levels))}, {args.size}x{args.size}, komi 7.5\n"
                      "(95% Wilson intervals; n = games)", fontsize=10)
-        ax.legend()
+        ax.legend(fontsize=7)
         fig.tight_layout()
         fig.savefig(args.plot, dpi=120)
         print(f"wrote {args.plot}", file=sys.stderr)
@@ -148,6 +184,9 @@ def main(argv=None) -> int:
     r = sub.add_parser("run", help="play games, appending to the log")
     r.add_argument("--strategies", nargs="+", default=["uct", "rave"])
     r.add_argument("--playouts", type=int, nargs="+", default=[1000, 3000, 10000, 30000])
+    r.add_argument("--time", default=None, metavar="MAIN[:BYOYOMI[:STONES]]",
+                   help="play on this clock (seconds, Canadian byo-yomi) instead of --playouts")
+    r.add_argument("--size", type=int, default=9, help="board size (default 9)")
     r.add_argument("--games", type=int, default=100, help="games per configuration")
     r.add_argument("--level", type=int, default=10)
     r.add_argument("--log", default="benchmarks/strength_9x9.jsonl", help="JSONL log (.jsonl or .jsonl.gz)")
@@ -156,12 +195,14 @@ def main(argv=None) -> int:
     r.add_argument("--engine", default=DEFAULT_ENGINE,
                    help="command that starts the jaxgo GTP engine (default: this Python's `-m jaxgo gtp`)")
     r.add_argument("--sgf-dir", default=None)
-    r.add_argument("--parallel", type=int, default=1)
+    r.add_argument("--parallel", type=int, default=1, help="games at once (each on its own CPUs)")
+    r.add_argument("--no-pin", action="store_true", help="do not pin the games in play to their own CPUs")
     r.add_argument("--timeout", type=float, default=600.0)
     p = sub.add_parser("report", help="table and plot from the log")
     p.add_argument("--log", nargs="+", default=["benchmarks/strength_9x9.jsonl"],
                    help="one or more logs (.jsonl or .jsonl.gz)")
     p.add_argument("--plot", default=None)
+    p.add_argument("--size", type=int, default=9, help="board size of the plotted playout series (default 9)")
     args = parser.parse_args(argv)
     return run(args) if args.command == "run" else report(args)
 

@@ -7,6 +7,7 @@ import json
 import math
 import os
 import shlex
+import shutil
 import sys
 from pathlib import Path
 
@@ -15,8 +16,8 @@ import pytest
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 from jaxgo.go.gtp_client import find_gnugo  # noqa: E402
-from jaxgo.match import (GameClock, TimeControl, Tournament, bradley_terry_elo, main, parse_players,  # noqa: E402
-                         play_game, read_results, run_match, wilson_interval)
+from jaxgo.match import (GameClock, TimeControl, Tournament, bradley_terry_elo, cpu_shares, main,  # noqa: E402
+                         parse_players, play_game, read_results, run_match, wilson_interval)
 
 PY = shlex.quote(sys.executable)
 
@@ -98,6 +99,45 @@ def test_alternate_swaps_colours(fake):
     colours = [g["a_colour"] for g in summary["games_detail"]]
     assert colours == ["black", "white"]
     assert summary["wins_a"] == 2 and summary["win_rate_a"] == 1.0  # the stone-placer wins either way
+
+
+def test_cpu_shares_split_the_cores_between_games():
+    assert cpu_shares([0, 1], 2) == [(0,), (1,)]
+    assert cpu_shares([0, 1, 2, 3], 2) == [(0, 1), (2, 3)]
+    assert cpu_shares([0, 1, 2, 3, 4], 2) == [(0, 1, 2), (3, 4)]
+    assert cpu_shares([4, 7], 3) == [(4,), (7,), (4,)]  # more games than cores: one core each, reused
+    with pytest.raises(ValueError):
+        cpu_shares([], 2)
+
+
+# An engine that records the CPUs it may run on (one line per process in the file named by argv[1]), then passes.
+AFFINITY = r'''
+import os, sys
+with open(sys.argv[1], "a") as out:
+    out.write(",".join(map(str, sorted(os.sched_getaffinity(0)))) + "\n")
+for line in sys.stdin:
+    words = line.split()
+    if words and words[0] == "quit":
+        print("=\n", flush=True)
+        break
+    print("= pass\n" if words and words[0] == "genmove" else "= \n", flush=True)
+'''
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2
+                    or shutil.which("taskset") is None, reason="needs Linux, taskset and two CPUs")
+def test_games_played_at_once_get_a_core_each(tmp_path):
+    script, seen = tmp_path / "affinity.py", tmp_path / "cpus.txt"
+    script.write_text(AFFINITY)
+    engine = f"{PY} {shlex.quote(str(script))} {shlex.quote(str(seen))}"
+    run_match(engine, engine, games=2, size=5, komi=0.5, parallel=2, pin=True)
+    sets = seen.read_text().split()
+    assert len(sets) == 4 and all("," not in s for s in sets)  # every engine on one core
+    cores = sorted(os.sched_getaffinity(0))
+    assert set(sets) <= {str(c) for c in cores[:2]}
+    seen.unlink()
+    run_match(engine, engine, games=2, size=5, komi=0.5, parallel=2, pin=False)
+    assert set(seen.read_text().split()) == {",".join(map(str, cores))}  # unpinned: all of them
 
 
 @pytest.mark.gnugo

@@ -32,17 +32,29 @@ def find_gnugo() -> str | None:
     return "/usr/games/gnugo" if os.access("/usr/games/gnugo", os.X_OK) else None
 
 
+def pinned_argv(argv: list[str], cpus) -> list[str]:
+    """``argv`` started through ``taskset -c CPUS`` (the affinity holds before the program starts any thread);
+    ``argv`` unchanged where ``taskset`` is missing.  ValueError for an empty CPU set."""
+    cpus = sorted(int(c) for c in cpus)
+    if not cpus:
+        raise ValueError("an empty CPU set")
+    taskset = shutil.which("taskset")
+    return [taskset, "-c", ",".join(map(str, cpus)), *argv] if taskset else list(argv)
+
+
 class GtpProcess:
     """A GTP engine subprocess; ``send`` returns a reply's body (without ``=``) within a per-command timeout.
 
     ``command`` is a shell-style string or an argv list; the engine's stderr goes to ``stderr`` (default: discarded).
+    ``cpus``: run the engine (and every thread it starts) on these CPU numbers only (``taskset``; Linux).
     """
 
-    def __init__(self, command: str | list[str], timeout: float = 120.0, stderr=None):
+    def __init__(self, command: str | list[str], timeout: float = 120.0, stderr=None, cpus=None):
         self.argv = shlex.split(command) if isinstance(command, str) else list(command)
         self.command = command if isinstance(command, str) else shlex.join(self.argv)
         self.timeout = timeout
-        self.process = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        argv = pinned_argv(self.argv, cpus) if cpus else self.argv
+        self.process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         stderr=stderr if stderr is not None else subprocess.DEVNULL, text=True,
                                         bufsize=1, errors="replace")
         self.lines: queue.Queue = queue.Queue()
