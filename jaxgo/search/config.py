@@ -42,6 +42,7 @@ class SearchConfig:
     pp_c: float = 2.0  # Bouzy's c for progressive pruning
     pp_min_samples: int = 32  # playouts of a move before progressive pruning may drop it
     flat_playouts_per_move: int = 16  # per candidate per round for mc / amaf / pp / depth2
+    early_stop: bool = True  # on a time budget: stop once the most visited move cannot be overtaken (tree.move_decided)
 
     def __post_init__(self):
         if self.strategy not in STRATEGIES:
@@ -81,7 +82,9 @@ def _coerce(key: str, value, default):
     """``value`` as the type of the field ``key`` (whose default is ``default``); ValueError if it is not."""
     if key in ("gammas", "leaves_per_batch") and value is None:
         return None
-    if isinstance(default, bool) or isinstance(value, bool):
+    if isinstance(default, bool):
+        return _as_bool(key, value)
+    if isinstance(value, bool):
         raise ValueError(f"{key}: expected a number or string, got {value!r}")
     if key in ("strategy", "playouts", "gammas"):
         if not isinstance(value, str):
@@ -95,6 +98,17 @@ def _coerce(key: str, value, default):
     if not isinstance(value, (int, float)) or value != value or value in (float("inf"), float("-inf")):
         raise ValueError(f"{key}: expected a finite number, got {value!r}")
     return float(value)
+
+
+def _as_bool(key: str, value) -> bool:
+    """A switch from a bool, 0 / 1, or true / false / on / off / yes / no (any case)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str) and value.lower() in ("true", "false", "on", "off", "yes", "no"):
+        return value.lower() in ("true", "on", "yes")
+    raise ValueError(f"{key}: expected true or false, got {value!r}")
 
 
 DEFAULT = SearchConfig()

@@ -43,7 +43,7 @@ from jaxgo.go.kernels import kernels
 from jaxgo.playouts.evaluator import Evaluator, evaluator_for
 from jaxgo.search import priors  # K(s, a): uniform unless bias_c2 > 0
 from jaxgo.search.config import SearchConfig
-from jaxgo.search.tree import STATE_FIELDS, Tree, best_action, hash_key
+from jaxgo.search.tree import STATE_FIELDS, Tree, best_action, hash_key, move_decided
 
 STRATEGIES = ("uct", "rave", "mc", "amaf", "pp", "depth2")  # the searches (SearchConfig also has "random")
 
@@ -67,6 +67,7 @@ class SearchResult:
     visits: np.ndarray  # [A] root visits (or playouts per move for flat strategies)
     values: np.ndarray  # [A] root win rates (NaN where unknown)
     pv: list
+    stopped_early: bool = False  # a time-limited search ended because more playouts could not change the move
 
 
 @dataclasses.dataclass
@@ -83,6 +84,7 @@ class TreeJob:
     started: float = dataclasses.field(default_factory=time.perf_counter)
     root_last: tuple = (-1, -1)  # the game's last move and the one before (P = pass, -1 = none)
     last_moves: np.ndarray | None = None  # int32 [K, 2]: last two moves of each selected leaf's position
+    stopped_early: bool = False  # a time-limited search ended because its move was decided (``early_stop``)
 
 
 class Searcher:
@@ -246,7 +248,22 @@ class Searcher:
             winner, first = self._evaluate(leaf_states, self.config.playouts_per_leaf, job.last_moves,
                                            active=len(job.pending[1]))
             self.backup_leaves(job, winner, first)
+            if self.config.early_stop and seconds is not None and self._move_decided(job, playouts, seconds, start):
+                job.stopped_early = True
+                break
         return self.finish_tree_search(game, job, start)
+
+    @staticmethod
+    def _move_decided(job: "TreeJob", playouts, seconds: float, start: float) -> bool:
+        """Whether the rest of a time-limited search (the playouts its measured rate gives in the time left, at
+        most the rest of a playout budget) cannot change the move: the time saved stays on the game clock."""
+        elapsed = time.perf_counter() - start
+        remaining = job.done / max(elapsed, 1e-9) * max(0.0, seconds - elapsed)
+        if playouts is not None:
+            remaining = min(remaining, playouts - job.done)
+        tree = job.tree
+        visits = np.where(tree.children_legal[tree.root], tree.children_visits[tree.root], 0.0)
+        return move_decided(visits, remaining)
 
     # The three steps of one tree-search iteration, public so that a server can run many searches at once and
     # merge their leaf batches into shared device calls: start_tree_search, then repeatedly select_leaves ->
@@ -370,8 +387,11 @@ class Searcher:
         rates = tree.root_win_rates()
         elapsed = time.perf_counter() - (job.started if start is None else start)
         self.debug(f"{self.config.strategy}: {job.done} playouts in {job.iterations} batches, "
-                   f"tree {tree.size} nodes, {elapsed:.2f} s")
-        return self._finish(game, visits, rates, job.done, tree.principal_variation())
+                   f"tree {tree.size} nodes, {elapsed:.2f} s" + (" (stopped: the move is decided)"
+                                                                   if job.stopped_early else ""))
+        result = self._finish(game, visits, rates, job.done, tree.principal_variation())
+        result.stopped_early = job.stopped_early
+        return result
 
     def _backup(self, tree: Tree, path, leaf: int, winner: np.ndarray, first: np.ndarray) -> None:
         """Add L playout results along ``path`` (virtual loss already counted one visit per edge)."""

@@ -39,6 +39,18 @@ def rank_actions(visits, values) -> np.ndarray:
     return np.lexsort((np.arange(len(visits)), -values, -visits))
 
 
+def move_decided(visits, remaining: float) -> bool:
+    """Whether ``remaining`` more playouts cannot change the move that ``rank_actions`` puts first: the most
+    visited action leads the second by more than ``remaining`` visits (the conservative stopping rule of
+    decision-theoretic search control: further search has no value when no outcome of it changes the
+    decision).  visits: [A]."""
+    visits = np.asarray(visits, np.float64)
+    if visits.size < 2:
+        return True
+    first, second = np.partition(visits, -2)[-1], np.partition(visits, -2)[-2]
+    return bool(first - second > remaining)
+
+
 def best_action(visits, values) -> int:
     """The first action of ``rank_actions``."""
     return int(rank_actions(visits, values)[0])

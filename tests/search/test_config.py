@@ -36,7 +36,7 @@ def test_overrides_set_known_fields_and_report_the_rest():
 
 @pytest.mark.parametrize("overrides", [{"playouts": "medium"}, {"bias_c2": "x"}, {"bias_c2": float("nan")},
                                        {"leaves_per_batch": 2.5}, {"playouts_per_leaf": 0}, {"strategy": 3},
-                                       {"uct_c": True}])
+                                       {"uct_c": True}, {"early_stop": "maybe"}, {"early_stop": 2}])
 def test_bad_override_values_raise(overrides):
     with pytest.raises(ValueError):
         SearchConfig().with_overrides(overrides)
@@ -56,3 +56,11 @@ def test_search_option_sets_any_field_and_refuses_unknown_ones():
     for bad in (["--search-option", "nonsense=1"], ["--search-option", "rave_c1"], ["--search-option", "n_expand=x"]):
         with pytest.raises(ValueError):
             search_config.from_args(parser.parse_args(bad))
+
+
+def test_switches_take_true_false_words_and_zero_one():
+    for value, expected in ((False, False), ("off", False), ("True", True), (0, False), (1.0, True), ("no", False)):
+        assert SearchConfig().with_overrides({"early_stop": value})[0].early_stop is expected
+    parser = argparse.ArgumentParser()
+    search_config.add_arguments(parser)
+    assert search_config.from_args(parser.parse_args(["--search-option", "early_stop=false"])).early_stop is False

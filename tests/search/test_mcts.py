@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
 import numpy as np
@@ -13,7 +14,7 @@ from jaxgo.go.coords import BLACK, WHITE, gtp_to_point, point_to_gtp  # noqa: E4
 from jaxgo.go.game import new_game  # noqa: E402
 from jaxgo.search.config import SearchConfig  # noqa: E402
 from jaxgo.search.mcts import STRATEGIES, Searcher  # noqa: E402
-from jaxgo.search.tree import Tree, hash_key  # noqa: E402
+from jaxgo.search.tree import Tree, hash_key, move_decided  # noqa: E402
 
 SMALL = dict(leaves_per_batch=16, playouts_per_leaf=8, flat_playouts_per_move=8, playouts="light", bias_c2=0.0)
 
@@ -119,10 +120,33 @@ def _subtree_size(tree, node):
 
 def test_time_budget_is_respected():
     game = new_game(size=5, komi=0.5)
-    searcher = Searcher(game.rules, SearchConfig(strategy="uct", **SMALL), seed=7)
+    searcher = Searcher(game.rules, SearchConfig(strategy="uct", early_stop=False, **SMALL), seed=7)
     searcher.search(game, playouts=128)  # compile
     result = searcher.search(game, seconds=0.5)
     assert 0.5 <= result.seconds < 2.0 and result.playouts > 0
+
+
+def test_move_decided_when_the_rest_cannot_overtake_the_leader():
+    assert move_decided([0, 90, 10, 0], remaining=79)
+    assert not move_decided([0, 90, 10, 0], remaining=80)  # a tie would go to the better win rate
+    assert move_decided([5], remaining=100)  # one action: nothing to decide
+
+
+def test_a_time_limited_search_stops_once_its_move_is_decided():
+    game = board_game(CAPTURE, BLACK)
+    config = SearchConfig(strategy="rave", **SMALL)
+    searcher = Searcher(game.rules, config, seed=3)
+    searcher.search(game, playouts=64)  # compile
+    searcher.reset()
+    result = searcher.search(game, seconds=3.0)
+    assert point_to_gtp(result.move, 5) == "C2" and result.stopped_early
+    ranked = np.sort(result.visits)[::-1]  # C2's lead exceeded what the time left could give another move
+    assert ranked[0] - ranked[1] > 0
+    off = Searcher(game.rules, dataclasses.replace(config, early_stop=False), seed=3)
+    off_result = off.search(game, seconds=1.0)
+    assert not off_result.stopped_early and off_result.seconds >= 1.0  # off: the time is spent
+    by_playouts = searcher.search(game, playouts=512)
+    assert not by_playouts.stopped_early and by_playouts.playouts >= 512  # a playout budget is always spent
 
 
 def test_tree_reroot_compacts_subtree():
