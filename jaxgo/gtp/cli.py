@@ -51,6 +51,9 @@ def build_parser(full_help: bool = True) -> argparse.ArgumentParser:
     parser.add_argument("--server", default=None, metavar="ADDR",
                         help="thin front end: run searches in a `jaxgo serve` process (tcp:HOST:PORT or unix:PATH; "
                              "default: search in this process)")
+    parser.add_argument("--ponder", action="store_true",
+                        help="think on the opponent's time: after each genmove, search on until the next command "
+                             "and reuse that tree (local engine only; at most 4 moves' budgets; default: off)")
     parser.add_argument("--no-warmup", action="store_true",
                         help="do not compile ahead in a background thread (default: compile ahead at start-up)")
     search_config.add_arguments(parser)
@@ -99,7 +102,7 @@ def engine_from_args(args):
     options = dict(seed=seed, log=None if args.quiet else sys.stderr, playouts=args.playouts,
                    seconds=args.seconds, quick_start=True)
     if args.server is None:
-        return make_gtp_engine(rules, config, **options)
+        return make_gtp_engine(rules, config, ponder=args.ponder, **options)
     from jaxgo.server.client import ServerClient
 
     try:

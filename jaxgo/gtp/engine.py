@@ -49,20 +49,25 @@ def command_registry(families: dict = FAMILIES) -> dict:
 
 def make_gtp_engine(rules: Rules | None = None, config: SearchConfig | None = None, *,
                     player=None, seed: int = 0, log=None, playouts: int | None = None,
-                    seconds: float | None = None, analysis=None, quick_start: bool = False) -> Dispatcher:
+                    seconds: float | None = None, analysis=None, quick_start: bool = False,
+                    ponder: bool = False) -> Dispatcher:
     """A GTP engine; its Player is ``player``, else one searching in this process with ``config`` (default
     ``SearchConfig()``) and the budget ``playouts`` / ``seconds`` per move (else the GTP clock), created on
     first use.  ``analysis``: the connection for live analysis (default: an in-process analysis engine on first
-    use).  ``quick_start``: moves before the game exists are played without JAX (``jaxgo.gtp.early``)."""
+    use).  ``quick_start``: moves before the game exists are played without JAX (``jaxgo.gtp.early``).
+    ``ponder``: think on the opponent's time after each genmove (``GtpSession.start_pondering``).  A local
+    search stops early with what it has when the client interrupts (GoGui's ``# interrupt``)."""
     config = config or SearchConfig()
 
     def make_player():
         from jaxgo.search.player import Player
 
-        return Player(config, seed=seed, log=log, playouts=playouts, seconds=seconds)
+        made = Player(config, seed=seed, log=log, playouts=playouts, seconds=seconds)
+        made.search.should_stop = session.interrupted
+        return made
 
     session = GtpSession(rules, player, log=log, analysis=analysis, make_player=make_player, config=config,
-                         quick_start=quick_start)
+                         quick_start=quick_start, ponder=ponder)
     return Dispatcher(session, command_registry())
 
 

@@ -213,6 +213,7 @@ def answer(engine, line: str, out, source) -> None:
     """Answer one input line, streaming the analysis a handler left behind."""
     session = engine.session
     session.analysis_stream = None
+    session.stop_pondering()  # every command is answered with the ponder search stopped
     response = engine.handle(line)
     stream, session.analysis_stream = session.analysis_stream, None
     if stream is not None and response is not None and response.startswith("="):
@@ -222,12 +223,14 @@ def answer(engine, line: str, out, source) -> None:
             run_stream(stream, reply, source)
         finally:
             reply.finish()
+        session.start_pondering()
         return
     if stream is not None:
         stream.close()
     if response is not None:
         out.write(response)
         out.flush()
+    session.start_pondering()  # after our genmove, when pondering is on: think until the next command
 
 
 def serve(engine, rfile, out) -> int:

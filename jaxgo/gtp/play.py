@@ -42,6 +42,7 @@ def genmove(session, args):
     if decision.move == RESIGN:
         return "resign"
     session.game.play(colour, decision.move)
+    session.ponder_requested = True
     return point_to_gtp(decision.move, session.size)
 
 
@@ -60,6 +61,7 @@ def genmove_cleanup(session, args):
     colour, decision = _choose(session, args, cleanup=True)
     move = session.game.pass_move if decision.move == RESIGN else decision.move
     session.game.play(colour, move)
+    session.ponder_requested = True
     return point_to_gtp(move, session.size)
 
 

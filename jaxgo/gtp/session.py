@@ -42,7 +42,8 @@ class GtpSession:
     """One GTP session: rules, game, player, clock, log, quit flag, analysis stream and connection."""
 
     def __init__(self, rules: Rules | None = None, player=None, log=None, analysis=None, *,
-                 make_player=None, config: SearchConfig | None = None, quick_start: bool = False):
+                 make_player=None, config: SearchConfig | None = None, quick_start: bool = False,
+                 ponder: bool = False):
         """``player``: a ready ``Player``; else ``make_player()`` builds one on first use (default: a Player
         searching in this process with ``config``)."""
         self.rules = rules if rules is not None else Rules()
@@ -58,6 +59,9 @@ class GtpSession:
         self.command_names: tuple[str, ...] = ()  # set by the Dispatcher: what list_commands answers
         self.quick_start = quick_start
         self.warmup = None  # jaxgo.gtp.warmup.Warmup once start_warmup() ran
+        self.ponder = ponder  # think on the opponent's time after our genmove (``start_pondering``)
+        self.ponder_requested = False  # set by genmove; the read loop starts pondering after the reply
+        self._pondering: tuple[threading.Thread, threading.Event] | None = None
         self.interrupt_check = None  # set by the read loop: () -> bool, True once "# interrupt" arrived
         self._game = None
         self._early: EarlyGame | None = None
@@ -223,10 +227,43 @@ class GtpSession:
             self._owns_analysis = True
         return self.analysis
 
+    # -- pondering --------------------------------------------------------------------------------------------
+    def start_pondering(self) -> bool:
+        """If pondering is on and genmove asked for it: search the opponent's position in a background thread
+        until ``stop_pondering`` (the next command; the read loop calls it before answering anything).  Whether
+        a ponder search started."""
+        requested, self.ponder_requested = self.ponder_requested, False
+        if not (self.ponder and requested) or self._player is None or self._pondering is not None:
+            return False
+        stop = threading.Event()
+        player, game = self._player, self.game
+
+        def run():
+            try:
+                result = player.ponder(game, stop.is_set)
+                if result is not None:
+                    self.debug(f"pondered: {result.playouts} playouts in {result.seconds:.2f} s")
+            except Exception as exc:  # noqa: BLE001 - a failed ponder must not end the session
+                self.debug(f"pondering failed: {exc!r}")
+
+        thread = threading.Thread(target=run, daemon=True, name="gtp-ponder")
+        self._pondering = (thread, stop)
+        thread.start()
+        return True
+
+    def stop_pondering(self) -> None:
+        """End the ponder search (its tree stays for the next genmove) and wait for it."""
+        if self._pondering is not None:
+            thread, stop = self._pondering
+            stop.set()
+            thread.join()
+            self._pondering = None
+
     def close(self) -> None:
-        """End of the session: stop the warm-up, close the analysis connection and stop the in-process analysis
+        """End of the session: stop pondering, the warm-up, close the analysis connection and stop the in-process analysis
         engine this session started (its device thread ends; queued searches are dropped; a later session on
         the same engine starts a new one)."""
+        self.stop_pondering()
         if self.warmup is not None:
             self.warmup.cancel()
         if self.analysis is not None:

@@ -108,6 +108,7 @@ class Searcher:
         # Most tree nodes (None: no limit).  A full tree stops growing: a descent that reaches a missing child
         # below the root plays out from the node it is at (the root's children are always created).
         self.max_nodes: int | None = None
+        self._stop = None  # the running search's stop check
 
     @property
     def num_actions(self) -> int:
@@ -148,22 +149,29 @@ class Searcher:
                                         active)
         return batch.winner, batch.first_colour
 
-    def search(self, game, playouts: int | None = None, seconds: float | None = None) -> SearchResult:
-        """Search the game's current position for its side to move, within a playout and/or time budget."""
+    def search(self, game, playouts: int | None = None, seconds: float | None = None, stop=None) -> SearchResult:
+        """Search the game's current position for its side to move, within a playout and/or time budget.
+        ``stop``: () -> bool, checked after every batch; True ends the search with what it has (GTP interrupt,
+        the end of pondering)."""
         if playouts is None and seconds is None:
             playouts = 1000
         start = time.perf_counter()
         method = {"uct": self._search_tree, "rave": self._search_tree, "mc": self._search_flat,
                   "pp": self._search_flat, "amaf": self._search_amaf, "depth2": self._search_depth2}
-        result = method[self.config.strategy](game, playouts, seconds, start)
+        self._stop = stop
+        try:
+            result = method[self.config.strategy](game, playouts, seconds, start)
+        finally:
+            self._stop = None
         result.seconds = time.perf_counter() - start
         self.total_playouts += result.playouts
         self.total_seconds += result.seconds
         return result
 
-    @staticmethod
-    def _out_of_budget(done: int, playouts, seconds, start) -> bool:
+    def _out_of_budget(self, done: int, playouts, seconds, start) -> bool:
         if playouts is not None and done >= playouts:
+            return True
+        if self._stop is not None and self._stop():
             return True
         return seconds is not None and time.perf_counter() - start >= seconds
 

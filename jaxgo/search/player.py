@@ -8,7 +8,9 @@ the pass and resign rules, the time control (``Clock``) and, through its search,
     a remote search   (``jaxgo.gtp.remote.RemoteSearch``) sends the same ``SearchConfig`` to ``jaxgo serve``.
 
 A search is any object with ``config`` (its ``SearchConfig``), ``search(game, playouts, seconds, forbid_pass)
--> SearchResult``, ``ownership(game, playouts) -> float [size, size]`` and ``reset()``.
+-> SearchResult``, ``ownership(game, playouts) -> float [size, size]``, ``reset()`` and ``should_stop`` (None or
+() -> bool: a running search ends early with its partial result, e.g. on GoGui's interrupt); a search that
+keeps its tree between moves also has ``ponder(game, playouts, seconds, stop)`` (``Player.ponder``).
 
 Rules, in order (``Player.choose``):
     1. no legal move but pass: pass;  strategy ``random``: a uniform legal move;
@@ -37,6 +39,7 @@ from jaxgo.search.tree import rank_actions
 RESIGN = -1  # move code of a resignation
 DEFAULT_PLAYOUTS = 3000  # playouts per move when neither playouts, seconds nor a clock is set
 OWNERSHIP_PLAYOUTS = 256  # playouts of the ownership estimate behind dead stones and passing
+PONDER_MOVES = 4  # pondering stops after this many moves' budgets (if the opponent has not moved by then)
 
 
 @dataclasses.dataclass
@@ -54,6 +57,7 @@ class LocalSearch:
         self.seed = seed
         self.log = log
         self._searcher = None
+        self.should_stop = None  # () -> bool: end the running search early (GTP interrupt)
 
     def searcher(self, rules) -> Searcher:
         if self._searcher is None or self._searcher.rules != rules:
@@ -64,9 +68,14 @@ class LocalSearch:
         searcher = self.searcher(game.rules)
         searcher.forbid_pass = forbid_pass
         try:
-            return searcher.search(game, playouts=playouts, seconds=seconds)
+            return searcher.search(game, playouts=playouts, seconds=seconds, stop=self.should_stop)
         finally:
             searcher.forbid_pass = False
+
+    def ponder(self, game, playouts: int | None, seconds: float | None, stop) -> SearchResult:
+        """Search the game's position (the opponent to move) until ``stop()`` or the budget: the tree stays, and
+        the next search reuses the subtree of the move the opponent plays."""
+        return self.searcher(game.rules).search(game, playouts=playouts, seconds=seconds, stop=stop)
 
     def ownership(self, game, playouts: int = OWNERSHIP_PLAYOUTS) -> np.ndarray:
         return ownership_estimate(game, playouts=playouts, seed=self.seed, evaluator=evaluator_for(self.config))
@@ -120,6 +129,16 @@ class Player:
         forbid_pass = cleanup and self.has_dead_stones(game, -colour)
         result = self.search.search(game, playouts, seconds, forbid_pass)
         return self.decide(game, colour, result, cleanup, forbid_pass)
+
+    def ponder(self, game, stop) -> SearchResult | None:
+        """Think on the opponent's time: search the game's position for its side to move (the opponent) until
+        ``stop()`` returns True, for at most ``PONDER_MOVES`` moves' budgets (memory stays bounded when the
+        opponent thinks long).  None when the search cannot ponder (a remote one) or the game is over."""
+        ponder = getattr(self.search, "ponder", None)
+        if ponder is None or game.is_over() or not game.legal_moves(game.to_play)[:-1].any():
+            return None
+        playouts, seconds = self.budget(game, -game.to_play)  # our own move's budget
+        return ponder(game, playouts and PONDER_MOVES * playouts, seconds and PONDER_MOVES * seconds, stop)
 
     def decide_without_search(self, game, colour: int, cleanup: bool = False) -> Decision | None:
         """Rules 1-2: the move when no search is needed (only pass, random, passing wins), else None.  The

@@ -271,6 +271,29 @@ def test_gogui_interrupt_stops_a_server_search_of_genmove():
     assert out == "= C3\n\n= jaxgo\n\n" and connection.terminated
 
 
+def test_gogui_interrupt_stops_a_local_genmove():
+    engine = make_gtp_engine(Rules(size=5), CHEAP, playouts=10 ** 7)
+    out = session_output(engine, [(0, b"genmove b\n"), (1.0, b"# interrupt\n"), (0, b"name\n")])
+    first, second = out.split("\n\n")[:2]
+    assert re.fullmatch(r"= [A-E][1-5]", first) and second == "= jaxgo"
+    assert engine.session.player.search.searcher(engine.session.game.rules).total_playouts < 10 ** 7
+
+
+def test_pondering_thinks_between_genmove_and_the_next_command():
+    log = io.StringIO()
+    engine = make_gtp_engine(Rules(size=5), CHEAP, playouts=64, ponder=True, log=log)
+    out = session_output(engine, [(0, b"genmove b\n"), (2.0, b"play w pass\n"), (0, b"genmove b\n"),
+                                  (0, b"quit\n")])
+    replies = out.split("\n\n")[:4]
+    assert re.fullmatch(r"= [A-E][1-5]", replies[0]) and replies[1] == "= " and replies[3] == "= "
+    assert "pondered: " in log.getvalue()  # a ponder search ran and ended at the next command
+    searcher = engine.session.player.search.searcher(engine.session.game.rules)
+    assert searcher.total_playouts > 2 * 64  # two genmoves' budgets plus what pondering added
+    quiet = make_gtp_engine(Rules(size=5), CHEAP, playouts=64, log=io.StringIO())
+    session_output(quiet, [(0, b"genmove b\n"), (0, b"quit\n")])
+    assert "pondered" not in quiet.session.log.getvalue()  # off by default
+
+
 def test_an_interrupt_line_alone_is_a_comment():
     engine = make_gtp_engine(Rules(size=5), CHEAP)
     out = session_output(engine, [(0, b"# interrupt\n"), (0, b"name\n")])

@@ -116,3 +116,20 @@ def test_budget_comes_from_fixed_options_then_the_clock():
     clocked.clock.set(600, 0, 0)
     playouts, seconds = clocked.budget(game, BLACK)
     assert playouts is None and seconds == 600 / 40.5
+
+
+def test_pondering_searches_the_opponents_position_and_the_next_move_reuses_it():
+    player = Player(SearchConfig(resign_threshold=0.0, **LIGHT), seed=4, playouts=128)
+    game = new_game(size=5, komi=0.5)
+    decision = player.choose(game, BLACK)
+    game.play(BLACK, decision.move)
+    pondered = player.ponder(game, stop=lambda: False)  # runs to its cap: four moves' budgets
+    assert pondered.playouts >= 4 * 128 and not pondered.stopped_early
+    reply = int(np.argmax(pondered.visits))  # White's most searched answer, now played
+    game.play(WHITE, reply)
+    searcher = player.search.searcher(game.rules)
+    kept = searcher.tree.children_visits[searcher.tree.children_index[searcher.tree.root, reply]].sum()
+    nxt = player.choose(game, BLACK)
+    assert kept > 0 and nxt.result.visits.sum() >= kept + 128  # the pondered subtree was reused
+    stopped = player.ponder(new_game(size=5, komi=0.5), stop=lambda: True)
+    assert 0 < stopped.playouts < 4 * 128  # stopped after the first batch
