@@ -1,0 +1,79 @@
+"""scripts/tune_spsa.py: parameter specs, Spall's gains, the ascent step, a resumable log and its report."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import stat
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "tune_spsa.py"
+
+# A GTP engine that passes every move (so White wins each game on komi).
+PASSER = r'''#!{python}
+import sys
+for line in sys.stdin:
+    words = line.split()
+    if not words:
+        continue
+    if words[0] == "quit":
+        print("=\n", flush=True)
+        break
+    print("= pass\n" if words[0] == "genmove" else ("= 0\n" if words[0] == "final_score" else "= \n"), flush=True)
+'''
+
+
+@pytest.fixture
+def spsa():
+    spec = importlib.util.spec_from_file_location("tune_spsa", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    try:
+        spec.loader.exec_module(module)
+        yield module
+    finally:
+        sys.modules.pop(spec.name, None)
+
+
+def test_params_parse_and_map_to_units(spsa):
+    linear = spsa.Param.parse("bias_c2=1.0:0:4:0.5")
+    assert linear.to_unit(1.0) == 2.0 and linear.from_unit(2.0) == 1.0 and linear.from_unit(100) == 4.0
+    log = spsa.Param.parse("rave_c3=1e-3:1e-5:1e-1:1:log")
+    assert log.to_unit(1e-3) == pytest.approx(-3.0) and log.from_unit(-2.0) == pytest.approx(1e-2)
+    assert log.from_unit(-9.0) == 1e-5  # clipped to LOW
+    for bad in ("nonsense=1:0:2:1", "bias_c2=5:0:4:0.5", "bias_c2=1:0:4:0", "rave_c3=1:0:2:1:log", "bias_c2=1"):
+        with pytest.raises(ValueError):
+            spsa.Param.parse(bad)
+
+
+def test_gains_follow_spalls_schedule_and_the_step_climbs_the_difference(spsa):
+    a_k, c_k = spsa.gains(0, a=2.0, c=1.0, big_a=10.0)
+    assert a_k == pytest.approx(2.0 / 11 ** 0.602) and c_k == 1.0
+    assert spsa.gains(9, 2.0, 1.0, 10.0)[1] == pytest.approx(10 ** -0.101)
+    theta, delta = np.array([0.0, 0.0]), np.array([1.0, -1.0])
+    moved = spsa.step(theta, delta, score_plus=1.0, score_minus=0.0, a_k=0.5, c_k=1.0)
+    assert moved.tolist() == [0.25, -0.25]  # towards theta + delta, the side that won
+    assert spsa.step(theta, delta, 0.5, 0.5, 0.5, 1.0).tolist() == [0.0, 0.0]
+
+
+def test_a_run_logs_every_iteration_resumes_and_reports(spsa, tmp_path, capsys):
+    engine = tmp_path / "passer.py"
+    engine.write_text(PASSER.replace("{python}", sys.executable))
+    engine.chmod(engine.stat().st_mode | stat.S_IEXEC)
+    log = tmp_path / "spsa.jsonl"
+    argv = ["--param", "bias_c2=1.0:0:4:0.5", "--param", "rave_c3=1e-3:1e-5:1e-1:1:log", "--size", "5",
+            "--playouts", "10", "--engine", str(engine), "--log", str(log)]
+    assert spsa.main(argv + ["--iterations", "1"]) == 0
+    assert spsa.main(argv + ["--iterations", "2"]) == 0  # continues: one more iteration
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [r["iteration"] for r in records] == [0, 1]
+    assert all(len(r["results"]) == 2 and r["score_plus"] == 0.5 for r in records)  # each side won as White
+    assert records[1]["before"] == records[0]["after"] == records[0]["before"]  # a tie moves nothing
+    assert "--search-option bias_c2=" in records[0]["plus"]
+    summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert summary["iterations"] == 2 and summary["games"] == 4 and summary["final"]["bias_c2"] == 1.0
+    assert spsa.main(argv[:2] + ["--log", str(log), "--iterations", "3"]) == 2  # other parameters: refused
