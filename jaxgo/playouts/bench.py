@@ -16,7 +16,7 @@ import json
 import sys
 import time
 
-from jaxgo.util.devices import configure_host_devices
+from jaxgo.util.devices import configure_host_devices, shard_batch
 
 
 def parse_args(argv):
@@ -47,22 +47,19 @@ def bench_jaxgo(size: int, batch: int, repeats: int, komi: float, devices: int |
                 lanes: int | None = None) -> dict:
     import jax
     import numpy as np
-    from jax.sharding import Mesh, PartitionSpec
 
     from jaxgo.playouts import light as playout
 
     devs = jax.devices()[: devices or len(jax.devices())]
     while batch % len(devs):
         devs = devs[:-1]
-    mesh = Mesh(np.array(devs), ("batch",))
     per_device = batch // len(devs)
 
     def local(keys):
         result = playout.run_from_empty(size, per_device, keys[0], komi, lanes=lanes)
         return result.num_moves, result.winner
 
-    run = jax.jit(jax.shard_map(local, mesh=mesh, in_specs=PartitionSpec("batch"),
-                                out_specs=PartitionSpec("batch"), check_vma=False))
+    run = shard_batch(local, devs, split=(True,))
 
     def keys(seed):
         return jax.random.split(jax.random.PRNGKey(seed), len(devs))

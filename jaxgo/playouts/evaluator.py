@@ -15,6 +15,13 @@ copy to the host), so a server can overlap its tree work with the device.  The d
 komi is applied on the host, so one call can hold positions of different komi (``komi`` scalar or [S]).
 The tree search (``jaxgo.search.mcts.Searcher``), the analysis server and the ownership estimates of the
 player all evaluate through this interface.
+
+An evaluator made with ``devices=N`` (N > 1) shards every call over the first N local devices (N GPUs, or a
+CPU host split into N XLA devices before JAX starts: ``jaxgo.util.devices.configure_host_devices``): position
+i goes to device i mod N, so the active positions and the padding are spread evenly and each device plays out
+its own share in its own lane loop, under its own random stream (the call's key folded with the device index).
+The results come back in position order, as from one device; they are the same in distribution, not bit for
+bit, as the one-device call with the same key.
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ import numpy as np
 from jaxgo.features import gammas as gamma_files
 from jaxgo.features import moves as move_features
 from jaxgo.playouts import heavy, light, rule_policy
+from jaxgo.util.devices import BATCH_AXIS, shard_batch, visible_devices
 
 POLICIES = ("light", "heavy", "rules")
 
@@ -54,18 +62,55 @@ class PendingBatch:
     count: int  # S: the active positions
     playouts_per_state: int  # L
     komi: np.ndarray  # float32 [S]
+    devices: int = 1  # N > 1: ``result`` is sharded, device d holding positions d, d + N, d + 2N ... in order
 
     def ready(self) -> None:
         """Block until the device call has finished (for timing)."""
         jax.block_until_ready(self.result.score)
 
     def collect(self) -> PlayoutBatch:
-        s, l = self.count, self.playouts_per_state
-        rows = s * l
-        score = np.asarray(self.result.score[:rows], np.float32).reshape(s, l) - self.komi[:, None]
+        score = self._host_rows("score").astype(np.float32) - self.komi[:, None]
         return PlayoutBatch(winner=np.sign(score).astype(np.int8), score=score,
-                            ownership=np.asarray(self.result.ownership[:rows]).reshape(s, l, -1),
-                            first_colour=np.asarray(self.result.first_colour[:rows]).reshape(s, l, -1))
+                            ownership=self._host_rows("ownership"), first_colour=self._host_rows("first_colour"))
+
+    def _host_rows(self, field: str) -> np.ndarray:
+        """numpy [S, L, ...]: the ``field`` of the active positions' playouts, in position order (padding rows
+        are never copied to the host)."""
+        array = getattr(self.result, field)
+        s, l = self.count, self.playouts_per_state
+        if self.devices == 1:
+            return device_prefix(array, s * l).reshape(s, l, *array.shape[1:])
+        return interleaved_rows(array, self.devices, s, l)
+
+
+def device_prefix(array, rows: int) -> np.ndarray:
+    """numpy: the first ``rows`` rows of a device array.  The device slices to the next power of two (at most
+    the whole array), so a handful of slice shapes is compiled rather than one per row count, and the host
+    trims the rest."""
+    length = int(array.shape[0])
+    kept = min(length, 1 << max(0, rows - 1).bit_length())
+    return np.asarray(array[:kept] if kept < length else array)[:rows]
+
+
+def interleaved_order(total: int, devices: int) -> np.ndarray:
+    """int [N * ceil(S / N)]: for each row of the device-major batch (device d's slot j at ``d * per + j``),
+    the position it holds, ``j * N + d`` (S = ``total``, N = ``devices``); slots past the end repeat position 0
+    and are never active."""
+    per_device = -(-total // devices)
+    order = np.arange(per_device * devices).reshape(per_device, devices).T.reshape(-1)
+    return np.where(order < total, order, 0)
+
+
+def interleaved_rows(array, devices: int, count: int, playouts_per_state: int) -> np.ndarray:
+    """numpy [count, L, ...]: the playouts of positions 0 .. count-1 from a sharded [N * per * L, ...] result laid
+    out as ``interleaved_order``; only each device's first ceil(count / N) * L rows are copied to the host."""
+    shards = sorted(array.addressable_shards, key=lambda shard: shard.index[0].start or 0)
+    slots = -(-count // devices)
+    rows = slots * playouts_per_state
+    blocks = np.stack([device_prefix(shard.data, rows) for shard in shards])  # [N, slots * L, ...]
+    tail = blocks.shape[2:]
+    blocks = blocks.reshape(devices, slots, playouts_per_state, *tail).swapaxes(0, 1)  # [slots, N, L, ...]
+    return blocks.reshape(slots * devices, playouts_per_state, *tail)[:count]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -74,6 +119,7 @@ class Evaluator:
 
     policy: str
     tables: object = None
+    devices: int = 1  # local devices every call is sharded over (1: one plain call on the default device)
 
     @property
     def needs_last_moves(self) -> bool:
@@ -91,6 +137,8 @@ class Evaluator:
         count = total if active is None else int(active)
         komi = np.asarray(komi, np.float32)
         komi = np.full(count, komi, np.float32) if komi.ndim == 0 else komi[:count].copy()
+        if self.devices > 1:
+            return self._dispatch_sharded(states, key, playouts_per_state, komi, last_moves, total, count)
         if self.policy == "light":
             result = light.run(states, key, 0.0, num_per_state=playouts_per_state, active_states=count)
         else:
@@ -98,10 +146,52 @@ class Evaluator:
                                last_moves=last_moves, active_states=count)
         return PendingBatch(result, count, playouts_per_state, komi)
 
+    def _dispatch_sharded(self, states, key, playouts_per_state: int, komi: np.ndarray, last_moves, total: int,
+                          count: int) -> PendingBatch:
+        """``dispatch`` over ``self.devices`` devices: the S positions are laid out as ``interleaved_order``
+        on the host (any S; a batch of a multiple of N positions needs no extra padding)."""
+        order = interleaved_order(total, self.devices)
+        local = jax.tree_util.tree_map(lambda x: np.asarray(x)[order], states)
+        run = sharded_playouts(self.policy == "light", self.devices, playouts_per_state)
+        if self.policy == "light":
+            result = run(local, key, np.int32(count))
+        else:
+            last = np.full((total, 2), -1, np.int32) if last_moves is None else np.asarray(last_moves, np.int32)
+            result = run(local, key, np.int32(count), self.tables, last[order])
+        return PendingBatch(result, count, playouts_per_state, komi, self.devices)
+
     def evaluate(self, states, key, playouts_per_state: int, komi=0.0, last_moves=None,
                  active: int | None = None) -> PlayoutBatch:
         """``dispatch`` and ``collect`` in one call: a ``PlayoutBatch`` of the ``active`` positions."""
         return self.dispatch(states, key, playouts_per_state, komi, last_moves, active).collect()
+
+
+def device_share(count, devices: int):
+    """int32 scalar, inside a ``shard_batch`` function: how many of the ``count`` active positions (laid out
+    as ``interleaved_order``) are on this device; they are its first slots."""
+    index = jax.lax.axis_index(BATCH_AXIS)
+    return count // devices + (index < count % devices).astype(count.dtype)
+
+
+@functools.lru_cache(maxsize=32)
+def sharded_playouts(light_policy: bool, devices: int, playouts_per_state: int):
+    """The jitted sharded call of light playouts ``(states, key, count)`` or of heavy / rule playouts
+    ``(states, key, count, tables, last_moves)`` over the first ``devices`` devices (komi 0); every device
+    folds its index into the key."""
+
+    def light_local(states, key, count):
+        device_key = jax.random.fold_in(key, jax.lax.axis_index(BATCH_AXIS))
+        return light.run(states, device_key, 0.0, num_per_state=playouts_per_state,
+                         active_states=device_share(count, devices))
+
+    def heavy_local(states, key, count, tables, last_moves):
+        device_key = jax.random.fold_in(key, jax.lax.axis_index(BATCH_AXIS))
+        return heavy.run(states, device_key, 0.0, num_per_state=playouts_per_state, gammas=tables,
+                         last_moves=last_moves, active_states=device_share(count, devices))
+
+    if light_policy:
+        return shard_batch(light_local, visible_devices(devices), split=(True, False, False))
+    return shard_batch(heavy_local, visible_devices(devices), split=(True, False, False, False, True))
 
 
 def load_log_gammas(path: str | None = None) -> np.ndarray:
@@ -116,17 +206,20 @@ def load_log_gammas(path: str | None = None) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=16)
-def make_evaluator(policy: str = "heavy", gammas: str | None = None) -> Evaluator:
-    """The evaluator of a playout policy (``SearchConfig.playouts``) and gamma file (None: shipped), cached."""
+def make_evaluator(policy: str = "heavy", gammas: str | None = None, devices: int = 1) -> Evaluator:
+    """The evaluator of a playout policy (``SearchConfig.playouts``) and gamma file (None: shipped), cached;
+    ``devices`` > 1 shards every call over that many local devices (ValueError when fewer are visible)."""
+    if devices != 1:
+        visible_devices(devices)
     if policy == "light":
-        return Evaluator("light")
+        return Evaluator("light", devices=devices)
     if policy == "heavy":
-        return Evaluator("heavy", heavy.policy_tables(load_log_gammas(gammas)))
+        return Evaluator("heavy", heavy.policy_tables(load_log_gammas(gammas)), devices)
     if policy == "rules":
-        return Evaluator("rules", rule_policy.rule_tables())
+        return Evaluator("rules", rule_policy.rule_tables(), devices)
     raise ValueError(f"unknown playout policy {policy!r}; one of {POLICIES}")
 
 
-def evaluator_for(config) -> Evaluator:
-    """The evaluator a ``SearchConfig`` asks for."""
-    return make_evaluator(config.playouts, config.gammas)
+def evaluator_for(config, devices: int = 1) -> Evaluator:
+    """The evaluator a ``SearchConfig`` asks for, sharded over ``devices`` local devices."""
+    return make_evaluator(config.playouts, config.gammas, devices)

@@ -3,10 +3,15 @@
 For each client count C, an in-process server (TCP on 127.0.0.1) is driven by C client threads; each sends
 ``--queries`` queries one after another (``--visits`` playouts each, the same opening position) and waits
 for each answer.  Printed per C (one JSON line): aggregate playouts/s over the timed run, p50/p99 query
-latency, device calls and mean leaves per call.  Then the raw batched playout throughput of ``playout.run``
-on the same position at the same padded batch (leaves x L; mean over ``--repeats`` calls, best also shown),
-and the ratio server / raw (the issue's target:
->= 0.8 with 32 clients).  A warm-up pass compiles every shape first, so no compile time is counted.
+latency, device calls and mean leaves per call.  Then the raw batched playout throughput of the light-playout
+Evaluator (one ``playout.run`` call, or its sharded form with ``--devices``) on the same position at the same
+padded batch (leaves x L; mean over ``--repeats`` calls, best also shown), and the ratio server / raw (the
+issue's target: >= 0.8 with 32 clients).  A warm-up pass compiles every shape first, so no compile time is counted.
+
+``--devices 1 2 --device-batch B`` measures one server per device count, each in its own process (a CPU host
+is split into N XLA devices before JAX starts; a GPU host uses its first N GPUs): every device call holds up to
+B leaves sharded over the N devices, and each line gives ``devices``, ``device_batch``, ``playouts_per_s`` and
+``queries_per_s``; the raw figure is the same sharded evaluator at the same padded batch.
 
 On a machine shared with other jobs the raw figure (a few short calls) and the server figure
 (one long run) see different load; ``busy_x_fill`` (share of wall time inside device calls x share of real
@@ -17,6 +22,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
+import sys
 import threading
 import time
 
@@ -32,7 +39,12 @@ def parse_args(argv):
     parser.add_argument("--queries", type=int, default=3, help="queries per client (default 3)")
     parser.add_argument("--leaves", type=int, default=64, help="K, leaves per search per round (default 64)")
     parser.add_argument("--playouts-per-leaf", type=int, default=4, help="L (default 4)")
-    parser.add_argument("--max-boards", type=int, default=4096, help="most leaves per device call")
+    parser.add_argument("--device-batch", "--max-boards", dest="max_boards", type=int, default=4096, metavar="B",
+                        help="most leaves per device call (default 4096; --max-boards is its older name)")
+    parser.add_argument("--devices", type=int, nargs="+", default=None, metavar="N",
+                        help="device counts to shard each call over, one process each (default: 1, in this "
+                             "process)")
+    parser.add_argument("--in-process", action="store_true", help=argparse.SUPPRESS)  # a --devices child
     parser.add_argument("--repeats", type=int, default=5,
                         help="timed raw playout calls (their mean is the ratio's reference; the best is shown)")
     parser.add_argument("--no-overlap", action="store_true",
@@ -183,29 +195,76 @@ def run_clients(address: str, clients: int, queries: int, size: int, visits: int
     return wall, latencies
 
 
-def raw_throughput(size: int, boards: int, lpl: int, repeats: int) -> tuple[float, float]:
-    """(best, mean) playout.run playouts/s from the benchmark position at ``boards`` x ``lpl`` playouts per
-    call over ``repeats`` calls."""
+def raw_throughput(size: int, boards: int, lpl: int, repeats: int, devices: int = 1) -> tuple[float, float]:
+    """(best, mean) light-playout playouts/s of the Evaluator (sharded over ``devices``) from the benchmark
+    position at ``boards`` x ``lpl`` playouts per call over ``repeats`` calls."""
     import jax
 
-    from jaxgo.playouts import light as playout
     from jaxgo.go.game import new_game
+    from jaxgo.playouts.evaluator import make_evaluator
     from jaxgo.search.mcts import stack_state
 
     game = new_game(size)
     game.play(1, (size - 1 - size // 2) * size + size // 2)
     states = stack_state(game.state, boards)
-    jax.block_until_ready(playout.run(states, jax.random.PRNGKey(0), 7.5, num_per_state=lpl).score)
+    evaluator = make_evaluator("light", None, devices)
+    evaluator.dispatch(states, jax.random.PRNGKey(0), lpl, 7.5).ready()
     times = []
     for seed in range(1, repeats + 1):
         began = time.perf_counter()
-        jax.block_until_ready(playout.run(states, jax.random.PRNGKey(seed), 7.5, num_per_state=lpl).score)
+        evaluator.dispatch(states, jax.random.PRNGKey(seed), lpl, 7.5).ready()
         times.append(time.perf_counter() - began)
     return boards * lpl / min(times), boards * lpl * len(times) / sum(times)
 
 
+def child_argv(args, devices: int) -> list[str]:
+    """The ``jaxgo bench serve`` arguments of the process that measures ``devices`` devices."""
+    argv = ["--clients", *map(str, args.clients), "--size", str(args.size), "--visits", str(args.visits),
+            "--queries", str(args.queries), "--leaves", str(args.leaves), "--playouts-per-leaf",
+            str(args.playouts_per_leaf), "--device-batch", str(args.max_boards), "--repeats", str(args.repeats),
+            "--devices", str(devices), "--in-process"]
+    return argv + (["--no-overlap"] if args.no_overlap else [])
+
+
+def run_device_counts(args) -> int:
+    """One child process per ``--devices`` count (the device split must precede JAX start-up); their JSON
+    lines are printed as they come.  Non-zero when a child fails."""
+    for devices in args.devices:
+        command = [sys.executable, "-m", "jaxgo", "bench", "serve", *child_argv(args, devices)]
+        proc = subprocess.run(command, stdout=subprocess.PIPE, text=True)
+        sys.stdout.write(proc.stdout)
+        sys.stdout.flush()
+        if proc.returncode != 0:
+            print(f"jaxgo bench serve: the --devices {devices} run failed (exit status {proc.returncode})",
+                  file=sys.stderr)
+            return proc.returncode
+    return 0
+
+
+def start_devices(devices: int) -> None:
+    """Split a CPU host into ``devices`` XLA devices (before JAX starts) and check that JAX sees them."""
+    from jaxgo.util.devices import configure_host_devices, visible_devices
+
+    configure_host_devices(devices)
+    visible_devices(devices)
+
+
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
+    devices = 1
+    if args.devices is not None:
+        if args.memory or any(n < 1 for n in args.devices) or any(args.max_boards % n for n in args.devices):
+            print("jaxgo bench serve: --devices takes positive counts that divide --device-batch, without --memory",
+                  file=sys.stderr)
+            return 2
+        if not args.in_process:
+            return run_device_counts(args)
+        devices = args.devices[0]
+        try:
+            start_devices(devices)
+        except ValueError as exc:
+            print(f"jaxgo bench serve: {exc}", file=sys.stderr)
+            return 2
     if args.memory:
         for size in [args.size]:
             print(json.dumps(memory_footprint(args, size, args.max_boards)), flush=True)
@@ -217,7 +276,8 @@ def main(argv: list[str]) -> int:
 
     search = SearchConfig(playouts="light", bias_c2=0.0, leaves_per_batch=args.leaves,
                           playouts_per_leaf=args.playouts_per_leaf)  # light playouts: comparable to the raw calls
-    config = EngineConfig(search=search, max_boards=args.max_boards, buckets=default_buckets(args.max_boards),
+    config = EngineConfig(search=search, max_boards=args.max_boards,
+                          buckets=default_buckets(args.max_boards, devices), devices=devices,
                           overlap=not args.no_overlap)
     engine = AnalysisEngine(config).start()
     server = transports.TcpServer(engine, 0)
@@ -236,11 +296,13 @@ def main(argv: list[str]) -> int:
             fill = playouts / args.playouts_per_leaf / max(1, engine.padded_leaves - padded0)
             busy = (engine.device_seconds - device_s0) / wall
             bucket = next((b for b in config.buckets if b >= leaves_per_call), config.buckets[-1])
-            raw_best, raw = raw_throughput(args.size, bucket, args.playouts_per_leaf, args.repeats)
+            raw_best, raw = raw_throughput(args.size, bucket, args.playouts_per_leaf, args.repeats, devices)
             record = {
-                "system": "jaxgo-serve", "device": device, "overlap": config.overlap, "size": args.size, "clients": clients,
+                "system": "jaxgo-serve", "device": device, "devices": devices, "device_batch": args.max_boards,
+                "overlap": config.overlap, "size": args.size, "clients": clients,
                 "queries": clients * args.queries, "visits": args.visits, "leaves_per_search": args.leaves,
                 "playouts_per_leaf": args.playouts_per_leaf, "playouts_per_s": round(playouts / wall, 1),
+                "queries_per_s": round(clients * args.queries / wall, 3),
                 "latency_p50_s": round(_percentile(latencies, 50), 3),
                 "latency_p99_s": round(_percentile(latencies, 99), 3),
                 "device_calls": calls, "mean_leaves_per_call": round(leaves_per_call, 1),

@@ -10,7 +10,7 @@ import threading
 import time
 
 from jaxgo.search import config as search_config
-from jaxgo.server.engine import AnalysisEngine, EngineConfig, default_buckets
+from jaxgo.server.engine import AnalysisEngine, EngineConfig, check_device_batch, default_buckets
 from jaxgo.server.protocol import PERSPECTIVES
 
 EPILOG = """\
@@ -37,9 +37,18 @@ query (KataGo analysis engine format; one line):
   to 2^50 (a search's tree stops growing at its memory cap and the search goes on); at most 1,500 moves and
   1,501 analysed turns per query.  Exit status 0 at the end of stdin, on SIGTERM and on SIGINT.
 
+devices:
+  --device-batch B  leaf rows per device call (x L playouts each): the leaves of all running searches are
+                 merged up to B per call; a round with fewer pending leaves does not wait for more, it is padded
+                 to the smallest compiled shape that holds it (64, 512, 4096 ... below B, and B; padding rows
+                 are not played out)
+  --devices N    shard every call over N local devices, B/N rows each (B a multiple of N): on a GPU host the
+                 first N visible GPUs; on a CPU the host is split into N XLA devices before JAX starts
+
 examples:
   echo '{"id":"a","moves":[],"rules":"chinese","boardXSize":9,"boardYSize":9,"maxVisits":200}' | jaxgo serve
   jaxgo serve --tcp 6464 --http 8080          # then: jaxgo gtp --server tcp:127.0.0.1:6464
+  jaxgo serve --tcp 6464 --devices 4 --device-batch 8192   # one server, 4 GPUs
 """
 
 
@@ -55,8 +64,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-leaves-per-search", type=int, default=EngineConfig.max_leaves_per_search,
                         help="most leaves one search selects per round when --leaves is not set "
                              "(default %(default)s)")
-    parser.add_argument("--max-boards", type=int, default=4096,
-                        help="most leaves in one device call (default 4096; x L playouts)")
+    parser.add_argument("--device-batch", "--max-boards", dest="max_boards", type=int, default=4096, metavar="B",
+                        help="leaf rows per device call, padded to a compiled shape when fewer are pending "
+                             "(default 4096; x L playouts; --max-boards is its older name)")
+    parser.add_argument("--devices", type=int, default=1, metavar="N",
+                        help="shard every device call over N local devices (GPUs; a CPU host is split into N); "
+                             "the device batch must be a multiple of N (default 1)")
     parser.add_argument("--report-as", choices=PERSPECTIVES, default="BLACK",
                         help="perspective of win rates, scores and ownership (default BLACK, as KaTrain sets)")
     parser.add_argument("--no-overlap", action="store_true",
@@ -68,20 +81,22 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def make_engine(args) -> AnalysisEngine:
-    buckets = default_buckets(args.max_boards)
+    buckets = default_buckets(args.max_boards, args.devices)
     config = EngineConfig(search=search_config.from_args(args), max_leaves_per_search=args.max_leaves_per_search,
-                          max_boards=args.max_boards, buckets=buckets, perspective=args.report_as, seed=args.seed,
-                          overlap=not args.no_overlap)
+                          max_boards=args.max_boards, buckets=buckets, devices=args.devices,
+                          perspective=args.report_as, seed=args.seed, overlap=not args.no_overlap)
     return AnalysisEngine(config, log=None if args.quiet else sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if args.max_leaves_per_search < 1 or args.max_boards < 1:
-        print("jaxgo serve: --max-leaves-per-search and --max-boards must be positive", file=sys.stderr)
+    if args.max_leaves_per_search < 1 or args.max_boards < 1 or args.devices < 1:
+        print("jaxgo serve: --max-leaves-per-search, --device-batch and --devices must be positive", file=sys.stderr)
         return 2
     try:
         search_config.from_args(args)
+        check_device_batch(args.max_boards, args.devices)
+        start_devices(args.devices)
     except ValueError as exc:
         print(f"jaxgo serve: {exc}", file=sys.stderr)
         return 2
@@ -92,6 +107,16 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     finally:
         set_signal_handlers(previous)
+
+
+def start_devices(devices: int) -> None:
+    """Before JAX starts: split a CPU host into ``devices`` XLA devices when more than one is asked for; then
+    check that JAX sees that many (ValueError otherwise)."""
+    if devices > 1:
+        from jaxgo.util.devices import configure_host_devices, visible_devices
+
+        configure_host_devices(devices)
+        visible_devices(devices)
 
 
 def serve(args) -> int:

@@ -22,6 +22,9 @@ live tasks in ``tasks.fair_order`` (priority, then the clients in turn), per boa
     3. the results are split back and each task backs them up (``backup_leaves``), accumulating per-root-move
        mean scores and the mean final ownership.
 
+With ``devices`` N > 1 every device call is sharded over N local devices (the Evaluator's ``devices``): each
+plays out its 1/N of the padded batch, so every bucket is a multiple of N.
+
 Rounds with many leaves (``overlap_min_leaves``) run as two waves: wave A's playouts are dispatched
 asynchronously, wave B selects its leaves while A runs, then B is dispatched and A backed up while B runs, so
 the host's tree work hides behind the device calls.  When a round's batch is full (``max_boards``) the tasks
@@ -63,8 +66,9 @@ MAX_GAMMA_FILE_BYTES = 256 << 20
 class EngineConfig:
     search: SearchConfig = SearchConfig()  # every query's search, before its overrideSettings
     max_leaves_per_search: int = 64  # most leaves one search selects per round (when leaves_per_batch is None)
-    max_boards: int = 4096  # most leaves per device call (x L playouts)
-    buckets: tuple = (64, 512, 4096)  # padded leaf counts per device call
+    max_boards: int = 4096  # most leaves per device call (x L playouts): ``jaxgo serve --device-batch``
+    buckets: tuple = (64, 512, 4096)  # padded leaf counts per device call (multiples of ``devices``)
+    devices: int = 1  # local devices each device call is sharded over (``jaxgo serve --devices``)
     perspective: str = "BLACK"  # win rates / scores / ownership reported for BLACK, WHITE or SIDETOMOVE
     seed: int = 0
     max_pv_moves: int = 40  # moves given a principal variation in a response
@@ -85,14 +89,25 @@ def check_gamma_file(path: str) -> None:
         raise ValueError(f"gammas: {path} is not a gamma file")
 
 
-def default_buckets(max_boards: int) -> tuple:
+def default_buckets(max_boards: int, devices: int = 1) -> tuple:
     """Padded leaf counts per device call: 64, 512, 4096 ... up to ``max_boards`` (one shape when ``max_boards``
-    <= 256, which keeps compile time small for tests and small jobs).  Padding rows are not played out, so few
-    buckets cost little; each is one compiled shape per board size and playout policy."""
+    <= 256, which keeps compile time small for tests and small jobs), each rounded up to a multiple of
+    ``devices`` (``max_boards`` must be one).  Padding rows are not played out, so few buckets cost little; each
+    is one compiled shape per board size and playout policy."""
+    check_device_batch(max_boards, devices)
     if max_boards <= 256:
         return (max_boards,)
-    sizes = [b for b in (64, 512, 4096, 32768) if b < max_boards]
-    return tuple(sizes) + (max_boards,)
+    sizes = sorted({-(-b // devices) * devices for b in (64, 512, 4096, 32768)})
+    return tuple(b for b in sizes if b < max_boards) + (max_boards,)
+
+
+def check_device_batch(max_boards: int, devices: int) -> None:
+    """ValueError unless the leaf rows per device call (``--device-batch``) split evenly over the devices."""
+    if devices < 1 or max_boards < 1:
+        raise ValueError(f"device batch {max_boards} and devices {devices} must be positive")
+    if max_boards % devices:
+        raise ValueError(f"device batch {max_boards} is not a multiple of devices {devices}: each device plays "
+                         "out an equal share of every call")
 
 
 class Client:
@@ -178,6 +193,8 @@ class AnalysisEngine:
         self.config = config or EngineConfig()
         if self.config.perspective not in protocol.PERSPECTIVES:
             raise ValueError(f"perspective must be one of {protocol.PERSPECTIVES}")
+        for bucket in self.config.buckets:
+            check_device_batch(bucket, self.config.devices)
         self.log = log
         self._inbox: queue.Queue = queue.Queue()
         self._active: list[Task] = []
@@ -384,7 +401,7 @@ class AnalysisEngine:
                 client.add_outstanding(-1)
                 return
         group = QueryState(left=len(turns))
-        evaluator = evaluator_for(config)
+        evaluator = evaluator_for(config, self.config.devices)
         for turn in turns:
             self._active.append(Task(client=client, query=query, turn=turn.number, seq=next(self._seq), group=group,
                                      game=turn.game, config=config, evaluator=evaluator))

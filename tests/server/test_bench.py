@@ -1,4 +1,5 @@
-"""``jaxgo bench serve``: the throughput lines and the memory footprint line (tiny settings)."""
+"""``jaxgo bench serve``: the throughput lines (one per device count with `--devices`) and the memory footprint
+line (tiny settings)."""
 
 import json
 
@@ -21,3 +22,17 @@ def test_bench_serve_memory_prints_the_footprint(capsys):
     record = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert record["many_turns_answered"] == 1501 and record["tree_capped"]
     assert record["rss_idle_mb"] > 0 and record["rss_peak_long_mb"] >= record["rss_idle_mb"] * 0.5
+
+
+def test_bench_serve_refuses_devices_that_do_not_divide_the_device_batch(capsys):
+    assert bench.main(["--devices", "1", "3", "--device-batch", "64"]) == 2
+    assert "divide --device-batch" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_bench_serve_prints_one_line_per_device_count(capfd):
+    assert bench.main(["--devices", "1", "2", "--clients", "2", "--size", "5", "--visits", "32", "--queries", "1",
+                       "--leaves", "8", "--device-batch", "64", "--repeats", "1"]) == 0
+    records = [json.loads(line) for line in capfd.readouterr().out.strip().splitlines()]
+    assert [(r["devices"], r["device_batch"]) for r in records] == [(1, 64), (2, 64)]
+    assert all(r["playouts_per_s"] > 0 and r["queries_per_s"] > 0 for r in records)

@@ -1,4 +1,5 @@
-"""``jaxgo serve`` as a process: stdin end of input, SIGTERM and SIGINT all end it cleanly with status 0."""
+"""``jaxgo serve`` as a process: stdin end of input, SIGTERM and SIGINT all end it cleanly with status 0; on a CPU
+split into 2 devices (`--devices 2 --device-batch 64`) it answers as on one."""
 
 import json
 import os
@@ -76,3 +77,27 @@ def test_sigterm_stops_a_socket_server_with_status_0_and_removes_its_socket(tmp_
             proc.kill()
     assert proc.returncode == 0, err
     assert not os.path.exists(path)
+
+
+def test_serve_sharded_over_two_cpu_devices_answers_and_exits_0_at_end_of_input():
+    env = environment()
+    env.pop("XLA_FLAGS", None)
+    query = dict(QUERY, maxVisits=64, includeOwnership=True)
+    proc = subprocess.run(SERVE + ["--devices", "2", "--device-batch", "64"], input=json.dumps(query) + "\n",
+                          capture_output=True, text=True, timeout=TIMEOUT, env=env)
+    assert proc.returncode == 0, proc.stderr
+    (response,) = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert response["id"] == "q" and response["isDuringSearch"] is False
+    assert response["rootInfo"]["visits"] >= 64 and 0 <= response["rootInfo"]["winrate"] <= 1
+    assert sum(info["visits"] for info in response["moveInfos"]) >= 64
+    assert len(response["ownership"]) == 25 and all(-1 <= v <= 1 for v in response["ownership"])
+
+
+@pytest.mark.parametrize("options, message", [
+    (["--devices", "3", "--device-batch", "64"], "not a multiple of devices 3"),
+    (["--devices", "0"], "must be positive"),
+])
+def test_a_device_batch_that_does_not_split_is_refused(options, message):
+    proc = subprocess.run(SERVE + options, input="", capture_output=True, text=True, timeout=TIMEOUT,
+                          env=environment())
+    assert proc.returncode == 2 and message in proc.stderr and "Traceback" not in proc.stderr

@@ -20,7 +20,7 @@ from jaxgo.go.coords import gtp_to_point
 from jaxgo.server import transports
 from jaxgo.server.client import LocalConnection, ServerClient
 from jaxgo.search.config import SearchConfig
-from jaxgo.server.engine import AnalysisEngine, EngineConfig
+from jaxgo.server.engine import AnalysisEngine, EngineConfig, default_buckets
 
 TIMEOUT = 240
 
@@ -533,3 +533,14 @@ def test_oversized_queries_get_clear_errors_at_once(server):
     answer = client.query(query("after-huge", visits=32)).results(TIMEOUT)[0]
     check_sane(answer, 5, 32, "B")
     client.close()
+
+
+def test_device_batch_buckets_split_evenly_over_the_devices():
+    assert default_buckets(4096) == (64, 512, 4096)
+    assert default_buckets(4096, 2) == (64, 512, 4096)
+    assert default_buckets(3072, 3) == (66, 513, 3072)
+    assert default_buckets(96, 3) == (96,)
+    with pytest.raises(ValueError, match="not a multiple of devices 3"):
+        default_buckets(4096, 3)
+    with pytest.raises(ValueError, match="not a multiple of devices 2"):
+        AnalysisEngine(EngineConfig(max_boards=4096, buckets=(63, 4096), devices=2))

@@ -57,7 +57,7 @@ def katrain(tmp_path_factory):
     serve = " ".join([sys.executable, "-m", "jaxgo", "serve", "--quiet", "--playout-policy", "light", "--bias", "0",
                       "--max-boards", "64"])
     config.update(backend="custom", altcommand=f"exec env JAX_PLATFORMS=cpu {serve}", max_visits=32, fast_visits=8,
-                  max_time=8.0)
+                  max_time=30.0)  # a loaded machine must not cut the 32 visits short
     engine = KataGoEngine(base, config)
     yield {"katrain": base, "engine": engine, "Game": Game, "ai": ai, "constants": constants}
     process = engine.katago_process
