@@ -238,7 +238,8 @@ def _root_move(b: Board, goal: int):
 def solve_capture(board: Board, goal: int, attacker_to_move: bool = True, solver: str = "pns",
                   max_nodes: int = 20000, max_seconds: float = 10.0, l_start: int = 2, max_l: int = 4,
                   prior=None, ko_rule=None, problem_kw=None, model=None, trees=None,
-                  order_by_prior: bool = False, keep_disproof: bool = True) -> tuple[Result, int]:
+                  order_by_prior: bool = False, keep_disproof: bool = True,
+                  prior_init: float = 0.0) -> tuple[Result, int]:
     """Attack (attacker to move) or defend (defender to move) the string at ``goal``.
 
     Returns (result of the last search, L used).  With the attacker to move, ``result.value`` True means the
@@ -246,7 +247,8 @@ def solve_capture(board: Board, goal: int, attacker_to_move: bool = True, solver
     then the saving move, ``board.size ** 2`` for a pass).  On a disproof at L the search is repeated with
     L + 1 up to ``max_l``.  ``prior(state, move, child) -> P(TRUE)`` is used by PP; ``ko_rule`` maps a colour to
     "simple" / "free" (see the module docstring).  ``model``: a pattern model giving the priors (PP) and, with
-    ``order_by_prior``, the child order (both solvers); every searched ``Tree`` is appended to ``trees`` if given.
+    ``order_by_prior``, the child order (both solvers); ``prior_init`` > 0: PNS starts new leaves at proof numbers
+    from the model's prior (``tree.initial_proof_numbers``); every searched ``Tree`` is appended to ``trees`` if given.
     With ``keep_disproof``, when the search at L + 1 runs out of budget after a disproof at L by a defender move
     (defender to move), that disproof is returned (the defender reaches L + 1 liberties and deeper reading is out
     of budget: the string is taken as safe, as liberty cut-offs in a reading engine do); nodes and seconds still
@@ -268,8 +270,8 @@ def solve_capture(board: Board, goal: int, attacker_to_move: bool = True, solver
             prob.prior = prior
         if model is not None:
             prob.set_model(model)
-        res = Tree(prob, solver, order_by_prior).search(b, max_nodes=max(1, max_nodes - total_nodes),
-                                        max_seconds=max(0.0, max_seconds - total_time))
+        tree = Tree(prob, solver, order_by_prior, prior_init if model is not None else 0.0)
+        res = tree.search(b, max_nodes=max(1, max_nodes - total_nodes), max_seconds=max(0.0, max_seconds - total_time))
         if trees is not None:
             trees.append(res.tree)
         total_nodes += res.nodes

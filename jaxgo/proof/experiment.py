@@ -2,7 +2,8 @@
 
     jaxgo solve learn --train TRAIN.jsonl[.gz] --test TEST.jsonl[.gz] --model beta|beta1000|gauss|gauss_tuned[,...]
                       [--max-nodes N --timeout S] [--test-max-nodes N --test-timeout S] [--passes K]
-                      [--train-limit N] [--test-limit N] [--out DIR] [--json]
+                      [--train-limit N] [--test-limit N] [--variants pp,T2,fb0.25,pnsorder,pnsinit0.5]
+                      [--out DIR] [--json]
 
 1. Problems: ``mining.load_mined`` (records whose answer jaxgo's PNS contradicts are set aside); test problems
    whose position hash also occurs in the training file are dropped (counted).  ``--train-limit`` /
@@ -11,13 +12,17 @@
 2. Training, per model: passes over the training set, the first attempting every problem, the later ones
    re-attempting the failures (``learning.train``), harvesting patterns throughout and updating after each search.
 3. Test, in the same process and one after the other: PNS without knowledge, then PP with each frozen model, with
-   the same per-problem node and time budgets; the time includes the pattern keys and priors.
+   the same per-problem node and time budgets; the time includes the pattern keys and priors.  ``--variants``
+   times other test-time searchers with each trained model (``VARIANTS``: tempered priors, a PNS fallback, PNS
+   ordered by the prior or with prior-initialised proof numbers), labelled ``MODEL/VARIANT``.
 
 Output: one JSON summary line per model (``--json``; else a sentence) with test_problems, pns_solved, pp_solved,
 newly_failed, newly_solved, mean_speedup, median_speedup, geomean_speedup, median_node_ratio and the same on the
 hard subset (the problems PNS fails, or solves with more than 10,000 nodes, in this run), and ``pattern_coverage`` (for T0..T7, the fraction of the test searches' generated moves whose
 pattern has evidence from training; ``Coverage``; its look-ups are timed with the searches); ``DIR/learn_rows.jsonl`` (one row per test problem and searcher) and ``DIR/learn_<model>.png``, the
 Figure 8 scatter (log time PNS vs PP; x = newly solved, o = newly failed, drawn at 1.3 x the time-out).
+``answer_rank`` (summary; per row in the rows file): where PNS's proving first move ranks among the root
+candidates ordered by the learnt prior, against (n + 1) / 2 for uniform priors (``answer_ranks``).
 
 Models: ``none`` = PP with prior 0.5 (no learning; the no-knowledge baseline); ``beta`` / ``beta1`` = Beta(1, 1); ``beta1000`` = Beta(1000, 1000) (the paper's peaked prior);
 ``gauss`` = hierarchical Gaussian, beta_i^2 = 1; ``gauss_tuned`` = hierarchical with beta_i^2 estimated after the
@@ -174,11 +179,83 @@ def plot_scatter(path: str, base: list[dict], other: list[dict], label: str, sum
     plt.close(fig)
 
 
+def parse_variant(spec: str) -> dict:
+    """Keyword arguments of ``time_set`` for a test-time searcher spec (see ``VARIANTS``); ValueError if unknown."""
+    try:
+        if spec == "pp":
+            return dict(solver="pp")
+        if spec == "pnsorder":
+            return dict(solver="pns")
+        if spec.startswith("pnsinit"):
+            s = float(spec[len("pnsinit"):])
+            if s > 0:
+                return dict(solver="pns", prior_init=s)
+        elif spec.startswith("fb"):
+            f = float(spec[2:])
+            if 0 < f < 1:
+                return dict(solver="pp", fallback=f)
+        elif spec.startswith("T"):
+            t = float(spec[1:])
+            if t > 0:
+                return dict(solver="pp", temperature=t)
+    except ValueError:
+        pass
+    raise ValueError(f"unknown test variant {spec!r} ({VARIANTS})")
+
+
+VARIANTS = ("pp (PP with the learnt priors), T<t> (PP with the priors' log-odds divided by t), fb<f> (PP for the "
+            "fraction f of the budgets, then PNS without knowledge), pnsorder (PNS, children ordered by the prior), "
+            "pnsinit<s> (PNS, leaves start at pn = exp(-s l), dn = exp(s l) for the prior's log-odds l)")
+
+
+def answer_ranks(test: list[dict], base: list[dict], model) -> list[dict]:
+    """Per test problem, where PNS's proving first move ranks at the root among the attacker's candidates when they
+    are ordered by ``model``'s prior (most likely TRUE first; ties share their mean rank): dicts(rank, candidates,
+    prior, best_prior), or None for defence problems and problems PNS did not prove with a move."""
+    from jaxgo.proof.capture import CaptureProblem
+    from jaxgo.proof.patterns import board_stack_keys
+    from jaxgo.proof.problems import problem_board
+
+    out = []
+    for p, r in zip(test, base):
+        if not (p.get("attacker_to_move", True) and r["solved"] and r.get("move") is not None):
+            out.append(None)
+            continue
+        b = problem_board(p)
+        attacker = -b.stones[p["goal"]]
+        if b.to_play != attacker:
+            b.to_play, b.ko = attacker, -1
+        moves = [m for m, _ in CaptureProblem(p["goal"], attacker, root_key=b.key()).children(b)]
+        if r["move"] not in moves:
+            out.append(None)
+            continue
+        priors = [model.predict(tuple(k)) for k in board_stack_keys(b, moves, attacker, p["goal"]).tolist()]
+        mine = priors[moves.index(r["move"])]
+        above, tied = sum(q > mine for q in priors), sum(q == mine for q in priors)
+        out.append(dict(rank=above + (tied + 1) / 2, candidates=len(moves), prior=round(mine, 4),
+                        best_prior=round(max(priors), 4)))
+    return out
+
+
+def rank_summary(ranks: list) -> dict:
+    """Median rank of PNS's proving move under the prior and under uniform priors ((n + 1) / 2), top-1 rate."""
+    import statistics
+
+    rs = [x for x in ranks if x is not None]
+    if not rs:
+        return {}
+    return dict(problems=len(rs), median_rank=statistics.median(x["rank"] for x in rs),
+                uniform_median_rank=statistics.median((x["candidates"] + 1) / 2 for x in rs),
+                top1=round(sum(x["rank"] == 1 for x in rs) / len(rs), 3),
+                median_candidates=statistics.median(x["candidates"] for x in rs))
+
+
 def run(train: list[dict], test: list[dict], models: list[str], max_nodes: int, timeout: float, test_nodes: int,
         test_timeout: float, passes: int, out_dir: str, sigma0: float = 1.0, noise: float = 1.0,
-        log=print, coverage: bool = True, emit=None) -> list[dict]:
-    """Train each model, time PNS and PP + frozen model on ``test``; write rows and figures; summaries (each
-    also passed to ``emit`` as soon as its model is done)."""
+        log=print, coverage: bool = True, emit=None, variants=("pp",)) -> list[dict]:
+    """Train each model, time PNS and, for each test ``variants`` spec, the searcher with the frozen model on
+    ``test``; write rows and figures; summaries (each also passed to ``emit`` as soon as it is done)."""
+    specs = {v: parse_variant(v) for v in variants}
     os.makedirs(out_dir, exist_ok=True)
     kw_test = dict(max_nodes=test_nodes, max_seconds=test_timeout)
     t0 = time.time()
@@ -198,21 +275,29 @@ def run(train: list[dict], test: list[dict], models: list[str], max_nodes: int, 
         hist = [] if model is None else train_model(model, train, "pp", max_passes=passes, tune_after=tune_after,
                                                     log=log, max_nodes=max_nodes, max_seconds=timeout)
         train_s = time.time() - t1
-        t2 = time.time()
-        probe = Coverage(model) if model is not None and coverage else None
-        rows = time_set(test, "pp", probe or model, **kw_test)
-        summary = dict(model=name, **speedup_summary(base, rows), train_problems=len(train),
-                       train_solved=hist[-1]["solved"] if hist else 0, passes=[h["solved"] for h in hist],
-                       patterns=len(model) if model is not None else 0, betas=getattr(model, "betas2", None), train_seconds=round(train_s, 1),
-                       test_seconds=round(time.time() - t2, 1), pns_test_seconds=round(sum(r["seconds"] for r in base), 1),
-                       pattern_coverage=probe.rates() if probe else None)
-        with open(rows_path, "a") as fh:
-            for r in rows:
-                fh.write(json.dumps(dict(r, searcher=f"pp+{name}")) + "\n")
-        plot_scatter(os.path.join(out_dir, f"learn_{name}.png"), base, rows, name, summary, test_timeout)
-        summaries.append(summary)
-        if emit is not None:
-            emit(summary)
+        ranks = answer_ranks(test, base, model) if model is not None else [None] * len(test)
+        for spec in (variants if model is not None else ("pp",)):
+            label = name if spec == "pp" else f"{name}/{spec}"
+            kw = dict(specs[spec])
+            solver = kw.pop("solver")
+            t2 = time.time()
+            probe = Coverage(model) if model is not None and coverage else None
+            rows = time_set(test, solver, probe or model, **kw, **kw_test)
+            summary = dict(model=label, **speedup_summary(base, rows), train_problems=len(train),
+                           train_solved=hist[-1]["solved"] if hist else 0, passes=[h["solved"] for h in hist],
+                           patterns=len(model) if model is not None else 0, betas=getattr(model, "betas2", None),
+                           train_seconds=round(train_s, 1), test_seconds=round(time.time() - t2, 1),
+                           pns_test_seconds=round(sum(r["seconds"] for r in base), 1),
+                           pattern_coverage=probe.rates() if probe else None, answer_rank=rank_summary(ranks))
+            with open(rows_path, "a") as fh:
+                for r, rank in zip(rows, ranks):
+                    fh.write(json.dumps(dict(r, searcher=f"pp+{label}" if solver == "pp" else f"pns+{label}",
+                                             answer_rank=rank)) + "\n")
+            plot_scatter(os.path.join(out_dir, f"learn_{label.replace('/', '_')}.png"), base, rows, label, summary,
+                         test_timeout)
+            summaries.append(summary)
+            if emit is not None:
+                emit(summary)
     return summaries
 
 
@@ -232,6 +317,8 @@ def main(argv=None) -> int:
     ap.add_argument("--hard-first", action="store_true", help="the test sample takes the hard problems first")
     ap.add_argument("--hard", type=int, default=-1,
                     help="the test sample holds at most this many (mined) hard problems, the rest others")
+    ap.add_argument("--variants", default="pp", help="comma-separated test-time searchers per trained model: "
+                    + VARIANTS)
     ap.add_argument("--sigma0", type=float, default=1.0, help="gauss_tuned: prior s.d. of the T0 latent")
     ap.add_argument("--noise", type=float, default=1.0, help="gauss_tuned: observation noise variance")
     ap.add_argument("--seed", type=int, default=0)
@@ -239,6 +326,12 @@ def main(argv=None) -> int:
     ap.add_argument("--no-coverage", action="store_true", help="no per-template coverage counts (pure timing)")
     ap.add_argument("--json", action="store_true", help="print only the JSON summary lines")
     a = ap.parse_args(argv)
+    variants = [v for v in a.variants.split(",") if v]
+    try:
+        for v in variants:
+            parse_variant(v)
+    except ValueError as exc:
+        ap.error(str(exc))
     log = (lambda msg: None) if a.json else (lambda msg: print(msg, flush=True))
     train, test, info = load_sets(a.train, a.test, a.train_limit, a.test_limit, a.seed, a.hard_first, a.hard)
     log(f"problems: {len(train)} training, {len(test)} test ({info})")
@@ -255,5 +348,5 @@ def main(argv=None) -> int:
             print(json.dumps(s), flush=True)
 
     run(train, test, [m for m in a.model.split(",") if m], a.max_nodes, a.timeout, a.test_max_nodes, a.test_timeout,
-        a.passes, a.out, a.sigma0, a.noise, log, not a.no_coverage, emit)
+        a.passes, a.out, a.sigma0, a.noise, log, not a.no_coverage, emit, variants)
     return 0

@@ -9,7 +9,8 @@
   failures, until a pass solves nothing new or ``max_passes``; harvesting goes on throughout (new nodes add
   their patterns to H while the search runs).  ``tune_after`` > 0 re-estimates the hierarchical model's
   beta_i^2 after that many passes ("tuned" variant).
-- ``evaluate``: time every test problem with the frozen model (no harvesting, no updates) and with PNS;
+- ``evaluate``: time every test problem with the frozen model (no harvesting, no updates; ``temperature`` T
+  divides the priors' log-odds, ``temper``) and with PNS;
   with ``fallback`` = f in (0, 1) the model's search gets only the fraction f of the node and time budgets and,
   if it has not proved the goal by then, PNS without knowledge goes on with what is left (a safety net against
   misleading priors: nodes and seconds count both searches);
@@ -24,18 +25,30 @@ import statistics
 
 from jaxgo.proof.capture import solve_capture
 from jaxgo.proof.problems import problem_board
-from jaxgo.proof.tree import solved_infos
+from jaxgo.proof.tree import logodds, prob, solved_infos
+
+
+def temper(p: float, temperature: float) -> float:
+    """The prior ``p`` with its log-odds divided by ``temperature`` (1: unchanged; larger: nearer 0.5)."""
+    if temperature == 1.0:
+        return p
+    l = min(max(logodds(p), -50.0), 50.0) / temperature
+    return prob(l)
 
 
 class Frozen:
-    """A model wrapper that predicts but neither harvests nor learns (evaluation on the test set)."""
+    """A model wrapper that predicts but neither harvests nor learns (evaluation on the test set); with
+    ``temperature`` T > 0 its priors are tempered (``temper``: log-odds / T, a cap on the prior's strength)."""
 
-    def __init__(self, model):
+    def __init__(self, model, temperature: float = 1.0):
+        if not temperature > 0.0:
+            raise ValueError(f"temperature must be > 0, got {temperature}")
         self.model = model
+        self.temperature = float(temperature)
         self.name = getattr(model, "name", "model")
 
     def predict(self, stack):
-        return self.model.predict(stack)
+        return temper(self.model.predict(stack), self.temperature)
 
     def harvest(self, stack):
         return None
@@ -57,8 +70,12 @@ def update_model(model, trees) -> int:
 
 
 def attempt(problem: dict, solver: str = "pns", model=None, max_nodes: int = 20000, max_seconds: float = 2.0,
-            learn: bool = False, order_by_prior: bool = True, max_l: int = 5, fallback: float = 0.0) -> dict:
+            learn: bool = False, order_by_prior: bool = True, max_l: int = 5, fallback: float = 0.0,
+            prior_init: float = 0.0) -> dict:
     """Search one problem; returns dict(name, solved, nodes, seconds, move, L, observations, fallback_used).
+
+    ``prior_init`` > 0 with ``solver`` "pns": PNS with proof numbers initialised from the model's priors
+    (``tree.initial_proof_numbers``).
 
     ``fallback`` in (0, 1): the search with ``model`` gets that fraction of both budgets; unless it proves the
     goal, PNS without knowledge searches again with the rest (``fallback_used`` True; totals count both).
@@ -73,7 +90,8 @@ def attempt(problem: dict, solver: str = "pns", model=None, max_nodes: int = 200
         first_nodes, first_seconds = max(1, int(fallback * max_nodes)), fallback * max_seconds
     attack = problem.get("attacker_to_move", True)
     res, L = solve_capture(board, problem["goal"], attack, solver, max_nodes=first_nodes, max_seconds=first_seconds,
-                           max_l=max_l, model=model, trees=trees, order_by_prior=order_by_prior and model is not None)
+                           max_l=max_l, model=model, trees=trees, order_by_prior=order_by_prior and model is not None,
+                           prior_init=prior_init)
     obs = update_model(model, trees) if (learn and model is not None) else 0
     nodes, seconds, used = res.nodes, res.seconds, False
     if split and res.value is not True:
@@ -111,8 +129,9 @@ def train(model, problems, solver: str = "pp", max_passes: int = 3, tune_after: 
     return history
 
 
-def evaluate(problems, solver: str = "pp", model=None, **kw) -> list[dict]:
-    frozen = Frozen(model) if model is not None else None
+def evaluate(problems, solver: str = "pp", model=None, temperature: float = 1.0, **kw) -> list[dict]:
+    """``attempt`` every problem with the model frozen (and tempered by ``temperature``)."""
+    frozen = Frozen(model, temperature) if model is not None else None
     return [attempt(p, solver, frozen, learn=False, **kw) for p in problems]
 
 

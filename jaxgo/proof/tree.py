@@ -6,7 +6,10 @@ and optionally ``prior(state, move, child)`` -> P(TRUE) for a new leaf, or the b
 ``prior_batch(state, moves, children)`` -> (priors, infos) (one call per development; ``infos[i]`` is kept as
 ``Node.info`` of a newly created child, e.g. its pattern keys, so that a learner can update from solved nodes).
 Priors are the leaf beliefs of PP; with ``order_by_prior`` both solvers also order children by prior
-(OR: most likely TRUE first, AND: least likely first), which breaks PNS ties.
+(OR: most likely TRUE first, AND: least likely first), which breaks PNS ties.  With ``prior_init`` = s > 0, PNS
+starts a new unknown leaf at pn = exp(-s l), dn = exp(s l) for its prior's log-odds l (clipped to +-20) instead
+of (1, 1): a likely TRUE leaf looks cheap to prove and dear to disprove, pn * dn = 1 as for (1, 1), prior 0.5
+gives (1, 1); the sums and minima of PNS then still count the effort of every AND child (PP's product does not).
 
 Nodes live in host lists indexed by id; a transposition table maps key -> id, so the tree is a DAG.  A child
 whose key repeats an ancestor (on the current path, or found by walking up the parents of the node being
@@ -76,6 +79,12 @@ def or_logodds(children: list[float]) -> float:
     return -_from_log_p(-sum(softplus(l) for l in children))
 
 
+def initial_proof_numbers(prior: float, strength: float) -> tuple[float, float]:
+    """(pn, dn) of a new unknown PNS leaf from its prior P(TRUE): (exp(-s l), exp(s l)), l = log-odds in [-20, 20]."""
+    l = min(max(logodds(prior), -20.0), 20.0)
+    return math.exp(-strength * l), math.exp(strength * l)
+
+
 def pns_values(is_or: bool, children: list[tuple[float, float]]) -> tuple[float, float]:
     pns = [c[0] for c in children]
     dns = [c[1] for c in children]
@@ -118,12 +127,15 @@ class Result:
 
 
 class Tree:
-    def __init__(self, problem, solver: str = "pns", order_by_prior: bool = False):
+    def __init__(self, problem, solver: str = "pns", order_by_prior: bool = False, prior_init: float = 0.0):
         if solver not in ("pns", "pp"):
             raise ValueError(f"unknown solver {solver!r}")
+        if not prior_init >= 0.0:
+            raise ValueError(f"prior_init must be >= 0, got {prior_init}")
         self.problem = problem
         self.solver = solver
         self.order_by_prior = order_by_prior
+        self.prior_init = float(prior_init) if solver == "pns" else 0.0
         self.nodes: list[Node] = []
         self.table: dict = {}
         self.developed = 0
@@ -142,6 +154,8 @@ class Tree:
             return self.table[key]
         node = Node(state, self.problem.is_or(state))
         node.l = logodds(prior)
+        if self.prior_init:
+            node.pn, node.dn = initial_proof_numbers(prior, self.prior_init)
         value = forced if forced is not None else self.problem.evaluate(state)
         if value is not None:
             self._set_terminal(node, value)
@@ -210,7 +224,7 @@ class Tree:
         order = range(len(kids))
         if self.order_by_prior:
             order = sorted(order, key=lambda i: -priors[i] if node.is_or else priors[i])
-        use_prior = self.solver == "pp"
+        use_prior = self.solver == "pp" or self.prior_init > 0
         for i in order:
             move, child_state = kids[i]
             p = priors[i] if use_prior else 0.5
@@ -299,8 +313,8 @@ class Tree:
 
 
 def solve(problem, root_state, solver: str = "pns", max_nodes: int = 10000, max_seconds: float = 10.0,
-          order_by_prior: bool = False) -> Result:
-    return Tree(problem, solver, order_by_prior).search(root_state, max_nodes, max_seconds)
+          order_by_prior: bool = False, prior_init: float = 0.0) -> Result:
+    return Tree(problem, solver, order_by_prior, prior_init).search(root_state, max_nodes, max_seconds)
 
 
 def solved_infos(tree: Tree):

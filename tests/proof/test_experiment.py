@@ -88,3 +88,50 @@ def test_learn_end_to_end_writes_rows_figure_and_summary(tmp_path, capsys):
     assert lines[1]["train_solved"] == 2 and lines[1]["patterns"] > 0
     rows = [json.loads(x) for x in open(out / "learn_rows.jsonl")]
     assert [r["searcher"] for r in rows] == ["pns"] * 2 + ["pp+none"] * 2 + ["pp+beta"] * 2 + ["pp+gauss_tuned"] * 2
+
+
+def test_parse_variant_specs_and_errors(capsys):
+    from jaxgo.proof.experiment import parse_variant
+
+    assert parse_variant("pp") == dict(solver="pp") and parse_variant("pnsorder") == dict(solver="pns")
+    assert parse_variant("T2.5") == dict(solver="pp", temperature=2.5)
+    assert parse_variant("fb0.25") == dict(solver="pp", fallback=0.25)
+    assert parse_variant("pnsinit0.5") == dict(solver="pns", prior_init=0.5)
+    for bad in ("T0", "fb1", "fbx", "pnsinit-1", "mcts", ""):
+        with pytest.raises(ValueError):
+            parse_variant(bad)
+    with pytest.raises(SystemExit) as exc:
+        main(["--train", "x", "--test", "y", "--variants", "pp,Tx"])
+    assert exc.value.code == 2 and "unknown test variant 'Tx'" in capsys.readouterr().err
+
+
+def test_answer_ranks_uniform_prior_gives_the_middle_rank(tmp_path):
+    from jaxgo.proof.experiment import answer_ranks, rank_summary, time_set
+    from jaxgo.proof.mining import load_mined
+    from jaxgo.proof.models import BetaModel
+
+    probs = load_mined(_write(tmp_path / "t.jsonl", [_record(LADDER_MOVES + [["B", "A1"]], 9, "D6")]))
+    base = time_set(probs, "pns", max_nodes=300, max_seconds=10.0)
+    assert base[0]["solved"] and base[0]["move"] is not None
+    (rank,) = answer_ranks(probs, base, BetaModel())     # empty table: every candidate gets 0.5
+    assert rank["candidates"] > 1 and rank["rank"] == (rank["candidates"] + 1) / 2
+    s = rank_summary([rank, None])
+    assert s["problems"] == 1 and s["median_rank"] == s["uniform_median_rank"] and s["top1"] == 0.0
+    unsolved = dict(base[0], solved=False)
+    assert answer_ranks(probs, [unsolved], BetaModel()) == [None]
+
+
+def test_learn_variants_are_timed_and_labelled(tmp_path, capsys):
+    train = _write(tmp_path / "train.jsonl", [_record(LADDER_MOVES, 9, "D6"), _record(NET_MOVES, 7, "B5")])
+    test = _write(tmp_path / "test.jsonl", [_record(LADDER_MOVES + [["B", "A1"]], 9, "D6")])
+    out = tmp_path / "out"
+    assert main(["--train", train, "--test", test, "--model", "beta", "--max-nodes", "300", "--timeout", "10",
+                 "--test-max-nodes", "300", "--test-timeout", "10", "--passes", "1", "--out", str(out), "--json",
+                 "--variants", "pp,T2,fb0.5,pnsorder,pnsinit0.5"]) == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [s["model"] for s in lines] == ["beta", "beta/T2", "beta/fb0.5", "beta/pnsorder", "beta/pnsinit0.5"]
+    assert all(s["pns_solved"] == 1 and s["answer_rank"]["problems"] == 1 for s in lines)
+    rows = [json.loads(x) for x in open(out / "learn_rows.jsonl")]
+    assert [r["searcher"] for r in rows] == ["pns", "pp+beta", "pp+beta/T2", "pp+beta/fb0.5", "pns+beta/pnsorder",
+                                             "pns+beta/pnsinit0.5"]
+    assert (out / "learn_beta_pnsinit0.5.png").stat().st_size > 1000

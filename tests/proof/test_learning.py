@@ -94,3 +94,29 @@ def test_fallback_hands_the_rest_of_the_budget_to_pns():
     assert not attempt(prob, "pns", max_nodes=200, max_seconds=30.0, fallback=0.25)["fallback_used"]
     with pytest.raises(ValueError):
         attempt(prob, "pp", BetaModel(), max_nodes=200, fallback=1.0)
+
+
+def test_temper_moves_priors_towards_one_half():
+    from jaxgo.proof.learning import temper
+
+    assert temper(0.5, 4.0) == 0.5 and temper(0.9, 1.0) == 0.9
+    assert 0.5 < temper(0.9, 4.0) < temper(0.9, 2.0) < 0.9
+    assert 0.1 < temper(0.1, 2.0) < 0.5
+    assert 0.5 < temper(1.0, 2.0) < 1.0     # a certain prior becomes uncertain
+    m = BetaModel()
+    m.update((1,) * 8, True)
+    f = Frozen(m, temperature=2.0)
+    assert f.predict((1,) * 8) == temper(m.predict((1,) * 8), 2.0)
+    with pytest.raises(ValueError):
+        Frozen(m, temperature=0.0)
+
+
+def test_learned_prior_in_pns_initialisation_solves_the_ladder():
+    b = Board.from_ascii(LADDER, 1)
+    plain, _ = solve_capture(b, GOAL, True, "pns", **KW)
+    model = HierarchicalGaussian()
+    trees = []
+    solve_capture(b, GOAL, True, "pp", model=model, trees=trees, **KW)
+    update_model(model, trees)
+    res, _ = solve_capture(b, GOAL, True, "pns", model=Frozen(model), prior_init=0.5, order_by_prior=True, **KW)
+    assert res.value is True and res.move == plain.move

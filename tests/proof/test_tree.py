@@ -83,3 +83,49 @@ def test_gtp_attack_defend():
     # extension (deeper reading runs out of budget, so that disproof at L = 2 is the answer)
     assert eng.handle("attack D5").startswith("= 1")
     assert eng.handle("defend D5 pp 400").strip() in ("= 1 E5", "= 1 D4")
+
+
+def test_initial_proof_numbers_from_a_prior():
+    from jaxgo.proof.tree import initial_proof_numbers
+
+    assert initial_proof_numbers(0.5, 0.7) == (1.0, 1.0)
+    pn, dn = initial_proof_numbers(0.9, 0.5)
+    assert pn < 1.0 < dn and abs(pn * dn - 1.0) < 1e-12 and abs(math.log(dn) - 0.5 * logodds(0.9)) < 1e-12
+    assert initial_proof_numbers(1.0, 1.0) == (math.exp(-20.0), math.exp(20.0))   # clipped, never 0 or inf
+
+
+class _FixedPrior:
+    """A stand-in pattern model: every move gets the same prior."""
+
+    def __init__(self, p):
+        self.p = p
+
+    def predict(self, stack):
+        return self.p
+
+    def harvest(self, stack):
+        return None
+
+
+def test_prior_init_pns_with_a_neutral_prior_is_plain_pns():
+    b = Board.from_ascii(LADDER, to_play=1)
+    kw = dict(problem_kw={"use_ladder": False}, max_l=3)
+    plain, _ = solve_capture(b, 17, True, "pns", **kw)
+    neutral, _ = solve_capture(b, 17, True, "pns", model=_FixedPrior(0.5), prior_init=1.0, **kw)
+    assert plain.value is neutral.value is True and neutral.nodes == plain.nodes and neutral.move == plain.move
+    # a strong constant prior changes the leaves' proof numbers but the search still proves the ladder
+    skewed, _ = solve_capture(b, 17, True, "pns", model=_FixedPrior(0.9), prior_init=1.0, **kw)
+    assert skewed.value is True
+    # PP ignores the option
+    pp, _ = solve_capture(b, 17, True, "pp", model=_FixedPrior(0.9), **kw)
+    pp_init, _ = solve_capture(b, 17, True, "pp", model=_FixedPrior(0.9), prior_init=1.0, **kw)
+    assert pp.nodes == pp_init.nodes
+
+
+def test_prior_init_must_not_be_negative():
+    import pytest
+
+    from jaxgo.proof.tree import Tree
+
+    with pytest.raises(ValueError):
+        Tree(None, "pns", prior_init=-1.0)
