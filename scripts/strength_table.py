@@ -92,10 +92,10 @@ def run(args) -> int:
     budgets = [None] if args.time else args.playouts
     configs = [(s, p) for p in budgets for s in args.strategies]
     while True:
-        records = load(log)
-        done = defaultdict(int)
-        for rec in records:
+        done, won = defaultdict(int), defaultdict(int)
+        for rec in load(log):
             done[series_key(rec)] += 1
+            won[series_key(rec)] += bool(rec["jaxgo_won"])
         key = lambda strategy, playouts: (args.size, args.label, strategy, playouts, args.time)  # noqa: E731
         todo = [(s, p) for s, p in configs if done[key(s, p)] < args.games]
         if not todo:
@@ -119,12 +119,12 @@ def run(args) -> int:
                         "jaxgo_won": rec["winner_name"] == "A", "forfeit": rec.get("forfeit"),
                         "reason": rec.get("reason"), "moves": rec.get("moves"),
                     }) + "\n")
-            series = [r for r in load(log) if series_key(r) == key(strategy, playouts)]
-            wins = sum(r["jaxgo_won"] for r in series)
-            low, high = wilson_interval(wins, len(series))
+            games = first + len(summary["games_detail"])
+            wins = won[key(strategy, playouts)] + summary["wins_a"]
+            low, high = wilson_interval(wins, games)
             results = ", ".join(f"{r['result']} ({'won' if r['winner_name'] == 'A' else 'lost'} as "
                                 f"{r['a_colour']})" for r in summary["games_detail"])
-            print(f"{args.size}x{args.size} {strategy} {budget} {args.label}: {results}; {wins} of {len(series)} "
+            print(f"{args.size}x{args.size} {strategy} {budget} {args.label}: {results}; {wins} of {games} "
                   f"({low:.2f}-{high:.2f}), {summary['seconds'] / 60:.1f} min", file=sys.stderr, flush=True)
 
 

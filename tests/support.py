@@ -17,3 +17,53 @@ class ScriptedInput:
         delay, line = self.script.pop(0)
         time.sleep(delay)
         return line
+
+
+# A GTP engine for match tests: when ``plays`` holds it plays A1, B1, C1, D1, E1 and then passes, else it passes
+# every move; final_score 0, everything else an empty success (``fake_gtp_engine`` fills in the two fields).
+FAKE_GTP_ENGINE = r'''#!{python}
+import sys
+plays = {plays}
+moves = iter(["A1", "B1", "C1", "D1", "E1"])
+for line in sys.stdin:
+    words = line.split()
+    if not words:
+        continue
+    if words[0] == "quit":
+        print("=\n", flush=True)
+        break
+    if words[0] == "genmove":
+        print("= " + (next(moves, "pass") if plays else "pass") + "\n", flush=True)
+    elif words[0] == "final_score":
+        print("= 0\n", flush=True)
+    else:
+        print("= \n", flush=True)
+'''
+
+
+def fake_gtp_engine(path, plays_if: str | None = None) -> str:
+    """Write ``FAKE_GTP_ENGINE`` as an executable file at ``path`` (a pathlib.Path); its path as a string.
+    ``plays_if``: the argument that makes it play stones (None: it always passes)."""
+    import stat
+    import sys
+
+    plays = "False" if plays_if is None else f"{plays_if!r} in sys.argv[1:]"
+    text = FAKE_GTP_ENGINE.replace("{python}", sys.executable).replace("{plays}", plays)
+    path.write_text(text)
+    path.chmod(path.stat().st_mode | stat.S_IEXEC)
+    return str(path)
+
+
+def load_script(path):
+    """The module of a script under scripts/ (registered in sys.modules while it loads, as dataclasses need);
+    the caller removes it with ``sys.modules.pop(module.__name__)``."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    path = Path(path)
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module

@@ -4,43 +4,21 @@ table reads old and new logs alike."""
 from __future__ import annotations
 
 import gzip
-import importlib.util
 import json
-import stat
 import sys
 from pathlib import Path
 
 import pytest
+from support import fake_gtp_engine, load_script
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "strength_table.py"
-
-# A GTP engine that ignores its arguments: "first" plays A1, B1, ... then passes; anything else passes.
-ENGINE = r'''#!{python}
-import sys
-mode = "first" if "--strategy" in sys.argv else "pass"
-moves = iter(["A1", "B1", "C1", "D1", "E1"])
-for line in sys.stdin:
-    words = line.split()
-    if not words:
-        continue
-    if words[0] == "quit":
-        print("=\n", flush=True)
-        break
-    if words[0] == "genmove":
-        print("= " + (next(moves, "pass") if mode == "first" else "pass") + "\n", flush=True)
-    elif words[0] == "final_score":
-        print("= 0\n", flush=True)
-    else:
-        print("= \n", flush=True)
-'''
 
 
 @pytest.fixture
 def strength_table():
-    spec = importlib.util.spec_from_file_location("strength_table", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    module = load_script(SCRIPT)
+    yield module
+    sys.modules.pop(module.__name__, None)
 
 
 def test_engine_command_takes_its_budget_from_playouts_or_the_clock(strength_table):
@@ -50,13 +28,11 @@ def test_engine_command_takes_its_budget_from_playouts_or_the_clock(strength_tab
 
 
 def test_run_resumes_and_report_keeps_series_apart(strength_table, tmp_path, monkeypatch, capsys):
-    fake = tmp_path / "engine.py"
-    fake.write_text(ENGINE.replace("{python}", sys.executable))
-    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
-    monkeypatch.setattr(strength_table, "find_gnugo", lambda: str(fake))  # the opponent: always passes
+    fake = fake_gtp_engine(tmp_path / "engine.py", plays_if="--strategy")  # jaxgo's place: plays; GNU Go's: passes
+    monkeypatch.setattr(strength_table, "find_gnugo", lambda: fake)
     log = tmp_path / "log.jsonl"
     argv = ["run", "--strategies", "rave", "--playouts", "50", "--games", "2", "--size", "5", "--label", "t",
-            "--engine", str(fake), "--log", str(log)]
+            "--engine", fake, "--log", str(log)]
     assert strength_table.main(argv) == 0
     records = [json.loads(line) for line in log.read_text().splitlines()]
     assert [r["jaxgo_colour"] for r in records] == ["black", "white"] and all(r["jaxgo_won"] for r in records)

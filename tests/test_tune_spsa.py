@@ -2,41 +2,22 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import stat
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from support import fake_gtp_engine, load_script
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "tune_spsa.py"
-
-# A GTP engine that passes every move (so White wins each game on komi).
-PASSER = r'''#!{python}
-import sys
-for line in sys.stdin:
-    words = line.split()
-    if not words:
-        continue
-    if words[0] == "quit":
-        print("=\n", flush=True)
-        break
-    print("= pass\n" if words[0] == "genmove" else ("= 0\n" if words[0] == "final_score" else "= \n"), flush=True)
-'''
 
 
 @pytest.fixture
 def spsa():
-    spec = importlib.util.spec_from_file_location("tune_spsa", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    try:
-        spec.loader.exec_module(module)
-        yield module
-    finally:
-        sys.modules.pop(spec.name, None)
+    module = load_script(SCRIPT)
+    yield module
+    sys.modules.pop(module.__name__, None)
 
 
 def test_params_parse_and_map_to_units(spsa):
@@ -61,12 +42,10 @@ def test_gains_follow_spalls_schedule_and_the_step_climbs_the_difference(spsa):
 
 
 def test_a_run_logs_every_iteration_resumes_and_reports(spsa, tmp_path, capsys):
-    engine = tmp_path / "passer.py"
-    engine.write_text(PASSER.replace("{python}", sys.executable))
-    engine.chmod(engine.stat().st_mode | stat.S_IEXEC)
+    engine = fake_gtp_engine(tmp_path / "passer.py")  # passes every move: White wins on komi
     log = tmp_path / "spsa.jsonl"
     argv = ["--param", "bias_c2=1.0:0:4:0.5", "--param", "rave_c3=1e-3:1e-5:1e-1:1:log", "--size", "5",
-            "--playouts", "10", "--engine", str(engine), "--log", str(log)]
+            "--playouts", "10", "--engine", engine, "--log", str(log)]
     assert spsa.main(argv + ["--iterations", "1"]) == 0
     assert spsa.main(argv + ["--iterations", "2"]) == 0  # continues: one more iteration
     records = [json.loads(line) for line in log.read_text().splitlines()]

@@ -47,7 +47,7 @@ def move_decided(visits, remaining: float) -> bool:
     visits = np.asarray(visits, np.float64)
     if visits.size < 2:
         return True
-    first, second = np.partition(visits, -2)[-1], np.partition(visits, -2)[-2]
+    second, first = np.partition(visits, -2)[-2:]
     return bool(first - second > remaining)
 
 
