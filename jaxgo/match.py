@@ -206,7 +206,7 @@ def cpu_shares(cpus: list[int], parallel: int) -> list[tuple[int, ...]]:
 def play_game(black_cmd: str, white_cmd: str, size: int = 9, komi: float = 7.5, max_moves: int | None = None,
               timeout: float = 120.0, sgf_path: str | None = None, black_name: str = "black",
               white_name: str = "white", stderr=None, time_control: TimeControl | None = None,
-              setup: dict | None = None, cpus=None) -> dict:
+              setup: dict | None = None, cpus=None, opening=None) -> dict:
     """Play one game; returns a record with winner (BLACK / WHITE / 0), result, reason, moves and scores.
 
     ``stderr``: a file for both engines' stderr, or a dict {BLACK: file, WHITE: file}; ``setup``: {colour: [GTP
@@ -242,6 +242,14 @@ def play_game(black_cmd: str, white_cmd: str, size: int = 9, komi: float = 7.5, 
             except (GtpError, GtpFailure, OSError, ValueError) as exc:
                 forfeit(color, f"setup failed: {exc}")
                 return record
+        for color, move in opening or ():
+            game.play(color, move)
+            for side, engine in engines.items():
+                try:
+                    engine.send(f"play {'black' if color == BLACK else 'white'} {point_to_gtp(move, size)}")
+                except (GtpError, GtpFailure) as exc:
+                    forfeit(side, f"rejected the opening move {point_to_gtp(move, size)}: {exc}")
+                    return record
         passes = 0
         cleanup = False
         while True:

@@ -8,6 +8,8 @@
         --log benchmarks/strength_19x19.jsonl
     python scripts/strength_table.py report --log benchmarks/strength_9x9.jsonl \\
         --plot docs/figures/strength_9x9.png
+    python scripts/strength_table.py audit --log benchmarks/strength_9x9.jsonl --sgf-dir games.tar.xz \\
+        --label default --playouts 10000 --out resign_audit.jsonl   # were the resignations right?
 
 ``--time MAIN[:BYOYOMI[:STONES]]`` plays on a clock that the referee enforces (a loss on time) and tells both
 engines (``time_settings`` / ``time_left``); jaxgo then budgets its moves by the clock instead of playouts.
@@ -19,6 +21,11 @@ configuration advances together) and appends one JSON line per finished game to 
 command continues where the log ends (a killed run loses at most the games in progress).  ``report`` prints a
 Markdown table (games, wins, win rate with its 95% Wilson interval, forfeits) and draws win rate vs playouts.
 Every game is refereed by ``jaxgo.match`` (komi 7.5, area scoring, positional superko).
+
+``audit`` checks the resignations of one series: every game jaxgo lost by resigning is set up again from its SGF
+(a folder of ``--sgf-dir`` or a tar of one) and played on from the resigning position against the same opponent,
+jaxgo at the same budget but never resigning; it prints how many of them jaxgo still wins (a resignation that a
+win follows was premature).  Resumable like ``run`` (one JSON line per game in ``--out``).
 
 Logs may be gzip-compressed (``.jsonl.gz``, as the logs kept in benchmarks/ are): ``report`` reads either kind,
 and a log named ``X.jsonl`` that is missing is read from ``X.jsonl.gz`` (and the other way round), so the
@@ -128,6 +135,88 @@ def run(args) -> int:
                   f"({low:.2f}-{high:.2f}), {summary['seconds'] / 60:.1f} min", file=sys.stderr, flush=True)
 
 
+def sgf_sources(path: Path) -> dict:
+    """{(strategy, budget text, game number): [SGF bytes, ...]} of a ``run --sgf-dir`` folder or a tar of
+    one or more (``STRATEGY_BUDGET_FIRST/game_K.sgf`` holds game FIRST + K of its series; series with other labels
+    kept in other folders give more than one candidate, told apart by ``series_game``)."""
+    import re
+    import tarfile
+
+    pattern = re.compile(r"([a-z0-9]+)_([^/_]+)_(\d{4})/game_(\d{4})\.sgf$")
+    if path.is_dir():
+        files = {str(p.relative_to(path)): p.read_bytes() for p in path.rglob("*.sgf")}
+    else:
+        with tarfile.open(path) as archive:  # read at once: a compressed tar cannot be read from two threads
+            files = {m.name: archive.extractfile(m).read() for m in archive.getmembers() if m.isfile()}
+    found = {}
+    for name, data in files.items():
+        match = pattern.search(name)
+        if match:
+            strategy, budget, first, index = match.groups()
+            found.setdefault((strategy, budget, int(first) + int(index)), []).append(data)
+    return found
+
+
+def series_game(candidates: list, moves: int):
+    """The one game record among ``candidates`` (SGF bytes) with ``moves`` moves; ValueError if none or more."""
+    from jaxgo.go.sgf import load_sgf
+
+    records = [record for record in (load_sgf(data) for data in candidates) if len(record.moves) == moves]
+    if len(records) != 1:
+        raise ValueError(f"{len(records)} of {len(candidates)} SGF files have the logged {moves} moves")
+    return records[0]
+
+
+def audit(args) -> int:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from jaxgo.match import CpuShares, play_game
+
+    gnugo = find_gnugo()
+    if gnugo is None:
+        print("gnugo not found (apt-get install -y gnugo)", file=sys.stderr)
+        return 2
+    opponent = f"{gnugo} --mode gtp --chinese-rules --level {args.level}"
+    sources = sgf_sources(Path(args.sgf_dir))
+    series = [r for r in load(Path(args.log)) if r.get("label", "") == args.label and r["strategy"] == args.strategy
+              and r.get("playouts") == args.playouts and r.get("size", 9) == args.size]
+    resigned = [r for r in series if not r["jaxgo_won"] and r.get("reason") == "resign"]
+    out = resolve(Path(args.out))
+    done = {r["game"]: r for r in load(out)}
+    shares = CpuShares(args.parallel, not args.no_pin)
+
+    def one(rec):
+        record = series_game(sources.get((rec["strategy"], str(rec["playouts"]), rec["game"]), []), rec["moves"])
+        jaxgo = engine_command(rec["strategy"], rec["playouts"], f"{args.engine_options} --resign-threshold 0",
+                               args.engine, args.size).replace("{seed}", str(5000 + rec["game"]))
+        black, white = (jaxgo, opponent) if rec["jaxgo_colour"] == "black" else (opponent, jaxgo)
+        with shares.take() as cpus:
+            result = play_game(black, white, args.size, 7.5, timeout=args.timeout, cpus=cpus,
+                               opening=record.moves)
+        won = (result["winner"] == 1) == (rec["jaxgo_colour"] == "black") and result["winner"] != 0
+        return {"game": rec["game"], "jaxgo_colour": rec["jaxgo_colour"], "resigned_at": len(record.moves),
+                "result": result.get("result"), "reason": result.get("reason"), "forfeit": result.get("forfeit"),
+                "moves": result.get("moves"), "jaxgo_won": won}
+
+    todo = [r for r in resigned if r["game"] not in done]
+    with ThreadPoolExecutor(max_workers=max(1, args.parallel)) as pool:
+        for row in pool.map(one, todo):
+            with open_log(out, "a") as f:
+                f.write(json.dumps(row) + "\n")
+            done[row["game"]] = row
+            print(f"game {row['game']}: played on from move {row['resigned_at']}: {row['result']} "
+                  f"({'won' if row['jaxgo_won'] else 'lost'})", file=sys.stderr, flush=True)
+    rows = [done[r["game"]] for r in resigned if r["game"] in done]
+    wins = sum(r["jaxgo_won"] for r in rows)
+    low, high = wilson_interval(wins, len(rows)) if rows else (0.0, 0.0)
+    print(json.dumps({"series": [args.size, args.label, args.strategy, args.playouts], "games": len(series),
+                      "lost_by_resigning": len(resigned), "played_on": len(rows), "won_when_played_on": wins,
+                      "ci95": [round(low, 3), round(high, 3)],
+                      "win_rate_without_resigning": round((sum(r["jaxgo_won"] for r in series) + wins)
+                                                          / max(1, len(series)), 3)}))
+    return 0
+
+
 def budget_text(playouts, time) -> str:
     return f"{playouts} playouts" if playouts else f"clock {time}"
 
@@ -203,8 +292,22 @@ def main(argv=None) -> int:
                    help="one or more logs (.jsonl or .jsonl.gz)")
     p.add_argument("--plot", default=None)
     p.add_argument("--size", type=int, default=9, help="board size of the plotted playout series (default 9)")
+    a = sub.add_parser("audit", help="play on the games jaxgo resigned, with resigning off")
+    a.add_argument("--log", required=True, help="the series' log (.jsonl or .jsonl.gz)")
+    a.add_argument("--sgf-dir", required=True, help="the series' --sgf-dir folder, or a tar of it")
+    a.add_argument("--label", default="")
+    a.add_argument("--strategy", default="rave")
+    a.add_argument("--playouts", type=int, required=True)
+    a.add_argument("--size", type=int, default=9)
+    a.add_argument("--level", type=int, default=10)
+    a.add_argument("--engine", default=DEFAULT_ENGINE)
+    a.add_argument("--engine-options", default="")
+    a.add_argument("--out", required=True, help="JSONL log of the played-on games (resumable)")
+    a.add_argument("--parallel", type=int, default=1)
+    a.add_argument("--no-pin", action="store_true")
+    a.add_argument("--timeout", type=float, default=600.0)
     args = parser.parse_args(argv)
-    return run(args) if args.command == "run" else report(args)
+    return {"run": run, "report": report, "audit": audit}[args.command](args)
 
 
 if __name__ == "__main__":

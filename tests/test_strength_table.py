@@ -56,3 +56,37 @@ def test_clock_series_are_their_own_rows(strength_table, tmp_path, capsys):
     log.write_text("".join(json.dumps(r) + "\n" for r in rows))
     strength_table.main(["report", "--log", str(log)])
     assert "| 9x9 | rave | clock 0:2:1 | 3 | 2 | 0.67 |" in capsys.readouterr().out
+
+
+def test_audit_plays_on_the_resigned_games_from_their_sgf(strength_table, tmp_path, monkeypatch, capsys):
+    fake = fake_gtp_engine(tmp_path / "engine.py", plays_if="--strategy")  # jaxgo's place: plays; GNU Go's: passes
+    monkeypatch.setattr(strength_table, "find_gnugo", lambda: fake)
+    log = tmp_path / "log.jsonl"
+    base = {"strategy": "rave", "playouts": 50, "label": "t", "size": 5, "time": None}
+    rows = [dict(base, game=0, jaxgo_colour="black", jaxgo_won=True, reason="score", moves=12),
+            dict(base, game=1, jaxgo_colour="white", jaxgo_won=False, reason="resign", moves=2)]
+    log.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    sgf = tmp_path / "sgf" / "rave_50_0000" / "game_0001.sgf"  # game 1 of the series: first 0 + index 1
+    sgf.parent.mkdir(parents=True)
+    sgf.write_text("(;GM[1]SZ[5]KM[7.5];B[cc];W[cb])")
+    other = tmp_path / "sgf" / "other" / "rave_50_0000" / "game_0001.sgf"  # another label's game: 3 moves
+    other.parent.mkdir(parents=True)
+    other.write_text("(;GM[1]SZ[5]KM[7.5];B[cc];W[cb];B[aa])")
+    out = tmp_path / "audit.jsonl"
+    argv = ["audit", "--log", str(log), "--sgf-dir", str(tmp_path / "sgf"), "--label", "t", "--playouts", "50",
+            "--size", "5", "--engine", fake, "--out", str(out)]
+    assert strength_table.main(argv) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["lost_by_resigning"] == 1 and summary["won_when_played_on"] == 1
+    assert summary["win_rate_without_resigning"] == 1.0
+    (row,) = [json.loads(line) for line in out.read_text().splitlines()]
+    assert row["game"] == 1 and row["resigned_at"] == 2 and row["result"].startswith("W+")  # white's A1..E1
+    assert row["moves"] > 2
+    assert strength_table.main(argv) == 0 and len(out.read_text().splitlines()) == 1  # resumed: nothing to play
+
+
+def test_series_game_needs_exactly_one_sgf_with_the_logged_moves(strength_table):
+    two = b"(;GM[1]SZ[5];B[cc];W[cb])"
+    assert len(strength_table.series_game([two, b"(;GM[1]SZ[5];B[cc])"], 2).moves) == 2
+    with pytest.raises(ValueError, match="0 of 1"):
+        strength_table.series_game([two], 3)

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import random
 import time
@@ -74,8 +75,10 @@ def sample(problems: list[dict], limit: int, seed: int, hard_first: bool = False
 
 
 def load_sets(train_path: str, test_path: str, train_limit: int = 0, test_limit: int = 0, seed: int = 0,
-              hard_first: bool = False, hard: int = -1) -> tuple[list, list, dict]:
-    """(training problems, test problems, load statistics) with train/test overlaps removed from the test set."""
+              hard_first: bool = False, hard: int = -1, validation: int = 0) -> tuple[list, list, list, dict]:
+    """(training problems, validation problems, test problems, load statistics) with train/test overlaps removed
+    from the test set.  The validation problems (``validation`` of them, the hard share as for the test sample)
+    come from the training file but not from the training sample: training games, disjoint problems."""
     from jaxgo.proof.mining import load_mined
 
     st_train, st_test = Counter(), Counter()
@@ -86,7 +89,27 @@ def load_sets(train_path: str, test_path: str, train_limit: int = 0, test_limit:
     test = [p for p in test if p["name"] not in names]
     info = dict(train_file=len(train), test_file=len(test), overlap_dropped=overlap, train_load=dict(st_train),
                 test_load=dict(st_test))
-    return sample(train, train_limit, seed), sample(test, test_limit, seed + 1, hard_first, hard), info
+    pool = sample(train, 0, seed)
+    chosen = pool[:train_limit] if train_limit else pool
+    rest = pool[len(chosen):]
+    if validation and len(rest) < validation:
+        raise ValueError(f"{validation} validation problems asked for, {len(rest)} training problems left over")
+    held_out = sample(rest, validation, seed + 2, hard_first, hard) if validation else []
+    return chosen, held_out, sample(test, test_limit, seed + 1, hard_first, hard), info
+
+
+def select_variant(base: list[dict], by_variant: dict) -> tuple[str, list]:
+    """The variant whose validation rows solve the most problems (PNS's solved - newly failed + newly solved),
+    ties broken by the larger median node ratio; (its name, [(variant, solved, median node ratio), ...])."""
+    from jaxgo.proof.learning import compare
+
+    scores = []
+    for spec, rows in by_variant.items():
+        c = compare(base, rows)
+        ratio = c["median_node_ratio"]
+        scores.append((spec, c["solved"], 0.0 if math.isnan(ratio) else ratio))
+    best = max(scores, key=lambda t: (t[1], t[2]))
+    return best[0], scores
 
 
 def speedup_summary(base: list[dict], other: list[dict]) -> dict:
@@ -252,9 +275,11 @@ def rank_summary(ranks: list) -> dict:
 
 def run(train: list[dict], test: list[dict], models: list[str], max_nodes: int, timeout: float, test_nodes: int,
         test_timeout: float, passes: int, out_dir: str, sigma0: float = 1.0, noise: float = 1.0,
-        log=print, coverage: bool = True, emit=None, variants=("pp",)) -> list[dict]:
+        log=print, coverage: bool = True, emit=None, variants=("pp",), validation=()) -> list[dict]:
     """Train each model, time PNS and, for each test ``variants`` spec, the searcher with the frozen model on
-    ``test``; write rows and figures; summaries (each also passed to ``emit`` as soon as it is done)."""
+    ``test``; write rows and figures; summaries (each also passed to ``emit`` as soon as it is done).  With
+    ``validation`` problems, every variant runs on them first (same budgets) and only the one ``select_variant``
+    picks runs on the test set: a searcher's setting chosen without looking at the test problems."""
     specs = {v: parse_variant(v) for v in variants}
     os.makedirs(out_dir, exist_ok=True)
     kw_test = dict(max_nodes=test_nodes, max_seconds=test_timeout)
@@ -266,6 +291,15 @@ def run(train: list[dict], test: list[dict], models: list[str], max_nodes: int, 
     with open(rows_path, "w") as fh:
         for r in base:
             fh.write(json.dumps(dict(r, searcher="pns")) + "\n")
+    if validation:
+        t0 = time.time()
+        val_base = time_set(validation, "pns", **kw_test)
+        log(f"PNS on the validation set: {sum(r['solved'] for r in val_base)} of {len(validation)} "
+            f"({time.time() - t0:.0f} s)")
+        val_path = os.path.join(out_dir, "validation_rows.jsonl")
+        with open(val_path, "w") as fh:
+            for r in val_base:
+                fh.write(json.dumps(dict(r, searcher="pns")) + "\n")
     summaries = []
     for name in models:
         from jaxgo.proof.learning import train as train_model
@@ -276,7 +310,20 @@ def run(train: list[dict], test: list[dict], models: list[str], max_nodes: int, 
                                                     log=log, max_nodes=max_nodes, max_seconds=timeout)
         train_s = time.time() - t1
         ranks = answer_ranks(test, base, model) if model is not None else [None] * len(test)
-        for spec in (variants if model is not None else ("pp",)):
+        chosen, val_scores = list(variants if model is not None else ("pp",)), None
+        if validation and model is not None and len(chosen) > 1:
+            by_variant = {}
+            for spec in chosen:
+                kw = dict(specs[spec])
+                by_variant[spec] = time_set(validation, kw.pop("solver"), model, **kw, **kw_test)
+                with open(val_path, "a") as fh:
+                    for r in by_variant[spec]:
+                        fh.write(json.dumps(dict(r, searcher=f"{name}/{spec}")) + "\n")
+            best, val_scores = select_variant(val_base, by_variant)
+            log(f"[{name}] validation (variant, solved of {len(validation)}, median node ratio): {val_scores}; "
+                f"chosen {best}")
+            chosen = [best]
+        for spec in chosen:
             label = name if spec == "pp" else f"{name}/{spec}"
             kw = dict(specs[spec])
             solver = kw.pop("solver")
@@ -289,6 +336,9 @@ def run(train: list[dict], test: list[dict], models: list[str], max_nodes: int, 
                            train_seconds=round(train_s, 1), test_seconds=round(time.time() - t2, 1),
                            pns_test_seconds=round(sum(r["seconds"] for r in base), 1),
                            pattern_coverage=probe.rates() if probe else None, answer_rank=rank_summary(ranks))
+            if val_scores is not None:
+                summary.update(validation_problems=len(validation), validation_pns_solved=sum(
+                    r["solved"] for r in val_base), validation_scores=val_scores, selected_on_validation=spec)
             with open(rows_path, "a") as fh:
                 for r, rank in zip(rows, ranks):
                     fh.write(json.dumps(dict(r, searcher=f"pp+{label}" if solver == "pp" else f"pns+{label}",
@@ -319,6 +369,10 @@ def main(argv=None) -> int:
                     help="the test sample holds at most this many (mined) hard problems, the rest others")
     ap.add_argument("--variants", default="pp", help="comma-separated test-time searchers per trained model: "
                     + VARIANTS)
+    ap.add_argument("--validation", type=int, default=0,
+                    help="hold out this many training-split problems (not in the training sample, the hard share "
+                         "of --hard): every --variants searcher runs on them and only the one solving most "
+                         "(ties: larger median node ratio) runs on the test set")
     ap.add_argument("--sigma0", type=float, default=1.0, help="gauss_tuned: prior s.d. of the T0 latent")
     ap.add_argument("--noise", type=float, default=1.0, help="gauss_tuned: observation noise variance")
     ap.add_argument("--seed", type=int, default=0)
@@ -333,8 +387,12 @@ def main(argv=None) -> int:
     except ValueError as exc:
         ap.error(str(exc))
     log = (lambda msg: None) if a.json else (lambda msg: print(msg, flush=True))
-    train, test, info = load_sets(a.train, a.test, a.train_limit, a.test_limit, a.seed, a.hard_first, a.hard)
-    log(f"problems: {len(train)} training, {len(test)} test ({info})")
+    try:
+        train, validation, test, info = load_sets(a.train, a.test, a.train_limit, a.test_limit, a.seed,
+                                                  a.hard_first, a.hard, a.validation)
+    except ValueError as exc:
+        ap.error(str(exc))
+    log(f"problems: {len(train)} training, {len(validation)} validation, {len(test)} test ({info})")
 
     def emit(s):
         s["load"] = info
@@ -348,5 +406,5 @@ def main(argv=None) -> int:
             print(json.dumps(s), flush=True)
 
     run(train, test, [m for m in a.model.split(",") if m], a.max_nodes, a.timeout, a.test_max_nodes, a.test_timeout,
-        a.passes, a.out, a.sigma0, a.noise, log, not a.no_coverage, emit, variants)
+        a.passes, a.out, a.sigma0, a.noise, log, not a.no_coverage, emit, variants, validation)
     return 0

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from jaxgo.proof.experiment import load_sets, main, make_model, sample, speedup_summary
+from jaxgo.proof.experiment import load_sets, main, make_model, sample, select_variant, speedup_summary
 from jaxgo.proof.mining import position_hash, problem_position
 
 # a ladder on a 9x9 board: white D6 (two liberties) can be captured by black moving first
@@ -64,8 +64,8 @@ def test_load_sets_drops_test_problems_seen_in_training(tmp_path):
     ladder, net = _record(LADDER_MOVES, 9, "D6"), _record(NET_MOVES, 7, "B5")
     train = _write(tmp_path / "train.jsonl", [ladder])
     test = _write(tmp_path / "test.jsonl", [ladder, net, dict(net, hash="x", check="disagree")])
-    tr, te, info = load_sets(train, test)
-    assert [p["name"] for p in te] == [net["hash"]] and len(tr) == 1
+    tr, val, te, info = load_sets(train, test)
+    assert [p["name"] for p in te] == [net["hash"]] and len(tr) == 1 and val == []
     assert info["overlap_dropped"] == 1 and info["test_load"] == {"set aside": 1}
 
 
@@ -135,3 +135,40 @@ def test_learn_variants_are_timed_and_labelled(tmp_path, capsys):
     assert [r["searcher"] for r in rows] == ["pns", "pp+beta", "pp+beta/T2", "pp+beta/fb0.5", "pns+beta/pnsorder",
                                              "pns+beta/pnsinit0.5"]
     assert (out / "learn_beta_pnsinit0.5.png").stat().st_size > 1000
+
+
+def test_validation_problems_come_from_training_games_outside_the_training_sample(tmp_path):
+    records = [_record(LADDER_MOVES + [["B", f"A{k}"]], 9, "D6", source=f"t:g{k}:1") for k in range(1, 7)]
+    train = _write(tmp_path / "train.jsonl", records)
+    test = _write(tmp_path / "test.jsonl", [_record(NET_MOVES, 7, "B5")])
+    tr0, _, _, _ = load_sets(train, test, train_limit=3)
+    tr, val, te, _ = load_sets(train, test, train_limit=3, validation=2)
+    assert [p["name"] for p in tr] == [p["name"] for p in tr0]  # holding out does not change the training sample
+    assert len(val) == 2 and not {p["name"] for p in val} & {p["name"] for p in tr} and len(te) == 1
+    with pytest.raises(ValueError, match="validation"):
+        load_sets(train, test, train_limit=3, validation=4)
+
+
+def test_select_variant_prefers_solved_then_node_ratio():
+    base = [_row(True, 1.0, 100), _row(False, 9.0, 900), _row(True, 1.0, 100)]
+    variants = {"a": [_row(True, 1.0, 50), _row(False, 9.0, 900), _row(True, 1.0, 50)],   # 2 solved, ratio 2
+                "b": [_row(True, 1.0, 100), _row(True, 2.0, 200), _row(False, 9.0, 900)],  # 2 solved, ratio 1
+                "c": [_row(False, 9.0, 900)] * 3}                                           # 0 solved
+    best, scores = select_variant(base, variants)
+    assert best == "a" and scores == [("a", 2, 2.0), ("b", 2, 1.0), ("c", 0, 0.0)]
+
+
+def test_learn_with_validation_times_only_the_chosen_variant_on_the_test_set(tmp_path, capsys):
+    records = [_record(LADDER_MOVES + [["B", f"A{k}"]], 9, "D6") for k in (1, 2)] + [_record(NET_MOVES, 7, "B5")]
+    train = _write(tmp_path / "train.jsonl", records)
+    test = _write(tmp_path / "test.jsonl", [_record(LADDER_MOVES + [["B", "J1"]], 9, "D6")])
+    out = tmp_path / "out"
+    assert main(["--train", train, "--test", test, "--model", "beta", "--max-nodes", "300", "--timeout", "10",
+                 "--test-max-nodes", "300", "--test-timeout", "10", "--passes", "1", "--out", str(out), "--json",
+                 "--train-limit", "1", "--validation", "2", "--variants", "pp,pnsinit0.5"]) == 0
+    (summary,) = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert summary["validation_problems"] == 2 and summary["selected_on_validation"] in ("pp", "pnsinit0.5")
+    assert [v[0] for v in summary["validation_scores"]] == ["pp", "pnsinit0.5"]
+    rows = [json.loads(x) for x in open(out / "validation_rows.jsonl")]
+    assert [r["searcher"] for r in rows] == ["pns"] * 2 + ["beta/pp"] * 2 + ["beta/pnsinit0.5"] * 2
+    assert len([json.loads(x) for x in open(out / "learn_rows.jsonl")]) == 2  # PNS + the chosen variant
