@@ -87,12 +87,19 @@ def load(log: Path) -> list[dict]:
         return [json.loads(line) for line in f.read().splitlines() if line.strip()]
 
 
-def run(args) -> int:
+def gnugo_command(level: int) -> str | None:
+    """The GNU Go opponent's command at ``level`` (Chinese rules), or None (with a message) if it is missing."""
     gnugo = find_gnugo()
     if gnugo is None:
         print("gnugo not found (apt-get install -y gnugo)", file=sys.stderr)
+        return None
+    return f"{gnugo} --mode gtp --chinese-rules --level {level}"
+
+
+def run(args) -> int:
+    opponent = gnugo_command(args.level)
+    if opponent is None:
         return 2
-    opponent = f"{gnugo} --mode gtp --chinese-rules --level {args.level}"
     time_control = TimeControl.parse(args.time) if args.time else None
     log = resolve(Path(args.log))
     log.parent.mkdir(parents=True, exist_ok=True)
@@ -172,11 +179,9 @@ def audit(args) -> int:
 
     from jaxgo.match import CpuShares, play_game
 
-    gnugo = find_gnugo()
-    if gnugo is None:
-        print("gnugo not found (apt-get install -y gnugo)", file=sys.stderr)
+    opponent = gnugo_command(args.level)
+    if opponent is None:
         return 2
-    opponent = f"{gnugo} --mode gtp --chinese-rules --level {args.level}"
     sources = sgf_sources(Path(args.sgf_dir))
     series = [r for r in load(Path(args.log)) if r.get("label", "") == args.label and r["strategy"] == args.strategy
               and r.get("playouts") == args.playouts and r.get("size", 9) == args.size]
