@@ -170,8 +170,10 @@ def mark_hard(base: list[dict], threshold: int = 10000) -> None:
         r["hard"] = (not r["solved"]) or r["nodes"] > threshold
 
 
-def plot_scatter(path: str, base: list[dict], other: list[dict], label: str, summary: dict, timeout: float) -> None:
-    """Figure 8 analogue: log time of PNS (x) against PP with the learnt prior (y) per test problem; crosses =
+def plot_scatter(path: str, base: list[dict], other: list[dict], label: str, summary: dict, timeout: float,
+                 searcher: str = "PP") -> None:
+    """Figure 8 analogue: log time of PNS (x) against ``searcher`` (PP, or PNS for the ``pnsorder`` /
+    ``pnsinit`` variants) with the learnt prior (y) per test problem; crosses =
     newly solved, circles = newly failed (both drawn at 1.3 x the time-out), dots = solved by both."""
     import matplotlib
 
@@ -193,7 +195,7 @@ def plot_scatter(path: str, base: list[dict], other: list[dict], label: str, sum
     ax.set_yscale("log")
     ax.plot([1e-3, cap * 1.2], [1e-3, cap * 1.2], "k--", lw=0.8)
     ax.set_xlabel("PNS time (s)")
-    ax.set_ylabel(f"PP + {label} time (s)")
+    ax.set_ylabel(f"{searcher} + {label} time (s)")
     ax.set_title(f"{label}: {summary['newly_failed']} newly failed (o), {summary['newly_solved']} newly solved (x)\n"
                  f"mean speedup {summary['mean_speedup']:.2f}x, median {summary['median_speedup']:.2f}x "
                  f"(red dots: hard)", fontsize=9)
@@ -344,7 +346,7 @@ def run(train: list[dict], test: list[dict], models: list[str], max_nodes: int, 
                     fh.write(json.dumps(dict(r, searcher=f"pp+{label}" if solver == "pp" else f"pns+{label}",
                                              answer_rank=rank)) + "\n")
             plot_scatter(os.path.join(out_dir, f"learn_{label.replace('/', '_')}.png"), base, rows, label, summary,
-                         test_timeout)
+                         test_timeout, solver.upper())
             summaries.append(summary)
             if emit is not None:
                 emit(summary)
