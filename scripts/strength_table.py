@@ -43,6 +43,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+from jaxgo.go.coords import BLACK, WHITE
 from jaxgo.go.gtp_client import find_gnugo
 from jaxgo.match import TimeControl, run_match, wilson_interval
 
@@ -183,8 +184,8 @@ def audit(args) -> int:
     if opponent is None:
         return 2
     sources = sgf_sources(Path(args.sgf_dir))
-    series = [r for r in load(Path(args.log)) if r.get("label", "") == args.label and r["strategy"] == args.strategy
-              and r.get("playouts") == args.playouts and r.get("size", 9) == args.size]
+    wanted = (args.size, args.label, args.strategy, args.playouts, None)
+    series = [r for r in load(Path(args.log)) if series_key(r) == wanted]
     resigned = [r for r in series if not r["jaxgo_won"] and r.get("reason") == "resign"]
     out = resolve(Path(args.out))
     done = {r["game"]: r for r in load(out)}
@@ -198,7 +199,7 @@ def audit(args) -> int:
         with shares.take() as cpus:
             result = play_game(black, white, args.size, 7.5, timeout=args.timeout, cpus=cpus,
                                opening=record.moves)
-        won = (result["winner"] == 1) == (rec["jaxgo_colour"] == "black") and result["winner"] != 0
+        won = result["winner"] == (BLACK if rec["jaxgo_colour"] == "black" else WHITE)
         return {"game": rec["game"], "jaxgo_colour": rec["jaxgo_colour"], "resigned_at": len(record.moves),
                 "result": result.get("result"), "reason": result.get("reason"), "forfeit": result.get("forfeit"),
                 "moves": result.get("moves"), "jaxgo_won": won}
