@@ -19,12 +19,13 @@ class ScriptedInput:
         return line
 
 
-# A GTP engine for match tests: when ``plays`` holds it plays A1, B1, C1, D1, E1 and then passes, else it passes
-# every move; final_score 0, everything else an empty success (``fake_gtp_engine`` fills in the two fields).
+# A GTP engine for match tests.  Its genmove behaviour (``mode``): "pass"; "first" (A1, B1, ... E2, then pass);
+# "slow" (as first, 0.4 s a move); "garbage" (not GTP); "crash" (exit status 3); "illegal" (always A1).
+# final_status_list empty, final_score 0, everything else an empty success (``fake_gtp_engine`` fills in the mode).
 FAKE_GTP_ENGINE = r'''#!{python}
 import sys
-plays = {plays}
-moves = iter(["A1", "B1", "C1", "D1", "E1"])
+mode = {mode}
+moves = iter(["A1", "B1", "C1", "D1", "E1", "A2", "B2", "C2", "D2", "E2"])
 for line in sys.stdin:
     words = line.split()
     if not words:
@@ -33,7 +34,21 @@ for line in sys.stdin:
         print("=\n", flush=True)
         break
     if words[0] == "genmove":
-        print("= " + (next(moves, "pass") if plays else "pass") + "\n", flush=True)
+        if mode == "garbage":
+            print("hello there\n", flush=True)
+        elif mode == "crash":
+            sys.exit(3)
+        elif mode == "illegal":
+            print("= A1\n", flush=True)
+        elif mode in ("first", "slow"):
+            if mode == "slow":
+                import time
+                time.sleep(0.4)
+            print("= " + next(moves, "pass") + "\n", flush=True)
+        else:
+            print("= pass\n", flush=True)
+    elif words[0] == "final_status_list":
+        print("= \n", flush=True)
     elif words[0] == "final_score":
         print("= 0\n", flush=True)
     else:
@@ -43,12 +58,16 @@ for line in sys.stdin:
 
 def fake_gtp_engine(path, plays_if: str | None = None) -> str:
     """Write ``FAKE_GTP_ENGINE`` as an executable file at ``path`` (a pathlib.Path); its path as a string.
-    ``plays_if``: the argument that makes it play stones (None: it always passes)."""
+    ``plays_if``: the argument that makes it play stones ("first"), else it passes; without ``plays_if`` its
+    first argument is the mode (none: "pass")."""
     import stat
     import sys
 
-    plays = "False" if plays_if is None else f"{plays_if!r} in sys.argv[1:]"
-    text = FAKE_GTP_ENGINE.replace("{python}", sys.executable).replace("{plays}", plays)
+    if plays_if is None:
+        mode = 'sys.argv[1] if len(sys.argv) > 1 else "pass"'
+    else:
+        mode = f'"first" if {plays_if!r} in sys.argv[1:] else "pass"'
+    text = FAKE_GTP_ENGINE.replace("{python}", sys.executable).replace("{mode}", mode)
     path.write_text(text)
     path.chmod(path.stat().st_mode | stat.S_IEXEC)
     return str(path)

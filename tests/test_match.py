@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support import fake_gtp_engine
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
@@ -21,48 +22,12 @@ from jaxgo.match import (GameClock, TimeControl, Tournament, bradley_terry_elo, 
 
 PY = shlex.quote(sys.executable)
 
-# A tiny GTP engine whose genmove behaviour is chosen by argv[1]: "pass", "garbage", "crash" (exit status 3),
-# "illegal", "first" (A1, B1, ... then pass), "slow" (as first, 0.4 s a move).
-FAKE = r'''
-import sys
-mode = sys.argv[1]
-moves = iter(["A1", "B1", "C1", "D1", "E1", "A2", "B2", "C2", "D2", "E2"])
-for line in sys.stdin:
-    words = line.split()
-    if not words:
-        continue
-    if words[0] == "quit":
-        print("=\n", flush=True)
-        break
-    if words[0] == "genmove":
-        if mode == "garbage":
-            print("hello there\n", flush=True)
-        elif mode == "crash":
-            sys.exit(3)
-        elif mode == "illegal":
-            print("= A1\n", flush=True)
-        elif mode == "first":
-            print("= " + next(moves, "pass") + "\n", flush=True)
-        elif mode == "slow":
-            import time
-            time.sleep(0.4)
-            print("= " + next(moves, "pass") + "\n", flush=True)
-        else:
-            print("= pass\n", flush=True)
-    elif words[0] == "final_status_list":
-        print("= \n", flush=True)
-    elif words[0] == "final_score":
-        print("= 0\n", flush=True)
-    else:
-        print("= \n", flush=True)
-'''
-
 
 @pytest.fixture
 def fake(tmp_path):
-    path = tmp_path / "fake_engine.py"
-    path.write_text(FAKE)
-    return lambda mode: f"{PY} {shlex.quote(str(path))} {mode}"
+    """The command of ``support.FAKE_GTP_ENGINE`` in a genmove mode: pass, first, slow, garbage, crash, illegal."""
+    path = fake_gtp_engine(tmp_path / "fake_engine.py")
+    return lambda mode: f"{shlex.quote(path)} {mode}"
 
 
 def test_wilson_interval():

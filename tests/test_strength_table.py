@@ -80,7 +80,7 @@ def test_audit_plays_on_the_resigned_games_from_their_sgf(strength_table, tmp_pa
     assert summary["lost_by_resigning"] == 1 and summary["won_when_played_on"] == 1
     assert summary["win_rate_without_resigning"] == 1.0
     (row,) = [json.loads(line) for line in out.read_text().splitlines()]
-    assert row["game"] == 1 and row["resigned_at"] == 2 and row["result"].startswith("W+")  # white's A1..E1
+    assert row["game"] == 1 and row["resigned_at"] == 2 and row["result"].startswith("W+")  # white's A1..E2
     assert row["moves"] > 2
     assert strength_table.main(argv) == 0 and len(out.read_text().splitlines()) == 1  # resumed: nothing to play
 
