@@ -275,6 +275,24 @@ def rank_summary(ranks: list) -> dict:
                 median_candidates=statistics.median(x["candidates"] for x in rs))
 
 
+def write_rows(path: str, rows: list[dict], extra: list[dict], mode: str = "a") -> None:
+    """Append (``mode`` "a") or write the per-problem rows as JSON lines, row i merged with ``extra[i]``."""
+    with open(path, mode) as fh:
+        for r, more in zip(rows, extra):
+            fh.write(json.dumps(dict(r, **more)) + "\n")
+
+
+def pns_baseline(problems: list[dict], what: str, path: str, kw_test: dict, log=print) -> list[dict]:
+    """PNS timed on ``problems`` (the baseline every searcher is compared with), its hard rows flagged
+    (``mark_hard``), logged and written to ``path`` (a new file) as rows with ``searcher`` "pns"."""
+    t0 = time.time()
+    rows = time_set(problems, "pns", **kw_test)
+    mark_hard(rows)
+    log(f"PNS on the {what} set: {sum(r['solved'] for r in rows)} of {len(problems)} ({time.time() - t0:.0f} s)")
+    write_rows(path, rows, [{"searcher": "pns"}] * len(rows), mode="w")
+    return rows
+
+
 def run(train: list[dict], test: list[dict], models: list[str], max_nodes: int, timeout: float, test_nodes: int,
         test_timeout: float, passes: int, out_dir: str, sigma0: float = 1.0, noise: float = 1.0,
         log=print, coverage: bool = True, emit=None, variants=("pp",), validation=()) -> list[dict]:
@@ -285,23 +303,11 @@ def run(train: list[dict], test: list[dict], models: list[str], max_nodes: int, 
     specs = {v: parse_variant(v) for v in variants}
     os.makedirs(out_dir, exist_ok=True)
     kw_test = dict(max_nodes=test_nodes, max_seconds=test_timeout)
-    t0 = time.time()
-    base = time_set(test, "pns", **kw_test)
-    mark_hard(base)
-    log(f"PNS on the test set: {sum(r['solved'] for r in base)} of {len(test)} ({time.time() - t0:.0f} s)")
     rows_path = os.path.join(out_dir, "learn_rows.jsonl")
-    with open(rows_path, "w") as fh:
-        for r in base:
-            fh.write(json.dumps(dict(r, searcher="pns")) + "\n")
+    base = pns_baseline(test, "test", rows_path, kw_test, log)
     if validation:
-        t0 = time.time()
-        val_base = time_set(validation, "pns", **kw_test)
-        log(f"PNS on the validation set: {sum(r['solved'] for r in val_base)} of {len(validation)} "
-            f"({time.time() - t0:.0f} s)")
         val_path = os.path.join(out_dir, "validation_rows.jsonl")
-        with open(val_path, "w") as fh:
-            for r in val_base:
-                fh.write(json.dumps(dict(r, searcher="pns")) + "\n")
+        val_base = pns_baseline(validation, "validation", val_path, kw_test, log)
     summaries = []
     for name in models:
         from jaxgo.proof.learning import train as train_model
@@ -318,9 +324,7 @@ def run(train: list[dict], test: list[dict], models: list[str], max_nodes: int, 
             for spec in chosen:
                 kw = dict(specs[spec])
                 by_variant[spec] = time_set(validation, kw.pop("solver"), model, **kw, **kw_test)
-                with open(val_path, "a") as fh:
-                    for r in by_variant[spec]:
-                        fh.write(json.dumps(dict(r, searcher=f"{name}/{spec}")) + "\n")
+                write_rows(val_path, by_variant[spec], [{"searcher": f"{name}/{spec}"}] * len(validation))
             best, val_scores = select_variant(val_base, by_variant)
             log(f"[{name}] validation (variant, solved of {len(validation)}, median node ratio): {val_scores}; "
                 f"chosen {best}")
@@ -341,10 +345,8 @@ def run(train: list[dict], test: list[dict], models: list[str], max_nodes: int, 
             if val_scores is not None:
                 summary.update(validation_problems=len(validation), validation_pns_solved=sum(
                     r["solved"] for r in val_base), validation_scores=val_scores, selected_on_validation=spec)
-            with open(rows_path, "a") as fh:
-                for r, rank in zip(rows, ranks):
-                    fh.write(json.dumps(dict(r, searcher=f"pp+{label}" if solver == "pp" else f"pns+{label}",
-                                             answer_rank=rank)) + "\n")
+            searcher = f"pp+{label}" if solver == "pp" else f"pns+{label}"
+            write_rows(rows_path, rows, [{"searcher": searcher, "answer_rank": rank} for rank in ranks])
             plot_scatter(os.path.join(out_dir, f"learn_{label.replace('/', '_')}.png"), base, rows, label, summary,
                          test_timeout, solver.upper())
             summaries.append(summary)
