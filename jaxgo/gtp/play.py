@@ -139,11 +139,14 @@ def set_free_handicap(session, args):
 
 # -- clock ----------------------------------------------------------------------------------------------------
 def _set_clock(session, main: str, byo_time: str, byo_stones: str) -> str:
-    """``Clock.set`` from three words; a bad number (``inf``, negative, not a number) is a syntax error."""
+    """``Clock.set`` from three words; a bad number (``inf``, negative, not a number) is a syntax error.  A
+    time limit answers once the search is compiled (``GtpSession.ready_for_clock``)."""
     try:
         session.clock.set(float_arg(main), float_arg(byo_time), int_arg(byo_stones))
     except ValueError:
         raise GtpError("syntax error") from None
+    if session.clock.limited:
+        session.ready_for_clock()
     return ""
 
 

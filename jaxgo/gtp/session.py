@@ -25,6 +25,7 @@ from jaxgo.search.timecontrol import Clock
 CLOSE_TIMEOUT = 2.0  # seconds to wait for the analysis engine's device thread at the end
 WARMUP_JOIN_TIMEOUT = 0.5  # ... and for the warm-up (a compilation cannot be stopped; ``jaxgo gtp`` then exits
 # without waiting for it, see ``jaxgo.gtp.cli.end_process``)
+CLOCK_READY_TIMEOUT = 60.0  # at most this long a clock command waits for the search to be compiled
 
 
 def replace_search_config(search, config: SearchConfig) -> None:
@@ -210,6 +211,21 @@ class GtpSession:
     def interrupted(self) -> bool:
         """Whether the client asked to interrupt the running command (GoGui's ``# interrupt`` line)."""
         return bool(self.interrupt_check is not None and self.interrupt_check())
+
+    def ready_for_clock(self) -> None:
+        """A game on a clock is about to start (``time_settings``): wait for the warm-up to compile the search
+        (at most ``CLOCK_READY_TIMEOUT`` s), then compile the batch shape the clock's first move will use (the
+        warm-up may have compiled the one of another budget), so that no move's time goes to compiling.  The
+        clock command answers after this, before the referee's clock runs."""
+        if self.warmup is None:
+            return
+        self.warmup.wait("search", CLOCK_READY_TIMEOUT)
+        if self.warmup.error is not None or self.warmup.cancelled.is_set():
+            return
+        try:
+            self.warmup.compile_search()
+        except Exception as exc:  # compiling ahead only saves time: the first search compiles what it needs
+            self.debug(f"clock: compiling the search failed: {exc!r}")
 
     def start_warmup(self):
         """Start compiling ahead in a background thread (``jaxgo.gtp.warmup``)."""

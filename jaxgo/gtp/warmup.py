@@ -21,7 +21,6 @@ import threading
 import time
 
 PHASES = ("rules", "search")
-FIRST_SEARCH_RATE = 2000.0  # playouts/s Searcher assumes for a first seconds budget (its batch size K follows)
 
 
 class Warmup:
@@ -32,6 +31,7 @@ class Warmup:
         self.cancelled = threading.Event()
         self.ready = {phase: threading.Event() for phase in PHASES}
         self.seconds: dict[str, float] = {}
+        self.compiled: set = set()  # (rules, config, K) of the search batches compiled by compile_search
         self.error: str | None = None
         self.thread = threading.Thread(target=self.run, name="gtp-warmup", daemon=True)
 
@@ -88,21 +88,26 @@ class Warmup:
         game.score()
 
     def compile_search(self) -> None:
-        """The Player, and one leaf batch of the first search with its batch size (local tree searches only)."""
+        """The Player, and one leaf batch of the first search with its batch size (local tree searches only);
+        nothing when that batch shape (rules, config, K) was compiled here before."""
         player = self.session.player
         config = player.config
         if config.strategy not in ("uct", "rave") or not hasattr(player.search, "searcher"):
             return  # no search to compile here (random / flat strategies, or searches on a server)
         from jaxgo.go.game import Game
-        from jaxgo.search.mcts import Searcher, auto_leaves
+        from jaxgo.search.mcts import FIRST_SEARCH_RATE, Searcher, auto_leaves
 
         rules = self.session.rules
         game = Game(rules)
         playouts, seconds = player.budget(game, game.to_play)
         budget = playouts if playouts is not None else int((seconds or 0.0) * FIRST_SEARCH_RATE)
         leaves = config.leaves_per_batch or auto_leaves(budget or None, config.playouts_per_leaf)
+        shape = (rules, config, leaves)
+        if shape in self.compiled:
+            return
         searcher = Searcher(rules, dataclasses.replace(config, leaves_per_batch=leaves), seed=0)
         searcher.search(game, playouts=1)  # at least one batch of K leaves, L playouts each
+        self.compiled.add(shape)
 
 
 __all__ = ["Warmup", "PHASES"]

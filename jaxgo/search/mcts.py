@@ -104,6 +104,7 @@ class Searcher:
         self._tree_moves = None  # the game's move list when the tree's root was its position
         self.total_playouts = 0
         self.total_seconds = 0.0
+        self.timed_leaves: int | None = None  # K of every search on a time budget, set by the first one
         self.forbid_pass = False  # kgs-genmove_cleanup: pass only when nothing else is searched
         # Most tree nodes (None: no limit).  A full tree stops growing: a descent that reaches a missing child
         # below the root plays out from the node it is at (the root's children are always created).
@@ -246,7 +247,10 @@ class Searcher:
         return tree.children_visits[tree.parents[node], tree.action_from_parent[node]]
 
     def _search_tree(self, game, playouts, seconds, start) -> SearchResult:
-        job = self.start_tree_search(game, self._budget_estimate(playouts, seconds))
+        if playouts is None and seconds is not None and self.config.leaves_per_batch is None:
+            job = self.start_tree_search(game, leaves=self.leaves_for_seconds(seconds))
+        else:
+            job = self.start_tree_search(game, self._budget_estimate(playouts, seconds))
         while job.done == 0 or not self._out_of_budget(job.done, playouts, seconds, start):
             leaf_states = self.select_leaves(job)
             if leaf_states is None:
@@ -276,12 +280,12 @@ class Searcher:
     # The three steps of one tree-search iteration, public so that a server can run many searches at once and
     # merge their leaf batches into shared device calls: start_tree_search, then repeatedly select_leaves ->
     # (evaluate the states, L playouts each) -> backup_leaves, then finish_tree_search.
-    def start_tree_search(self, game, budget: int | None = None) -> "TreeJob":
+    def start_tree_search(self, game, budget: int | None = None, leaves: int | None = None) -> "TreeJob":
         """A tree search of the game's position (the kept subtree when the game went on from the old root).
 
-        ``budget`` (expected playouts) sets K when ``leaves_per_batch`` is None; without it K is 128.
+        K: ``leaves``, else ``leaves_per_batch``, else from ``budget`` (expected playouts; without it K is 128).
         """
-        leaves = self.config.leaves_per_batch or auto_leaves(budget, self.config.playouts_per_leaf)
+        leaves = leaves or self.config.leaves_per_batch or auto_leaves(budget, self.config.playouts_per_leaf)
         return TreeJob(tree=self._prepare_tree(game), history=self._history(game), leaves=leaves,
                        root_last=priors.game_last_moves(game))
 
@@ -291,8 +295,16 @@ class Searcher:
             return playouts
         if seconds is None:
             return None
-        rate = self.total_playouts / self.total_seconds if self.total_seconds > 1.0 else 2000.0
+        rate = self.total_playouts / self.total_seconds if self.total_seconds > 1.0 else FIRST_SEARCH_RATE
         return int(seconds * rate)
+
+    def leaves_for_seconds(self, seconds: float) -> int:
+        """K for a search on a time budget: chosen by the first such search from ``FIRST_SEARCH_RATE`` times its
+        seconds (as the GTP warm-up compiles it) and kept, so that a game on a clock never waits inside a move
+        for a new batch shape to compile (the measured rate and the clock's share change from move to move)."""
+        if self.timed_leaves is None:
+            self.timed_leaves = auto_leaves(int(seconds * FIRST_SEARCH_RATE), self.config.playouts_per_leaf)
+        return self.timed_leaves
 
     def select_leaves(self, job: "TreeJob"):
         """Descend ``leaves_per_batch`` (K) times with virtual loss and create the new nodes (one device call).
@@ -572,6 +584,9 @@ def _last_moves(tree: Tree, nodes: np.ndarray, root_last: tuple) -> np.ndarray:
     grand = tree.action_from_parent[np.maximum(parent, 0)]
     before = np.where(at_root, root_last[1], np.where(parent == tree.root, root_last[0], grand))
     return np.stack([last, before], axis=1).astype(np.int32)
+
+
+FIRST_SEARCH_RATE = 2000.0  # playouts/s assumed for a time budget before a rate is measured (K follows)
 
 
 def auto_leaves(budget: int | None, playouts_per_leaf: int, iterations: int = 48) -> int:

@@ -156,6 +156,53 @@ def test_clock_budget_rule():
     assert budget(fixed) == (None, 0.3)  # --seconds wins over the clock
 
 
+class RecordingWarmup:
+    """Stands in for ``jaxgo.gtp.warmup.Warmup``: records what a clock command asks of it."""
+
+    def __init__(self):
+        import threading
+
+        self.calls, self.error, self.cancelled = [], None, threading.Event()
+
+    def wait(self, phase, timeout=None):
+        self.calls.append(("wait", phase))
+        return True
+
+    def compile_search(self):
+        self.calls.append(("compile", self.clock_seen()))
+
+    def clock_seen(self):
+        return None
+
+
+def test_a_time_limit_is_answered_once_the_search_for_its_budget_is_compiled():
+    engine = make(size=9, playouts=None)
+    warmup = engine.session.warmup = RecordingWarmup()
+    warmup.clock_seen = lambda: clock_settings(engine)  # compiled for the new clock, not the old budget
+    ask(engine, "time_settings 0 2 1")
+    assert warmup.calls == [("wait", "search"), ("compile", (0.0, 2.0, 1))]
+    ask(engine, "kgs-time_settings none")  # no limit: nothing to wait for
+    ask(engine, "time_settings 0 30 0")  # byo-yomi time for no stones: no limit either
+    assert len(warmup.calls) == 2
+    ask(engine, "kgs-time_settings canadian 60 30 10")
+    assert warmup.calls[2:] == [("wait", "search"), ("compile", (60.0, 30.0, 10))]
+
+
+def test_a_failed_warm_up_does_not_fail_the_clock_command():
+    engine = make(size=9, playouts=None)
+    warmup = engine.session.warmup = RecordingWarmup()
+    warmup.error = "RuntimeError('no device')"
+    ask(engine, "time_settings 0 2 1")
+    assert warmup.calls == [("wait", "search")]  # the first search compiles what it needs
+
+    def broken():
+        raise RuntimeError("compile failed")
+
+    warmup.error, warmup.compile_search = None, broken
+    ask(engine, "time_settings 0 3 1")
+    assert clock_settings(engine) == (0.0, 3.0, 1)
+
+
 @pytest.mark.parametrize("line", ["time_settings inf 0 0", "time_settings 10 nan 1", "time_settings -1 0 0",
                                   "time_settings 10 5 -2", "time_settings 10 5 1.5", "time_left w inf 0",
                                   "time_left b -3 0", "kgs-time_settings absolute inf",

@@ -180,6 +180,21 @@ def test_auto_leaves_gives_about_48_batches_in_powers_of_two():
         assert k & (k - 1) == 0 and budget / (4 * k) >= 48
 
 
+def test_searches_on_a_time_budget_keep_the_batch_size_of_the_first():
+    from jaxgo.search.mcts import auto_leaves
+
+    game = new_game(size=5, komi=0.5)
+    config = SearchConfig(strategy="rave", playouts_per_leaf=4, playouts="light", bias_c2=0.0)  # K from the budget
+    searcher = Searcher(game.rules, config, seed=1)
+    searcher.search(game, seconds=0.2)  # K from 0.2 s at the assumed 2,000 playouts/s
+    assert searcher.timed_leaves == auto_leaves(400, 4) == 4
+    assert searcher.leaves_for_seconds(20.0) == 4  # a longer move keeps the compiled batch shape
+    assert Searcher(game.rules, config).leaves_for_seconds(20.0) == auto_leaves(40000, 4) == 128
+    fixed = Searcher(game.rules, dataclasses.replace(config, leaves_per_batch=16), seed=1)
+    fixed.search(game, seconds=0.1)
+    assert fixed.timed_leaves is None  # a K set in the config is used as it is
+
+
 def test_leaf_last_moves_follow_the_tree_path_and_the_game():
     from jaxgo.search.mcts import _last_moves
 
