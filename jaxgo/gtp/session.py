@@ -215,17 +215,21 @@ class GtpSession:
     def ready_for_clock(self) -> None:
         """A game on a clock is about to start (``time_settings``): wait for the warm-up to compile the search
         (at most ``CLOCK_READY_TIMEOUT`` s), then compile the batch shape the clock's first move will use (the
-        warm-up may have compiled the one of another budget), so that no move's time goes to compiling.  The
-        clock command answers after this, before the referee's clock runs."""
+        warm-up may have compiled the one of another budget) and keep that K for every search on a time budget,
+        so that no move's time goes to compiling.  The clock command answers after this, before the referee's
+        clock runs."""
         if self.warmup is None:
             return
         self.warmup.wait("search", CLOCK_READY_TIMEOUT)
         if self.warmup.error is not None or self.warmup.cancelled.is_set():
             return
         try:
-            self.warmup.compile_search()
+            leaves = self.warmup.compile_search()
         except Exception as exc:  # compiling ahead only saves time: the first search compiles what it needs
             self.debug(f"clock: compiling the search failed: {exc!r}")
+            return
+        if leaves is not None and hasattr(self.player.search, "timed_leaves"):
+            self.player.search.timed_leaves = leaves  # every search on this clock uses the compiled K
 
     def start_warmup(self):
         """Start compiling ahead in a background thread (``jaxgo.gtp.warmup``)."""

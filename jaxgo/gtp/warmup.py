@@ -87,13 +87,14 @@ class Warmup:
         game.legal_moves(-1)
         game.score()
 
-    def compile_search(self) -> None:
-        """The Player, and one leaf batch of the first search with its batch size (local tree searches only);
-        nothing when that batch shape (rules, config, K) was compiled here before."""
+    def compile_search(self) -> int | None:
+        """The Player, and one leaf batch of the first search with its batch size K (local tree searches only);
+        the batch is not run again when that shape (rules, config, K) was compiled here before.  Returns K, or
+        None when there is no local tree search to compile."""
         player = self.session.player
         config = player.config
         if config.strategy not in ("uct", "rave") or not hasattr(player.search, "searcher"):
-            return  # no search to compile here (random / flat strategies, or searches on a server)
+            return None  # no search to compile here (random / flat strategies, or searches on a server)
         from jaxgo.go.game import Game
         from jaxgo.search.mcts import FIRST_SEARCH_RATE, Searcher, auto_leaves
 
@@ -103,11 +104,11 @@ class Warmup:
         budget = playouts if playouts is not None else int((seconds or 0.0) * FIRST_SEARCH_RATE)
         leaves = config.leaves_per_batch or auto_leaves(budget or None, config.playouts_per_leaf)
         shape = (rules, config, leaves)
-        if shape in self.compiled:
-            return
-        searcher = Searcher(rules, dataclasses.replace(config, leaves_per_batch=leaves), seed=0)
-        searcher.search(game, playouts=1)  # at least one batch of K leaves, L playouts each
-        self.compiled.add(shape)
+        if shape not in self.compiled:
+            searcher = Searcher(rules, dataclasses.replace(config, leaves_per_batch=leaves), seed=0)
+            searcher.search(game, playouts=1)  # at least one batch of K leaves, L playouts each
+            self.compiled.add(shape)
+        return leaves
 
 
 __all__ = ["Warmup", "PHASES"]

@@ -58,10 +58,12 @@ class LocalSearch:
         self.log = log
         self._searcher = None
         self.should_stop = None  # () -> bool: end the running search early (GTP interrupt)
+        self.timed_leaves: int | None = None  # K of the searches on a time budget, kept across games
 
     def searcher(self, rules) -> Searcher:
         if self._searcher is None or self._searcher.rules != rules:
             self._searcher = Searcher(rules, self.config, seed=self.seed, log=self.log)
+        self._searcher.timed_leaves = self.timed_leaves
         return self._searcher
 
     def search(self, game, playouts: int | None, seconds: float | None, forbid_pass: bool = False) -> SearchResult:
@@ -71,11 +73,16 @@ class LocalSearch:
             return searcher.search(game, playouts=playouts, seconds=seconds, stop=self.should_stop)
         finally:
             searcher.forbid_pass = False
+            self.timed_leaves = searcher.timed_leaves  # set by the first timed search when nothing set it
 
     def ponder(self, game, playouts: int | None, seconds: float | None, stop) -> SearchResult:
         """Search the game's position (the opponent to move) until ``stop()`` or the budget: the tree stays, and
         the next search reuses the subtree of the move the opponent plays."""
-        return self.searcher(game.rules).search(game, playouts=playouts, seconds=seconds, stop=stop)
+        searcher = self.searcher(game.rules)
+        try:
+            return searcher.search(game, playouts=playouts, seconds=seconds, stop=stop)
+        finally:
+            self.timed_leaves = searcher.timed_leaves
 
     def ownership(self, game, playouts: int = OWNERSHIP_PLAYOUTS) -> np.ndarray:
         return ownership_estimate(game, playouts=playouts, seed=self.seed, evaluator=evaluator_for(self.config))

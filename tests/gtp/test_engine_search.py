@@ -170,6 +170,7 @@ class RecordingWarmup:
 
     def compile_search(self):
         self.calls.append(("compile", self.clock_seen()))
+        return 32  # the K compiled for the clock's first budget
 
     def clock_seen(self):
         return None
@@ -186,6 +187,8 @@ def test_a_time_limit_is_answered_once_the_search_for_its_budget_is_compiled():
     assert len(warmup.calls) == 2
     ask(engine, "kgs-time_settings canadian 60 30 10")
     assert warmup.calls[2:] == [("wait", "search"), ("compile", (60.0, 30.0, 10))]
+    search = engine.session.player.search
+    assert search.timed_leaves == 32 and search.searcher(engine.session.rules).timed_leaves == 32
 
 
 def test_a_failed_warm_up_does_not_fail_the_clock_command():

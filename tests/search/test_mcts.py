@@ -14,6 +14,7 @@ from jaxgo.go.coords import BLACK, WHITE, gtp_to_point, point_to_gtp  # noqa: E4
 from jaxgo.go.game import new_game  # noqa: E402
 from jaxgo.search.config import SearchConfig  # noqa: E402
 from jaxgo.search.mcts import STRATEGIES, Searcher  # noqa: E402
+from jaxgo.search.player import LocalSearch  # noqa: E402
 from jaxgo.search.tree import Tree, hash_key, move_decided  # noqa: E402
 
 SMALL = dict(leaves_per_batch=16, playouts_per_leaf=8, flat_playouts_per_move=8, playouts="light", bias_c2=0.0)
@@ -193,6 +194,10 @@ def test_searches_on_a_time_budget_keep_the_batch_size_of_the_first():
     fixed = Searcher(game.rules, dataclasses.replace(config, leaves_per_batch=16), seed=1)
     fixed.search(game, seconds=0.1)
     assert fixed.timed_leaves is None  # a K set in the config is used as it is
+    local = LocalSearch(config, seed=1)
+    local.search(game, None, 0.2)
+    local.reset()  # a new game: a new Searcher, the same K
+    assert local.timed_leaves == 4 and local.searcher(game.rules).timed_leaves == 4
 
 
 def test_leaf_last_moves_follow_the_tree_path_and_the_game():
