@@ -215,7 +215,8 @@ class GtpSession:
     def ready_for_clock(self) -> None:
         """A game on a clock is about to start (``time_settings``): wait for the warm-up to compile the search
         (at most ``CLOCK_READY_TIMEOUT`` s), then compile the batch shape the clock's first move will use (the
-        warm-up may have compiled the one of another budget) and keep that K for every search on a time budget,
+        warm-up may have compiled the one of another budget) and the ownership estimate a move after a pass
+        needs (``Player.passing_wins``), and keep that K for every search on a time budget,
         so that no move's time goes to compiling.  The clock command answers after this, before the referee's
         clock runs."""
         if self.warmup is None:
@@ -225,6 +226,7 @@ class GtpSession:
             return
         try:
             leaves = self.warmup.compile_search()
+            self.warmup.compile_ownership()
         except Exception as exc:  # compiling ahead only saves time: the first search compiles what it needs
             self.debug(f"clock: compiling the search failed: {exc!r}")
             return

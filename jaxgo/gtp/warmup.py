@@ -110,5 +110,18 @@ class Warmup:
             self.compiled.add(shape)
         return leaves
 
+    def compile_ownership(self) -> None:
+        """The Player's ownership estimate on the session's board (what ``passing_wins``, ``final_score`` and
+        ``final_status_list`` run), once per rules and config: after an opponent's pass a move on a clock
+        asks for it before its search."""
+        player = self.session.player
+        key = ("ownership", self.session.rules, player.config)
+        if key in self.compiled:
+            return
+        from jaxgo.go.game import Game
+
+        player.ownership(Game(self.session.rules))
+        self.compiled.add(key)
+
 
 __all__ = ["Warmup", "PHASES"]

@@ -172,6 +172,9 @@ class RecordingWarmup:
         self.calls.append(("compile", self.clock_seen()))
         return 32  # the K compiled for the clock's first budget
 
+    def compile_ownership(self):
+        self.calls.append(("ownership",))
+
     def clock_seen(self):
         return None
 
@@ -181,12 +184,12 @@ def test_a_time_limit_is_answered_once_the_search_for_its_budget_is_compiled():
     warmup = engine.session.warmup = RecordingWarmup()
     warmup.clock_seen = lambda: clock_settings(engine)  # compiled for the new clock, not the old budget
     ask(engine, "time_settings 0 2 1")
-    assert warmup.calls == [("wait", "search"), ("compile", (0.0, 2.0, 1))]
+    assert warmup.calls == [("wait", "search"), ("compile", (0.0, 2.0, 1)), ("ownership",)]
     ask(engine, "kgs-time_settings none")  # no limit: nothing to wait for
     ask(engine, "time_settings 0 30 0")  # byo-yomi time for no stones: no limit either
-    assert len(warmup.calls) == 2
+    assert len(warmup.calls) == 3
     ask(engine, "kgs-time_settings canadian 60 30 10")
-    assert warmup.calls[2:] == [("wait", "search"), ("compile", (60.0, 30.0, 10))]
+    assert warmup.calls[3:] == [("wait", "search"), ("compile", (60.0, 30.0, 10)), ("ownership",)]
     search = engine.session.player.search
     assert search.timed_leaves == 32 and search.searcher(engine.session.rules).timed_leaves == 32
 
