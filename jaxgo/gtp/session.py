@@ -226,11 +226,13 @@ class GtpSession:
             return
         try:
             leaves = self.warmup.compile_search()
+            if leaves is None:
+                return  # no local tree search (a flat strategy, or searches on a server)
             self.warmup.compile_ownership()
         except Exception as exc:  # compiling ahead only saves time: the first search compiles what it needs
-            self.debug(f"clock: compiling the search failed: {exc!r}")
+            self.debug(f"clock: compiling ahead failed: {exc!r}")
             return
-        if leaves is not None and hasattr(self.player.search, "timed_leaves"):
+        if hasattr(self.player.search, "timed_leaves"):
             self.player.search.timed_leaves = leaves  # every search on this clock uses the compiled K
 
     def start_warmup(self):

@@ -31,7 +31,7 @@ class Warmup:
         self.cancelled = threading.Event()
         self.ready = {phase: threading.Event() for phase in PHASES}
         self.seconds: dict[str, float] = {}
-        self.compiled: set = set()  # (rules, config, K) of the search batches compiled by compile_search
+        self.compiled: set = set()  # (rules, config, K) of compile_search, ("ownership", rules, config)
         self.error: str | None = None
         self.thread = threading.Thread(target=self.run, name="gtp-warmup", daemon=True)
 

@@ -207,6 +207,9 @@ def test_a_failed_warm_up_does_not_fail_the_clock_command():
     warmup.error, warmup.compile_search = None, broken
     ask(engine, "time_settings 0 3 1")
     assert clock_settings(engine) == (0.0, 3.0, 1)
+    warmup.compile_search = lambda: None  # no local tree search: nothing more to compile
+    ask(engine, "time_settings 0 4 1")
+    assert ("ownership",) not in warmup.calls
 
 
 @pytest.mark.parametrize("line", ["time_settings inf 0 0", "time_settings 10 nan 1", "time_settings -1 0 0",
