@@ -96,13 +96,11 @@ class Warmup:
         if config.strategy not in ("uct", "rave") or not hasattr(player.search, "searcher"):
             return None  # no search to compile here (random / flat strategies, or searches on a server)
         from jaxgo.go.game import Game
-        from jaxgo.search.mcts import FIRST_SEARCH_RATE, Searcher, auto_leaves
+        from jaxgo.search.mcts import Searcher, first_batch_size
 
         rules = self.session.rules
         game = Game(rules)
-        playouts, seconds = player.budget(game, game.to_play)
-        budget = playouts if playouts is not None else int((seconds or 0.0) * FIRST_SEARCH_RATE)
-        leaves = config.leaves_per_batch or auto_leaves(budget or None, config.playouts_per_leaf)
+        leaves = first_batch_size(config, *player.budget(game, game.to_play))
         shape = (rules, config, leaves)
         if shape not in self.compiled:
             searcher = Searcher(rules, dataclasses.replace(config, leaves_per_batch=leaves), seed=0)

@@ -103,7 +103,6 @@ class Searcher:
         self.tree = None
         self._tree_moves = None  # the game's move list when the tree's root was its position
         self.total_playouts = 0
-        self.total_seconds = 0.0
         self.timed_leaves: int | None = None  # K of every search on a time budget, set by the first one
         self.forbid_pass = False  # kgs-genmove_cleanup: pass only when nothing else is searched
         # Most tree nodes (None: no limit).  A full tree stops growing: a descent that reaches a missing child
@@ -166,7 +165,6 @@ class Searcher:
             self._stop = None
         result.seconds = time.perf_counter() - start
         self.total_playouts += result.playouts
-        self.total_seconds += result.seconds
         return result
 
     def _out_of_budget(self, done: int, playouts, seconds, start) -> bool:
@@ -247,10 +245,11 @@ class Searcher:
         return tree.children_visits[tree.parents[node], tree.action_from_parent[node]]
 
     def _search_tree(self, game, playouts, seconds, start) -> SearchResult:
-        if playouts is None and seconds is not None and self.config.leaves_per_batch is None:
-            job = self.start_tree_search(game, leaves=self.leaves_for_seconds(seconds))
+        if playouts is None and not self.config.leaves_per_batch:
+            leaves = self.leaves_for_seconds(seconds)
         else:
-            job = self.start_tree_search(game, self._budget_estimate(playouts, seconds))
+            leaves = first_batch_size(self.config, playouts, seconds)
+        job = self.start_tree_search(game, leaves=leaves)
         while job.done == 0 or not self._out_of_budget(job.done, playouts, seconds, start):
             leaf_states = self.select_leaves(job)
             if leaf_states is None:
@@ -285,25 +284,16 @@ class Searcher:
 
         K: ``leaves``, else ``leaves_per_batch``, else from ``budget`` (expected playouts; without it K is 128).
         """
-        leaves = leaves or self.config.leaves_per_batch or auto_leaves(budget, self.config.playouts_per_leaf)
+        leaves = leaves or first_batch_size(self.config, budget, None)
         return TreeJob(tree=self._prepare_tree(game), history=self._history(game), leaves=leaves,
                        root_last=priors.game_last_moves(game))
 
-    def _budget_estimate(self, playouts, seconds) -> int | None:
-        """Playouts this search will run: the playout budget, or seconds times the rate measured so far."""
-        if playouts is not None:
-            return playouts
-        if seconds is None:
-            return None
-        rate = self.total_playouts / self.total_seconds if self.total_seconds > 1.0 else FIRST_SEARCH_RATE
-        return int(seconds * rate)
-
     def leaves_for_seconds(self, seconds: float) -> int:
-        """K for a search on a time budget: chosen by the first such search from ``FIRST_SEARCH_RATE`` times its
-        seconds (as the GTP warm-up compiles it) and kept, so that a game on a clock never waits inside a move
-        for a new batch shape to compile (the measured rate and the clock's share change from move to move)."""
+        """K for a search on a time budget: chosen by the first such search (``first_batch_size``, as the GTP
+        warm-up compiles it) and kept, so that a game on a clock never waits inside a move for a new batch shape
+        to compile (the clock's share changes from move to move)."""
         if self.timed_leaves is None:
-            self.timed_leaves = auto_leaves(int(seconds * FIRST_SEARCH_RATE), self.config.playouts_per_leaf)
+            self.timed_leaves = first_batch_size(self.config, None, seconds)
         return self.timed_leaves
 
     def select_leaves(self, job: "TreeJob"):
@@ -586,7 +576,16 @@ def _last_moves(tree: Tree, nodes: np.ndarray, root_last: tuple) -> np.ndarray:
     return np.stack([last, before], axis=1).astype(np.int32)
 
 
-FIRST_SEARCH_RATE = 2000.0  # playouts/s assumed for a time budget before a rate is measured (K follows)
+FIRST_SEARCH_RATE = 2000.0  # playouts/s assumed for a time budget (its batch size K follows)
+
+
+def first_batch_size(config: SearchConfig, playouts: int | None, seconds: float | None) -> int:
+    """K of a search with this budget when none is kept: ``leaves_per_batch``, else ``auto_leaves`` of the
+    playouts, else of the seconds at ``FIRST_SEARCH_RATE`` playouts/s (128 with neither)."""
+    if config.leaves_per_batch:
+        return config.leaves_per_batch
+    budget = playouts if playouts is not None else None if seconds is None else int(seconds * FIRST_SEARCH_RATE)
+    return auto_leaves(budget, config.playouts_per_leaf)
 
 
 def auto_leaves(budget: int | None, playouts_per_leaf: int, iterations: int = 48) -> int:
