@@ -179,11 +179,9 @@ class RemoteSearch:
                              f"({', '.join(TREE_STRATEGIES)}; or random, which needs no search)")
         self.config = config
 
-    def search(self, game, playouts: int | None, seconds: float | None, forbid_pass: bool = False,
-               early_stop: bool = True) -> SearchResult:
+    def search(self, game, playouts: int | None, seconds: float | None, forbid_pass: bool = False) -> SearchResult:
         """Search the game's position for its side to move.  ``forbid_pass`` is not sent: the Player then
-        plays the best searched move other than pass.  ``early_stop`` is not needed: the server's searches run
-        until this client stops them (after ``seconds``)."""
+        plays the best searched move other than pass."""
         if playouts is None and seconds is None:
             playouts = SEARCH_PLAYOUTS
         visits = playouts if playouts is not None else ANALYSIS_VISITS

@@ -109,7 +109,6 @@ class Searcher:
         # below the root plays out from the node it is at (the root's children are always created).
         self.max_nodes: int | None = None
         self._stop = None  # the running search's stop check
-        self._early_stop = config.early_stop  # the running search may stop early (``search(early_stop=)``)
 
     @property
     def num_actions(self) -> int:
@@ -150,24 +149,20 @@ class Searcher:
                                         active)
         return batch.winner, batch.first_colour
 
-    def search(self, game, playouts: int | None = None, seconds: float | None = None, stop=None,
-               early_stop: bool = True) -> SearchResult:
+    def search(self, game, playouts: int | None = None, seconds: float | None = None, stop=None) -> SearchResult:
         """Search the game's current position for its side to move, within a playout and/or time budget.
         ``stop``: () -> bool, checked after every batch; True ends the search with what it has (GTP interrupt,
-        the end of pondering).  ``early_stop`` False: a time budget is spent in full even with
-        ``config.early_stop`` (the caller's clock would not keep the seconds saved)."""
+        the end of pondering)."""
         if playouts is None and seconds is None:
             playouts = 1000
         start = time.perf_counter()
         method = {"uct": self._search_tree, "rave": self._search_tree, "mc": self._search_flat,
                   "pp": self._search_flat, "amaf": self._search_amaf, "depth2": self._search_depth2}
         self._stop = stop
-        self._early_stop = early_stop and self.config.early_stop
         try:
             result = method[self.config.strategy](game, playouts, seconds, start)
         finally:
             self._stop = None
-            self._early_stop = self.config.early_stop
         result.seconds = time.perf_counter() - start
         self.total_playouts += result.playouts
         return result
@@ -264,7 +259,7 @@ class Searcher:
             winner, first = self._evaluate(leaf_states, self.config.playouts_per_leaf, job.last_moves,
                                            active=len(job.pending[1]))
             self.backup_leaves(job, winner, first)
-            if self._early_stop and seconds is not None and self._move_decided(job, playouts, seconds, start):
+            if self.config.early_stop and seconds is not None and self._move_decided(job, playouts, seconds, start):
                 job.stopped_early = True
                 break
         return self.finish_tree_search(game, job, start)

@@ -7,8 +7,8 @@ the pass and resign rules, the time control (``Clock``) and, through its search,
     ``LocalSearch``   searches in this process (``mcts.Searcher``, tree kept between moves);
     a remote search   (``jaxgo.gtp.remote.RemoteSearch``) sends the same ``SearchConfig`` to ``jaxgo serve``.
 
-A search is any object with ``config`` (its ``SearchConfig``), ``search(game, playouts, seconds, forbid_pass,
-early_stop) -> SearchResult`` (``early_stop`` False: spend the whole time budget, the clock keeps nothing saved), ``ownership(game, playouts) -> float [size, size]``, ``reset()`` and ``should_stop`` (None or
+A search is any object with ``config`` (its ``SearchConfig``), ``search(game, playouts, seconds, forbid_pass)
+-> SearchResult``, ``ownership(game, playouts) -> float [size, size]``, ``reset()`` and ``should_stop`` (None or
 () -> bool: a running search ends early with its partial result, e.g. on GoGui's interrupt); a search that
 keeps its tree between moves also has ``ponder(game, playouts, seconds, stop)`` (``Player.ponder``).
 
@@ -66,13 +66,11 @@ class LocalSearch:
         self._searcher.timed_leaves = self.timed_leaves
         return self._searcher
 
-    def search(self, game, playouts: int | None, seconds: float | None, forbid_pass: bool = False,
-               early_stop: bool = True) -> SearchResult:
+    def search(self, game, playouts: int | None, seconds: float | None, forbid_pass: bool = False) -> SearchResult:
         searcher = self.searcher(game.rules)
         searcher.forbid_pass = forbid_pass
         try:
-            return searcher.search(game, playouts=playouts, seconds=seconds, stop=self.should_stop,
-                                   early_stop=early_stop)
+            return searcher.search(game, playouts=playouts, seconds=seconds, stop=self.should_stop)
         finally:
             searcher.forbid_pass = False
             self.timed_leaves = searcher.timed_leaves  # set by the first timed search when nothing set it
@@ -128,14 +126,6 @@ class Player:
         seconds = self.clock.move_seconds(colour, int(np.sum(game.board() == 0)))
         return (DEFAULT_PLAYOUTS, None) if seconds is None else (None, seconds)
 
-    def saves_time(self, colour: int) -> bool:
-        """Whether a search for ``colour``'s next move may stop early (``SearchConfig.early_stop``): not when
-        its budget is the clock's share and the clock would not keep the seconds saved (``Clock.keeps_saved_time``:
-        byo-yomi on a period's last stone), where the rest of the time still deepens the subtree that the next
-        move reuses."""
-        fixed = self.playouts is not None or self.seconds is not None
-        return fixed or self.clock.keeps_saved_time(colour)
-
     # -- moves ------------------------------------------------------------------------------------------------
     def choose(self, game, colour: int, cleanup: bool = False) -> Decision:
         """The move for ``colour`` (the game's side to move is set to it); the board is not changed."""
@@ -144,7 +134,7 @@ class Player:
             return early
         playouts, seconds = self.budget(game, colour)
         forbid_pass = cleanup and self.has_dead_stones(game, -colour)
-        result = self.search.search(game, playouts, seconds, forbid_pass, early_stop=self.saves_time(colour))
+        result = self.search.search(game, playouts, seconds, forbid_pass)
         return self.decide(game, colour, result, cleanup, forbid_pass)
 
     def ponder(self, game, stop) -> SearchResult | None:

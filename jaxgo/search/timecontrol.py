@@ -4,8 +4,6 @@
 ``move_seconds`` turns it into a budget.  Rule: in main time, the time left over max(20, empty points / 2)
 expected own moves (plus 80% of one byo-yomi period's per-stone time when byo-yomi exists); in byo-yomi, 80% of
 the time left over the stones left; never more than 80% of the time left, and at least 0.05 s.
-``keeps_saved_time`` says whether seconds a move leaves unspent stay on the clock (not on a byo-yomi period's last
-stone), i.e. whether stopping a search early (``SearchConfig.early_stop``) saves anything.
 """
 
 from __future__ import annotations
@@ -39,24 +37,13 @@ class Clock:
             raise ValueError("time left must be finite and non-negative")
         self.left[colour] = (float(seconds), int(stones))
 
-    def time_left(self, colour: int) -> tuple[float, int]:
-        """(seconds, stones) left to ``colour``: the last ``time_left``, else the start of the settings (stones
-        0 = main time)."""
-        in_main = self.main > 0
-        return self.left.get(colour, (self.main if in_main else self.byo_time, 0 if in_main else self.byo_stones))
-
-    def keeps_saved_time(self, colour: int) -> bool:
-        """Whether seconds that ``colour``'s next move leaves unspent stay on its clock for later moves: always,
-        except in byo-yomi on a period's last stone (one stone left), where the next period starts afresh
-        whatever was left of this one (so byo-yomi of one stone per period, or Japanese byo-yomi, never keeps
-        saved time)."""
-        return not self.limited or self.time_left(colour)[1] != 1
-
     def move_seconds(self, colour: int, empty_points: int) -> float | None:
         """Seconds for ``colour``'s next move, or None without a time limit."""
         if not self.limited:
             return None
-        left, stones = self.time_left(colour)
+        in_main = self.main > 0
+        left, stones = self.left.get(colour, (self.main if in_main else self.byo_time,
+                                              0 if in_main else self.byo_stones))
         if stones > 0:
             budget = 0.8 * left / stones
         else:

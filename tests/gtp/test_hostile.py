@@ -98,7 +98,7 @@ class RecordingSearch:
         self.config = SearchConfig(strategy="rave")
         self.budgets = []
 
-    def search(self, game, playouts, seconds, forbid_pass=False, early_stop=True):
+    def search(self, game, playouts, seconds, forbid_pass=False):
         from jaxgo.search.mcts import SearchResult
         import numpy as np
 

@@ -118,35 +118,6 @@ def test_budget_comes_from_fixed_options_then_the_clock():
     assert playouts is None and seconds == 600 / 40.5
 
 
-class RecordingSearch:
-    """A Player search that records each call's budget and early-stop permission, and answers pass."""
-
-    def __init__(self):
-        self.config = SearchConfig(**LIGHT)
-        self.calls = []
-
-    def search(self, game, playouts, seconds, forbid_pass=False, early_stop=True):
-        from jaxgo.search.mcts import SearchResult
-
-        self.calls.append((playouts, seconds, early_stop))
-        visits = np.zeros(game.size * game.size + 1)
-        visits[-1] = 10
-        return SearchResult(len(visits) - 1, 0.5, 10, 0.0, visits, np.where(visits > 0, 0.5, np.nan), [len(visits) - 1])
-
-
-def test_a_search_stops_early_only_when_the_clock_keeps_the_time_saved():
-    game = new_game(size=9)
-    search = RecordingSearch()
-    player = Player(search=search)
-    player.clock.set(0, 2, 1)  # 2 s per move: what a move saves is lost
-    player.choose(game, BLACK)
-    player.clock.set(60, 2, 1)  # main time: saved seconds go to later moves
-    player.choose(game, BLACK)
-    Player(search=search, seconds=2.0).choose(game, BLACK)  # a fixed budget per move is a maximum
-    assert [c[2] for c in search.calls] == [False, True, True]
-    assert search.calls[0][1] == 0.8 * 2
-
-
 def test_pondering_searches_the_opponents_position_and_the_next_move_reuses_it():
     player = Player(SearchConfig(resign_threshold=0.0, **LIGHT), seed=4, playouts=128)
     game = new_game(size=5, komi=0.5)

@@ -39,17 +39,3 @@ def test_bad_numbers_are_refused():
             clock.set(*args)
     with pytest.raises(ValueError):
         clock.set_left(1, math.inf, 0)
-
-
-def test_saved_time_is_kept_except_on_a_byo_yomi_periods_last_stone():
-    clock = Clock()
-    assert clock.keeps_saved_time(1)  # no limit
-    clock.set(300, 30, 5)
-    assert clock.keeps_saved_time(1)  # main time: what a move saves stays on the clock
-    clock.set_left(1, 20, 2)
-    assert clock.keeps_saved_time(1)  # byo-yomi with a stone to come in this period
-    clock.set_left(1, 20, 1)
-    assert not clock.keeps_saved_time(1)  # the period's last stone: the next period starts afresh
-    assert clock.keeps_saved_time(-1)  # the other colour is still in main time
-    clock.set(0, 2, 1)  # 2 s per move from the start (Japanese byo-yomi is set up this way too)
-    assert not clock.keeps_saved_time(1) and not clock.keeps_saved_time(-1)
