@@ -43,6 +43,8 @@ class SearchConfig:
     pp_min_samples: int = 32  # playouts of a move before progressive pruning may drop it
     flat_playouts_per_move: int = 16  # per candidate per round for mc / amaf / pp / depth2
     early_stop: bool = True  # on a time budget: stop once the most visited move cannot be overtaken (tree.move_decided)
+    widen_playouts: float = 0.0  # progressive widening (0 = off): a node searches its 2 likeliest moves by K
+    widen_factor: float = 1.4  # until widen_playouts visits, then one more each time its visits grow by this factor
 
     def __post_init__(self):
         if self.strategy not in STRATEGIES:
@@ -53,11 +55,14 @@ class SearchConfig:
             raise ValueError("leaves_per_batch must be at least 1")
         if self.playouts_per_leaf < 1:
             raise ValueError("playouts_per_leaf must be at least 1")
+        if self.widen_playouts < 0 or self.widen_factor <= 1:
+            raise ValueError("widen_playouts must be >= 0 and widen_factor > 1")
 
     @property
     def uses_gammas(self) -> bool:
-        """Whether the tree's priors K(s, a) come from the gammas (else they are uniform)."""
-        return bool(self.bias_c2 or self.prior_pattern)
+        """Whether the tree's priors K(s, a) come from the gammas (else they are uniform): for progressive bias,
+        virtual experience or progressive widening."""
+        return bool(self.bias_c2 or self.prior_pattern or self.widen_playouts)
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)

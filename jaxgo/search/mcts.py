@@ -237,7 +237,10 @@ class Searcher:
         if cfg.bias_c2:
             score = score + cfg.bias_c2 * tree.children_prior[node] / (visits + 1.0)
         score = score + 1e-7 * self.rng.random(score.shape)
-        return np.where(tree.children_legal[node], score, -np.inf)
+        searched = tree.children_legal[node]
+        if cfg.widen_playouts:
+            searched = searched & widened(tree.children_prior[node], searched, parent_visits, cfg)
+        return np.where(searched, score, -np.inf)
 
     def _node_visits(self, tree: Tree, node: int) -> float:
         if node == tree.root:
@@ -549,6 +552,28 @@ def virtual_rave(cfg: SearchConfig, rave_visits, rave_values, prior):
         return rave_visits, rave_values
     good = cfg.prior_pattern * np.sqrt(np.maximum(prior, 0.0))
     return rave_visits + cfg.prior_even + good, rave_values + 0.5 * cfg.prior_even + good
+
+
+def widening_width(visits: float, start: float, factor: float) -> int:
+    """Moves a node searches after ``visits`` visits under progressive widening (Chaslot et al. 2007; Coulom
+    2007): 2 until ``start`` visits, then one more each time the visits grow by ``factor``."""
+    if visits < start:
+        return 2
+    return 2 + int(math.floor(math.log(visits / start) / math.log(factor))) + 1
+
+
+def widened(prior, legal, visits: float, cfg: SearchConfig) -> np.ndarray:
+    """bool [A]: the ``widening_width`` legal moves with the highest prior K(s, a) (ties: lower index first)
+    of a node with ``visits`` visits; prior float [A], legal bool [A].  Moves beyond the width stay unsearched,
+    so a few thousand playouts on 19x19 go to the move model's likeliest moves instead of a flat sweep."""
+    legal = np.asarray(legal, bool)
+    width = widening_width(visits, cfg.widen_playouts, cfg.widen_factor)
+    if width >= legal.sum():
+        return legal
+    order = np.lexsort((np.arange(len(legal)), -np.where(legal, prior, -np.inf)))
+    keep = np.zeros_like(legal)
+    keep[order[:width]] = True
+    return keep & legal
 
 
 def node_mean(tree: Tree, node: int) -> float:

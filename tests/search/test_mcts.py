@@ -240,3 +240,38 @@ def test_a_node_capped_tree_stops_growing_and_still_finds_the_capture():
     assert searcher.tree.size <= 40 + 26  # the cap, plus root children (always created)
     assert result.playouts >= 2048 and point_to_gtp(result.move, 5) == "C2"
     assert searcher.tree.root_visits().sum() == result.playouts  # every playout counted through a root move
+
+
+def test_widening_width_grows_by_one_per_factor_of_visits():
+    from jaxgo.search.mcts import widening_width
+
+    assert [widening_width(n, 40, 2.0) for n in (0, 39, 40, 79, 80, 160, 320)] == [2, 2, 3, 3, 4, 5, 6]
+
+
+def test_widened_keeps_the_likeliest_legal_moves():
+    from jaxgo.search.mcts import widened
+
+    prior = np.array([0.1, 0.4, 0.05, 0.3, 0.15, 0.0])
+    legal = np.array([True, True, True, False, True, True])
+    cfg = SearchConfig(widen_playouts=10, widen_factor=2.0)
+    assert np.flatnonzero(widened(prior, legal, 0, cfg)).tolist() == [1, 4]  # 3 is illegal
+    assert np.flatnonzero(widened(prior, legal, 10, cfg)).tolist() == [0, 1, 4]
+    assert widened(prior, legal, 1e6, cfg).tolist() == legal.tolist()
+    with pytest.raises(ValueError):
+        SearchConfig(widen_factor=1.0)
+
+
+def test_a_widened_search_spends_its_playouts_on_the_likeliest_root_moves():
+    game = new_game(size=9, komi=7.5)
+    cfg = SearchConfig(leaves_per_batch=8, playouts_per_leaf=2, widen_playouts=16, widen_factor=2.0)
+    searcher = Searcher(game.rules, cfg, seed=3)
+    result = searcher.search(game, playouts=512)
+    tree = searcher.tree
+    visits = tree.children_visits[tree.root]
+    searched = np.flatnonzero(visits > 0)
+    # 256 root visits: width 2 + log2(256 / 16) + 1 = 7, the moves of highest prior
+    top = np.argsort(-np.where(tree.children_legal[tree.root], tree.children_prior[tree.root], -1.0),
+                     kind="stable")[:7]
+    assert set(searched.tolist()) <= set(top.tolist())
+    assert result.move in top.tolist()
+    assert 2 < len(searched) <= 7
