@@ -10,6 +10,9 @@
         --plot docs/figures/strength_9x9.png
     python scripts/strength_table.py audit --log benchmarks/strength_9x9.jsonl --sgf-dir games.tar.xz \\
         --label default --playouts 10000 --out resign_audit.jsonl   # were the resignations right?
+    python scripts/strength_table.py audit --log benchmarks/strength_19x19_time.jsonl.gz --size 19 \
+        --sgf-dir benchmarks/games/sgf_19x19_time.tar.xz --label default-10s --time 0:10:1 --estimate \
+        --out resign_estimates.jsonl                              # GNU Go's score estimate where jaxgo resigned
 
 ``--time MAIN[:BYOYOMI[:STONES]]`` plays on a clock that the referee enforces (a loss on time) and tells both
 engines (``time_settings`` / ``time_left``); jaxgo then budgets its moves by the clock instead of playouts.
@@ -25,7 +28,9 @@ Every game is refereed by ``jaxgo.match`` (komi 7.5, area scoring, positional su
 ``audit`` checks the resignations of one series: every game jaxgo lost by resigning is set up again from its SGF
 (a folder of ``--sgf-dir`` or a tar of one) and played on from the resigning position against the same opponent,
 jaxgo at the same budget but never resigning; it prints how many of them jaxgo still wins (a resignation that a
-win follows was premature).  Resumable like ``run`` (one JSON line per game in ``--out``).
+win follows was premature).  With ``--estimate`` (the way to audit a series on a clock, ``--time``, and a quick
+one for long games) GNU Go's ``estimate_score`` of each resigning position is recorded instead, with jaxgo's
+margin in it.  Resumable like ``run`` (one JSON line per game in ``--out``).
 
 Logs may be gzip-compressed (``.jsonl.gz``, as the logs kept in benchmarks/ are): ``report`` reads either kind,
 and a log named ``X.jsonl`` that is missing is read from ``X.jsonl.gz`` (and the other way round), so the
@@ -175,24 +180,57 @@ def series_game(candidates: list, moves: int):
     return records[0]
 
 
+def estimate_margin(text: str, colour: str) -> float:
+    """Points ``colour`` ("black"/"white") is ahead by in GNU Go's ``estimate_score`` reply ("W+105.8 (upper
+    bound: ...)"; "0" a tie)."""
+    word = text.split()[0].upper() if text.split() else ""
+    if word in ("0", "DRAW", "JIGO"):
+        return 0.0
+    if len(word) < 3 or word[0] not in "BW" or word[1] != "+":
+        raise ValueError(f"not a score: {text!r}")
+    margin = float(word[2:])
+    return margin if (word[0] == "B") == (colour == "black") else -margin
+
+
 def audit(args) -> int:
     from concurrent.futures import ThreadPoolExecutor
 
+    from jaxgo.go.coords import point_to_gtp
+    from jaxgo.go.gtp_client import GtpProcess
     from jaxgo.match import CpuShares, play_game
 
     opponent = gnugo_command(args.level)
     if opponent is None:
         return 2
+    if (args.playouts is None) == (args.time is None):
+        print("audit: give one of --playouts N and --time MAIN:BYOYOMI:STONES (the series' budget)", file=sys.stderr)
+        return 2
+    if args.time and not args.estimate:
+        print("audit: a series on a clock is audited with --estimate (GNU Go's estimate_score)", file=sys.stderr)
+        return 2
     sources = sgf_sources(Path(args.sgf_dir))
-    wanted = (args.size, args.label, args.strategy, args.playouts, None)
+    wanted = (args.size, args.label, args.strategy, args.playouts, args.time)
     series = [r for r in load(Path(args.log)) if series_key(r) == wanted]
     resigned = [r for r in series if not r["jaxgo_won"] and r.get("reason") == "resign"]
     out = resolve(Path(args.out))
     done = {r["game"]: r for r in load(out)}
     shares = CpuShares(args.parallel, not args.no_pin)
+    budget = str(args.playouts) if args.playouts else args.time.replace(":", "-")
+
+    def estimate(rec, record):
+        with GtpProcess(opponent) as gnugo:
+            for command in (f"boardsize {args.size}", "clear_board", "komi 7.5"):
+                gnugo.send(command)
+            for colour, move in record.moves:
+                gnugo.send(f"play {'B' if colour == BLACK else 'W'} {point_to_gtp(move, args.size)}")
+            text = gnugo.send("estimate_score", timeout=args.timeout)
+        return {"game": rec["game"], "jaxgo_colour": rec["jaxgo_colour"], "resigned_at": len(record.moves),
+                "estimate": text.split()[0], "jaxgo_margin": estimate_margin(text, rec["jaxgo_colour"])}
 
     def one(rec):
-        record = series_game(sources.get((rec["strategy"], str(rec["playouts"]), rec["game"]), []), rec["moves"])
+        record = series_game(sources.get((rec["strategy"], budget, rec["game"]), []), rec["moves"])
+        if args.estimate:
+            return estimate(rec, record)
         jaxgo = engine_command(rec["strategy"], rec["playouts"], f"{args.engine_options} --resign-threshold 0",
                                args.engine, args.size).replace("{seed}", str(5000 + rec["game"]))
         black, white = (jaxgo, opponent) if rec["jaxgo_colour"] == "black" else (opponent, jaxgo)
@@ -210,16 +248,24 @@ def audit(args) -> int:
             with open_log(out, "a") as f:
                 f.write(json.dumps(row) + "\n")
             done[row["game"]] = row
-            print(f"game {row['game']}: played on from move {row['resigned_at']}: {row['result']} "
-                  f"({'won' if row['jaxgo_won'] else 'lost'})", file=sys.stderr, flush=True)
+            outcome = (f"GNU Go estimates {row['estimate']}" if args.estimate else
+                       f"played on: {row['result']} ({'won' if row['jaxgo_won'] else 'lost'})")
+            print(f"game {row['game']}: resigned at move {row['resigned_at']}, {outcome}", file=sys.stderr,
+                  flush=True)
     rows = [done[r["game"]] for r in resigned if r["game"] in done]
-    wins = sum(r["jaxgo_won"] for r in rows)
-    low, high = wilson_interval(wins, len(rows)) if rows else (0.0, 0.0)
-    print(json.dumps({"series": [args.size, args.label, args.strategy, args.playouts], "games": len(series),
-                      "lost_by_resigning": len(resigned), "played_on": len(rows), "won_when_played_on": wins,
-                      "ci95": [round(low, 3), round(high, 3)],
-                      "win_rate_without_resigning": round((sum(r["jaxgo_won"] for r in series) + wins)
-                                                          / max(1, len(series)), 3)}))
+    summary = {"series": [args.size, args.label, args.strategy, args.playouts or args.time],
+               "games": len(series), "lost_by_resigning": len(resigned)}
+    if args.estimate:
+        margins = sorted(r["jaxgo_margin"] for r in rows)
+        summary.update(estimated=len(rows), estimated_behind=sum(m < 0 for m in margins),
+                       margins=margins, median_margin=margins[len(margins) // 2] if margins else None)
+    else:
+        wins = sum(r["jaxgo_won"] for r in rows)
+        low, high = wilson_interval(wins, len(rows)) if rows else (0.0, 0.0)
+        summary.update(played_on=len(rows), won_when_played_on=wins, ci95=[round(low, 3), round(high, 3)],
+                       win_rate_without_resigning=round((sum(r["jaxgo_won"] for r in series) + wins)
+                                                        / max(1, len(series)), 3))
+    print(json.dumps(summary))
     return 0
 
 
@@ -303,7 +349,10 @@ def main(argv=None) -> int:
     a.add_argument("--sgf-dir", required=True, help="the series' --sgf-dir folder, or a tar of it")
     a.add_argument("--label", default="")
     a.add_argument("--strategy", default="rave")
-    a.add_argument("--playouts", type=int, required=True)
+    a.add_argument("--playouts", type=int, default=None, help="the series' playouts per move")
+    a.add_argument("--time", default=None, help="the series' clock (MAIN:BYOYOMI:STONES), with --estimate")
+    a.add_argument("--estimate", action="store_true",
+                   help="instead of playing on, ask GNU Go's estimate_score at each resigning position")
     a.add_argument("--size", type=int, default=9)
     a.add_argument("--level", type=int, default=10)
     a.add_argument("--engine", default=DEFAULT_ENGINE)

@@ -90,3 +90,53 @@ def test_series_game_needs_exactly_one_sgf_with_the_logged_moves(strength_table)
     assert len(strength_table.series_game([two, b"(;GM[1]SZ[5];B[cc])"], 2).moves) == 2
     with pytest.raises(ValueError, match="0 of 1"):
         strength_table.series_game([two], 3)
+
+
+ESTIMATING_GNUGO = r'''#!{python}
+import sys
+for line in sys.stdin:
+    words = line.split()
+    if not words:
+        continue
+    if words[0] == "quit":
+        print("=\n", flush=True)
+        break
+    reply = "W+12.5 (upper bound: 14.0, lower: 11.0)" if words[0] == "estimate_score" else ""
+    print("= " + reply + "\n", flush=True)
+'''
+
+
+def test_audit_estimate_asks_gnugo_for_the_score_of_a_clocked_series(strength_table, tmp_path, monkeypatch,
+                                                                    capsys):
+    gnugo = tmp_path / "gnugo.py"
+    gnugo.write_text(ESTIMATING_GNUGO.format(python=sys.executable))
+    gnugo.chmod(0o755)
+    monkeypatch.setattr(strength_table, "find_gnugo", lambda: str(gnugo))
+    log = tmp_path / "log.jsonl"
+    base = {"strategy": "rave", "playouts": None, "label": "t", "size": 5, "time": "0:10:1"}
+    rows = [dict(base, game=0, jaxgo_colour="black", jaxgo_won=False, reason="resign", moves=2),
+            dict(base, game=1, jaxgo_colour="white", jaxgo_won=False, reason="resign", moves=3)]
+    log.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    for index, moves in ((0, ";B[cc];W[cb]"), (1, ";B[cc];W[cb];B[dd]")):
+        sgf = tmp_path / "sgf" / "rave_0-10-1_0000" / f"game_{index:04d}.sgf"
+        sgf.parent.mkdir(parents=True, exist_ok=True)
+        sgf.write_text(f"(;GM[1]SZ[5]KM[7.5]{moves})")
+    out = tmp_path / "estimates.jsonl"
+    argv = ["audit", "--log", str(log), "--sgf-dir", str(tmp_path / "sgf"), "--label", "t", "--time", "0:10:1",
+            "--size", "5", "--estimate", "--out", str(out)]
+    assert strength_table.main(argv) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["lost_by_resigning"] == 2 and summary["estimated"] == 2
+    assert summary["margins"] == [-12.5, 12.5] and summary["estimated_behind"] == 1  # W+12.5: Black behind
+    assert [json.loads(line)["resigned_at"] for line in out.read_text().splitlines()] == [2, 3]
+    # a clocked series cannot be played on, and one budget must be named
+    assert strength_table.main([a for a in argv if a != "--estimate"]) == 2
+    assert strength_table.main(argv[:argv.index("--time")] + argv[argv.index("--size"):]) == 2
+
+
+def test_estimate_margin_reads_gnugo_scores(strength_table):
+    assert strength_table.estimate_margin("B+3.5 (upper bound: 5, lower: 2)", "black") == 3.5
+    assert strength_table.estimate_margin("B+3.5", "white") == -3.5
+    assert strength_table.estimate_margin("0", "white") == 0.0
+    with pytest.raises(ValueError):
+        strength_table.estimate_margin("hello", "black")

@@ -1,0 +1,241 @@
+"""Quality of engines' moves scored by GNU Go: a quick proxy for strength between full match series.
+
+    python scripts/move_quality.py --sgf benchmarks/games/sgf_19x19_time.tar.xz --moves 10 30 50 70 \\
+        --engine "defaults=.venv/bin/python -m jaxgo gtp --quiet --size 19 --seed 7 --seconds 10 --resign-threshold 0" \\
+        --engine "widening=.venv/bin/python -m jaxgo gtp --quiet --size 19 --seed 7 --seconds 10 --resign-threshold 0 \\
+                  --search-option widen_playouts=40" \\
+        --policy --parallel 2 --out /tmp/move_quality.jsonl
+
+Positions: every game record of ``--sgf`` (SGF files, folders of them, or tars of such folders, as
+``strength_table.py run --sgf-dir`` writes them) set up after each of ``--moves`` moves (records too short are
+skipped).  GNU Go (``--level``, default 10) gives its ``reg_genmove`` choice and ``top_moves`` (up to ten moves with
+its move values) for every position, once, kept in ``--reference`` (a JSONL cache, resumable).  Every
+``--engine NAME=COMMAND`` (a GTP engine) is asked ``reg_genmove`` (``genmove`` if it lacks it) in every position;
+``--policy`` adds jaxgo's move model alone (the shipped gammas' likeliest move, no search).  A move scores GNU Go's
+value of it over the value of GNU Go's best move (0 for a move outside its list).
+
+Prints one JSON line per engine: ``positions``, ``top1`` (GNU Go's first choice), ``top10`` (in its list),
+``mean_ratio`` with its 95% interval (normal approximation), and for every engine after the first the paired
+difference to the first (``diff_vs``, ``diff_ci95``).  ``--out`` keeps the per-position rows; ``--parallel N``
+evaluates N engines at once, one CPU share each (``jaxgo.match.CpuShares``).  A proxy, not a match: GNU Go's
+values rate moves by its own knowledge, and strength claims come from ``strength_table.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import tarfile
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from jaxgo.go.coords import BLACK, point_to_gtp
+from jaxgo.go.gtp_client import GtpFailure, GtpProcess, find_gnugo
+from jaxgo.go.sgf import SGFError, load_sgf
+from jaxgo.match import CpuShares
+
+
+def sgf_records(paths: list[str]) -> list[tuple[str, object]]:
+    """[(name, GameRecord)] of the SGF files, folders and tars named, sorted by name; unreadable records
+    skipped (their count on stderr)."""
+    blobs = {}
+    for path in map(Path, paths):
+        if path.is_dir():
+            blobs.update({str(p): p.read_bytes() for p in path.rglob("*.sgf")})
+        elif tarfile.is_tarfile(path):
+            with tarfile.open(path) as archive:
+                blobs.update({f"{path}:{m.name}": archive.extractfile(m).read()
+                              for m in archive.getmembers() if m.isfile() and m.name.endswith(".sgf")})
+        else:
+            blobs[str(path)] = path.read_bytes()
+    records, broken = [], 0
+    for name in sorted(blobs):
+        try:
+            records.append((name, load_sgf(blobs[name])))
+        except SGFError:
+            broken += 1
+    if broken:
+        print(f"skipped {broken} unreadable SGF records", file=sys.stderr)
+    return records
+
+
+def positions(records, move_numbers: list[int]) -> list[dict]:
+    """[{"id", "size", "komi", "moves": [[colour letter, vertex], ...]}]: each record after each number of moves."""
+    out = []
+    for name, record in records:
+        if record.setup_black or record.setup_white:
+            continue  # handicap / setup positions are not replayed by ``play`` commands
+        vertices = [["B" if colour == BLACK else "W", point_to_gtp(move, record.size)]
+                    for colour, move in record.moves]
+        for n in move_numbers:
+            if n < len(vertices):
+                out.append({"id": f"{name}@{n}", "size": record.size, "komi": record.komi, "moves": vertices[:n]})
+    return out
+
+
+def to_move(position: dict) -> str:
+    """The colour to move (GTP word) after the position's moves."""
+    moves = position["moves"]
+    return "white" if moves and moves[-1][0] == "B" else "black"
+
+
+def set_up(engine: GtpProcess, position: dict) -> None:
+    engine.send(f"boardsize {position['size']}")
+    engine.send("clear_board")
+    engine.send(f"komi {position['komi']}")
+    for colour, vertex in position["moves"]:
+        engine.send(f"play {colour} {vertex}")
+
+
+def ask_move(engine: GtpProcess, position: dict) -> str:
+    """The engine's move in the position (``reg_genmove``, else ``genmove``), upper case."""
+    set_up(engine, position)
+    try:
+        move = engine.send(f"reg_genmove {to_move(position)}", timeout=600)
+    except GtpFailure:
+        move = ""
+    return (move or engine.send(f"genmove {to_move(position)}", timeout=600)).upper()
+
+
+def parse_top_moves(text: str) -> dict:
+    """{vertex: value} of GNU Go's ``top_moves`` reply ("C6 23.55 K2 20.14 ...")."""
+    words = text.split()
+    return {words[i].upper(): float(words[i + 1]) for i in range(0, len(words) - 1, 2)}
+
+
+def reference_moves(positions_: list[dict], cache: Path, level: int) -> dict:
+    """{position id: {"move", "top"}} from GNU Go, asked only for the positions missing from ``cache``."""
+    known = {}
+    if cache.exists():
+        for line in cache.read_text().splitlines():
+            row = json.loads(line)
+            known[row["id"]] = row
+    missing = [p for p in positions_ if p["id"] not in known]
+    if missing:
+        binary = find_gnugo()
+        if binary is None:
+            raise FileNotFoundError("gnugo not found (bash scripts/setup.sh installs it)")
+        with GtpProcess([binary, "--mode", "gtp", "--level", str(level), "--chinese-rules"]) as gnugo, \
+                open(cache, "a") as out:
+            for position in missing:
+                move = ask_move(gnugo, position)
+                row = {"id": position["id"], "move": move, "top": parse_top_moves(gnugo.send("top_moves"))}
+                out.write(json.dumps(row) + "\n")
+                out.flush()
+                known[row["id"]] = row
+    return known
+
+
+def policy_moves(positions_: list[dict]) -> list[str]:
+    """The move model's likeliest non-pass move (shipped gammas, no search) in every position."""
+    import numpy as np
+
+    from jaxgo.go.coords import WHITE, gtp_to_point
+    from jaxgo.go.game import new_game
+    from jaxgo.search import priors
+
+    moves = []
+    for position in positions_:
+        game = new_game(position["size"], position["komi"])
+        for colour, vertex in position["moves"]:
+            game.play(BLACK if colour == "B" else WHITE, gtp_to_point(vertex, position["size"]))
+        legal = np.asarray(game.legal_moves(game.to_play), bool)
+        prior = priors.gamma_prior(game, legal)
+        prior[-1] = -1.0  # pass last
+        moves.append(point_to_gtp(int(np.argmax(prior)), position["size"]).upper())
+    return moves
+
+
+def score(move: str, top: dict) -> float:
+    """GNU Go's value of ``move`` over its best move's value (0 outside its list or without a positive best)."""
+    best = max(top.values(), default=0.0)
+    return top.get(move, 0.0) / best if best > 0 else 0.0
+
+
+def mean_interval(values: list[float]) -> tuple[float, float, float]:
+    """(mean, low, high): the mean with a 95% normal-approximation interval."""
+    n = len(values)
+    mean = sum(values) / n
+    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1)) if n > 1 else 0.0
+    half = 1.96 * sd / math.sqrt(n)
+    return mean, mean - half, mean + half
+
+
+def summary(name: str, moves: list[str], positions_: list[dict], reference: dict, first=None) -> dict:
+    """The JSON line of one engine (``first``: (name, ratios) of the engine the paired difference is taken to)."""
+    tops = [reference[p["id"]]["top"] for p in positions_]
+    ratios = [score(m, t) for m, t in zip(moves, tops)]
+    mean, low, high = mean_interval(ratios)
+    row = {"engine": name, "positions": len(ratios),
+           "top1": sum(m == reference[p["id"]]["move"] for m, p in zip(moves, positions_)),
+           "top10": sum(m in t for m, t in zip(moves, tops)),
+           "mean_ratio": round(mean, 3), "ci95": [round(low, 3), round(high, 3)]}
+    if first is not None:
+        diff, dlow, dhigh = mean_interval([a - b for a, b in zip(ratios, first[1])])
+        row.update(diff_vs=first[0], diff=round(diff, 3), diff_ci95=[round(dlow, 3), round(dhigh, 3)])
+    return row, ratios
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sgf", nargs="+", required=True, help="SGF files, folders of them, or tars")
+    parser.add_argument("--moves", type=int, nargs="+", default=[10, 30, 50, 70],
+                        help="positions after these numbers of moves (default %(default)s)")
+    parser.add_argument("--engine", action="append", default=[], metavar="NAME=COMMAND")
+    parser.add_argument("--policy", action="store_true", help="also score the move model alone (no search)")
+    parser.add_argument("--level", type=int, default=10, help="GNU Go level of the reference (default 10)")
+    parser.add_argument("--reference", default=None,
+                        help="JSONL cache of GNU Go's answers (default: beside --out, else none kept)")
+    parser.add_argument("--out", default=None, help="JSONL of the per-position rows")
+    parser.add_argument("--parallel", type=int, default=1)
+    args = parser.parse_args(argv)
+
+    engines = []
+    for item in args.engine:
+        name, sep, command = item.partition("=")
+        if not sep or not name.strip() or not command.strip():
+            parser.error(f"--engine {item!r}: expected NAME=COMMAND")
+        engines.append((name.strip(), command.strip()))
+    if not engines and not args.policy:
+        parser.error("nothing to score: give --engine NAME=COMMAND and/or --policy")
+    todo = positions(sgf_records(args.sgf), args.moves)
+    if not todo:
+        parser.error("no positions: the records are shorter than every --moves number")
+    with tempfile.TemporaryDirectory() as scratch:
+        cache = Path(args.reference or (f"{args.out}.gnugo.jsonl" if args.out else Path(scratch) / "gnugo.jsonl"))
+        reference = reference_moves(todo, cache, args.level)
+    print(f"{len(todo)} positions; GNU Go level {args.level} reference ready", file=sys.stderr, flush=True)
+
+    shares = CpuShares(args.parallel)
+
+    def run_engine(entry):
+        name, command = entry
+        with shares.take() as cpus, GtpProcess(command, cpus=cpus) as engine:
+            moves = []
+            for i, position in enumerate(todo):
+                moves.append(ask_move(engine, position))
+                print(f"{name}: {i + 1}/{len(todo)}", file=sys.stderr, flush=True)
+            return name, moves
+
+    with ThreadPoolExecutor(max_workers=max(1, args.parallel)) as pool:
+        results = list(pool.map(run_engine, engines))
+    if args.policy:
+        results.append(("policy", policy_moves(todo)))
+    first = None
+    for name, moves in results:
+        row, ratios = summary(name, moves, todo, reference, first)
+        first = first or (name, ratios)
+        print(json.dumps(row), flush=True)
+    if args.out:
+        with open(args.out, "w") as out:
+            for i, position in enumerate(todo):
+                out.write(json.dumps({"id": position["id"], "gnugo": reference[position["id"]]["move"],
+                                      **{name: moves[i] for name, moves in results}}) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

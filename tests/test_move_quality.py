@@ -1,0 +1,120 @@
+"""scripts/move_quality.py: positions from SGF records, GNU Go's top_moves as the reference (a scripted stand-in
+here), per-engine scores and the paired difference to the first engine."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from support import load_script
+
+SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "move_quality.py"
+
+# A stand-in for GNU Go: reg_genmove C3, top_moves "C3 10 D4 5" in every position; logs the commands it gets.
+REFERENCE = r'''#!{python}
+import sys
+for line in sys.stdin:
+    words = line.split()
+    if not words:
+        continue
+    with open({log!r}, "a") as log:
+        log.write(line)
+    if words[0] == "quit":
+        print("=\n", flush=True)
+        break
+    reply = {{"reg_genmove": "C3", "top_moves": "C3 10.0 D4 5.0"}}.get(words[0], "")
+    print("= " + reply + "\n", flush=True)
+'''
+
+# An engine without reg_genmove that always answers genmove with its argument vertex.
+ENGINE = r'''#!{python}
+import sys
+for line in sys.stdin:
+    words = line.split()
+    if not words:
+        continue
+    if words[0] == "quit":
+        print("=\n", flush=True)
+        break
+    if words[0] == "reg_genmove":
+        print("? unknown command\n", flush=True)
+    elif words[0] == "genmove":
+        print("= {move}\n", flush=True)
+    else:
+        print("= \n", flush=True)
+'''
+
+
+@pytest.fixture
+def move_quality():
+    module = load_script(SCRIPT)
+    yield module
+    sys.modules.pop(module.__name__, None)
+
+
+def write_exe(path: Path, text: str) -> str:
+    path.write_text(text)
+    path.chmod(0o755)
+    return str(path)
+
+
+SGF = b"(;FF[4]GM[1]SZ[5]KM[0.5];B[cc];W[bb];B[dd];W[db])"
+
+
+def test_positions_follow_the_records_and_skip_short_ones(move_quality, tmp_path):
+    (tmp_path / "games").mkdir()
+    (tmp_path / "games" / "a.sgf").write_bytes(SGF)
+    (tmp_path / "games" / "broken.sgf").write_bytes(b"(;FF[4]GM[1]SZ[5];B[cc")
+    records = move_quality.sgf_records([str(tmp_path / "games")])
+    assert len(records) == 1
+    found = move_quality.positions(records, [0, 2, 9])
+    assert [p["id"].rsplit("@", 1)[1] for p in found] == ["0", "2"]
+    assert found[1]["moves"] == [["B", "C3"], ["W", "B4"]] and found[1]["komi"] == 0.5
+    assert move_quality.to_move(found[0]) == "black" and move_quality.to_move(found[1]) == "black"
+    assert move_quality.to_move({"moves": [["B", "C3"]]}) == "white"
+
+
+def test_scores_and_intervals(move_quality):
+    top = move_quality.parse_top_moves("C6 20.0 k2 10.0")
+    assert top == {"C6": 20.0, "K2": 10.0}
+    assert [move_quality.score(m, top) for m in ("C6", "K2", "A1")] == [1.0, 0.5, 0.0]
+    assert move_quality.score("A1", {}) == 0.0
+    mean, low, high = move_quality.mean_interval([0.0, 1.0, 0.5, 0.5])
+    assert mean == 0.5 and low < 0.5 < high
+
+
+def test_main_scores_engines_against_the_reference(move_quality, tmp_path, monkeypatch, capsys):
+    reference_log = tmp_path / "reference.log"
+    reference = write_exe(tmp_path / "reference.py", REFERENCE.format(python=sys.executable, log=str(reference_log)))
+    monkeypatch.setattr(move_quality, "find_gnugo", lambda: reference)
+    good = write_exe(tmp_path / "good.py", ENGINE.format(python=sys.executable, move="C3"))
+    fair = write_exe(tmp_path / "fair.py", ENGINE.format(python=sys.executable, move="D4"))
+    sgf = tmp_path / "a.sgf"
+    sgf.write_bytes(SGF)
+    out = tmp_path / "rows.jsonl"
+    argv = ["--sgf", str(sgf), "--moves", "1", "3", "--engine", f"good={good}", "--engine", f"fair={fair}",
+            "--out", str(out)]
+    assert move_quality.main(argv) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert lines[0] == {"engine": "good", "positions": 2, "top1": 2, "top10": 2, "mean_ratio": 1.0,
+                        "ci95": [1.0, 1.0]}
+    assert lines[1]["mean_ratio"] == 0.5 and lines[1]["top1"] == 0 and lines[1]["top10"] == 2
+    assert lines[1]["diff_vs"] == "good" and lines[1]["diff"] == -0.5
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [(r["gnugo"], r["good"], r["fair"]) for r in rows] == [("C3", "C3", "D4")] * 2
+    # the reference is cached beside --out: a second run asks the stand-in for nothing
+    asked = reference_log.read_text().count("reg_genmove")
+    assert asked == 2
+    assert move_quality.main(argv) == 0
+    assert reference_log.read_text().count("reg_genmove") == asked
+
+
+def test_main_needs_something_to_score(move_quality, tmp_path):
+    sgf = tmp_path / "a.sgf"
+    sgf.write_bytes(SGF)
+    with pytest.raises(SystemExit):
+        move_quality.main(["--sgf", str(sgf)])
+    with pytest.raises(SystemExit):
+        move_quality.main(["--sgf", str(sgf), "--engine", "no-command"])
