@@ -1,15 +1,15 @@
 """Quality of engines' moves scored by GNU Go: a quick proxy for strength between full match series.
 
-    python scripts/move_quality.py --sgf benchmarks/games/sgf_19x19_time.tar.xz --moves 10 30 50 70 \\
+    python scripts/move_quality.py --sgf benchmarks/games/sgf_19x19_time.tar.xz --records 8 --moves 10 30 50 70 \\
         --engine "defaults=.venv/bin/python -m jaxgo gtp --quiet --size 19 --seed 7 --seconds 10 --resign-threshold 0" \\
         --engine "widening=.venv/bin/python -m jaxgo gtp --quiet --size 19 --seed 7 --seconds 10 --resign-threshold 0 \\
                   --search-option widen_playouts=40" \\
         --policy --parallel 2 --out /tmp/move_quality.jsonl
 
 Positions: every game record of ``--sgf`` (SGF files, folders of them, or tars of such folders, as
-``strength_table.py run --sgf-dir`` writes them) set up after each of ``--moves`` moves (records too short are
-skipped).  GNU Go (``--level``, default 10) gives its ``reg_genmove`` choice and ``top_moves`` (up to ten moves with
-its move values) for every position, once, kept in ``--reference`` (a JSONL cache, resumable).  Every
+``strength_table.py run --sgf-dir`` writes them; ``--records N``: the first N by name) set up after each of
+``--moves`` moves (records too short are skipped).  GNU Go (``--level``, default 10) gives its ``reg_genmove``
+choice and ``top_moves`` (up to ten moves with its move values) for every position, once, kept in ``--reference`` (a JSONL cache, resumable).  Every
 ``--engine NAME=COMMAND`` (a GTP engine) is asked ``reg_genmove`` (``genmove`` if it lacks it) in every position;
 ``--policy`` adds jaxgo's move model alone (the shipped gammas' likeliest move, no search).  A move scores GNU Go's
 value of it over the value of GNU Go's best move (0 for a move outside its list).
@@ -182,6 +182,8 @@ def summary(name: str, moves: list[str], positions_: list[dict], reference: dict
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sgf", nargs="+", required=True, help="SGF files, folders of them, or tars")
+    parser.add_argument("--records", type=int, default=None,
+                        help="only the first N game records (in name order; default all)")
     parser.add_argument("--moves", type=int, nargs="+", default=[10, 30, 50, 70],
                         help="positions after these numbers of moves (default %(default)s)")
     parser.add_argument("--engine", action="append", default=[], metavar="NAME=COMMAND")
@@ -201,7 +203,7 @@ def main(argv=None) -> int:
         engines.append((name.strip(), command.strip()))
     if not engines and not args.policy:
         parser.error("nothing to score: give --engine NAME=COMMAND and/or --policy")
-    todo = positions(sgf_records(args.sgf), args.moves)
+    todo = positions(sgf_records(args.sgf)[:args.records], args.moves)
     if not todo:
         parser.error("no positions: the records are shorter than every --moves number")
     with tempfile.TemporaryDirectory() as scratch:

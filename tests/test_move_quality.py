@@ -94,7 +94,7 @@ def test_main_scores_engines_against_the_reference(move_quality, tmp_path, monke
     sgf = tmp_path / "a.sgf"
     sgf.write_bytes(SGF)
     out = tmp_path / "rows.jsonl"
-    argv = ["--sgf", str(sgf), "--moves", "1", "3", "--engine", f"good={good}", "--engine", f"fair={fair}",
+    argv = ["--sgf", str(sgf), "--moves", "1", "3", "--records", "1", "--engine", f"good={good}", "--engine", f"fair={fair}",
             "--out", str(out)]
     assert move_quality.main(argv) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
