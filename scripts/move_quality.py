@@ -9,10 +9,11 @@
 Positions: every game record of ``--sgf`` (SGF files, folders of them, or tars of such folders, as
 ``strength_table.py run --sgf-dir`` writes them; ``--records N``: the first N by name) set up after each of
 ``--moves`` moves (records too short are skipped).  GNU Go (``--level``, default 10) gives its ``reg_genmove``
-choice and ``top_moves`` (up to ten moves with its move values) for every position, once, kept in ``--reference`` (a JSONL cache, resumable).  Every
-``--engine NAME=COMMAND`` (a GTP engine) is asked ``reg_genmove`` (``genmove`` if it lacks it) in every position;
-``--policy`` adds jaxgo's move model alone (the shipped gammas' likeliest move, no search).  A move scores GNU Go's
-value of it over the value of GNU Go's best move (0 for a move outside its list).
+choice and ``top_moves`` (up to ten moves with its move values) for every position, once, kept in ``--reference``
+(a JSONL cache, resumable).  Every ``--engine NAME=COMMAND`` (a GTP engine) is asked ``reg_genmove``
+(``genmove`` if it lacks it) in every position; ``--policy`` adds jaxgo's move model alone (the shipped gammas'
+likeliest move, no search).  A move scores GNU Go's value of it over the value of GNU Go's best move (0 for a
+move outside its list).
 
 Prints one JSON line per engine: ``positions``, ``top1`` (GNU Go's first choice), ``top10`` (in its list),
 ``mean_ratio`` with its 95% interval (normal approximation), and for every engine after the first the paired
