@@ -8,43 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import load_script
+from support import fake_gtp_engine, load_script
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "move_quality.py"
-
-# A stand-in for GNU Go: reg_genmove C3, top_moves "C3 10 D4 5" in every position; logs the commands it gets.
-REFERENCE = r'''#!{python}
-import sys
-for line in sys.stdin:
-    words = line.split()
-    if not words:
-        continue
-    with open({log!r}, "a") as log:
-        log.write(line)
-    if words[0] == "quit":
-        print("=\n", flush=True)
-        break
-    reply = {{"reg_genmove": "C3", "top_moves": "C3 10.0 D4 5.0"}}.get(words[0], "")
-    print("= " + reply + "\n", flush=True)
-'''
-
-# An engine without reg_genmove that always answers genmove with its argument vertex.
-ENGINE = r'''#!{python}
-import sys
-for line in sys.stdin:
-    words = line.split()
-    if not words:
-        continue
-    if words[0] == "quit":
-        print("=\n", flush=True)
-        break
-    if words[0] == "reg_genmove":
-        print("? unknown command\n", flush=True)
-    elif words[0] == "genmove":
-        print("= {move}\n", flush=True)
-    else:
-        print("= \n", flush=True)
-'''
 
 
 @pytest.fixture
@@ -52,12 +18,6 @@ def move_quality():
     module = load_script(SCRIPT)
     yield module
     sys.modules.pop(module.__name__, None)
-
-
-def write_exe(path: Path, text: str) -> str:
-    path.write_text(text)
-    path.chmod(0o755)
-    return str(path)
 
 
 SGF = b"(;FF[4]GM[1]SZ[5]KM[0.5];B[cc];W[bb];B[dd];W[db])"
@@ -87,10 +47,13 @@ def test_scores_and_intervals(move_quality):
 
 def test_main_scores_engines_against_the_reference(move_quality, tmp_path, monkeypatch, capsys):
     reference_log = tmp_path / "reference.log"
-    reference = write_exe(tmp_path / "reference.py", REFERENCE.format(python=sys.executable, log=str(reference_log)))
+    # a stand-in for GNU Go (its reg_genmove C3, top_moves "C3 10 D4 5" everywhere), and two engines without
+    # reg_genmove that always play C3 or D4
+    gnugo_replies = {"reg_genmove": "C3", "top_moves": "C3 10.0 D4 5.0"}
+    reference = fake_gtp_engine(tmp_path / "reference.py", replies=gnugo_replies, log=reference_log)
     monkeypatch.setattr(move_quality, "find_gnugo", lambda: reference)
-    good = write_exe(tmp_path / "good.py", ENGINE.format(python=sys.executable, move="C3"))
-    fair = write_exe(tmp_path / "fair.py", ENGINE.format(python=sys.executable, move="D4"))
+    good, fair = (fake_gtp_engine(tmp_path / f"{move}.py", replies={"reg_genmove": "? unknown command",
+                                                                    "genmove": move}) for move in ("C3", "D4"))
     sgf = tmp_path / "a.sgf"
     sgf.write_bytes(SGF)
     out = tmp_path / "rows.jsonl"

@@ -92,26 +92,11 @@ def test_series_game_needs_exactly_one_sgf_with_the_logged_moves(strength_table)
         strength_table.series_game([two], 3)
 
 
-ESTIMATING_GNUGO = r'''#!{python}
-import sys
-for line in sys.stdin:
-    words = line.split()
-    if not words:
-        continue
-    if words[0] == "quit":
-        print("=\n", flush=True)
-        break
-    reply = "W+12.5 (upper bound: 14.0, lower: 11.0)" if words[0] == "estimate_score" else ""
-    print("= " + reply + "\n", flush=True)
-'''
-
-
 def test_audit_estimate_asks_gnugo_for_the_score_of_a_clocked_series(strength_table, tmp_path, monkeypatch,
                                                                     capsys):
-    gnugo = tmp_path / "gnugo.py"
-    gnugo.write_text(ESTIMATING_GNUGO.format(python=sys.executable))
-    gnugo.chmod(0o755)
-    monkeypatch.setattr(strength_table, "find_gnugo", lambda: str(gnugo))
+    estimate = "W+12.5 (upper bound: 14.0, lower: 11.0)"
+    gnugo = fake_gtp_engine(tmp_path / "gnugo.py", replies={"estimate_score": estimate})
+    monkeypatch.setattr(strength_table, "find_gnugo", lambda: gnugo)
     log = tmp_path / "log.jsonl"
     base = {"strategy": "rave", "playouts": None, "label": "t", "size": 5, "time": "0:10:1"}
     rows = [dict(base, game=0, jaxgo_colour="black", jaxgo_won=False, reason="resign", moves=2),
