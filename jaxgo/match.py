@@ -80,6 +80,20 @@ def wilson_interval(wins: float, games: int, z: float = 1.96) -> tuple[float, fl
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def sgf_files(path) -> dict[str, bytes]:
+    """{name: bytes} of the ``.sgf`` files of a game folder (as ``run_match(sgf_dir=...)`` writes them; names
+    relative to it) or of a tar of such folders (member names; any compression ``tarfile`` reads).  A tar is read
+    at once: a compressed tar cannot be read from two threads."""
+    import tarfile
+
+    path = Path(path)
+    if path.is_dir():
+        return {str(p.relative_to(path)): p.read_bytes() for p in path.rglob("*.sgf")}
+    with tarfile.open(path) as archive:
+        return {m.name: archive.extractfile(m).read()
+                for m in archive.getmembers() if m.isfile() and m.name.endswith(".sgf")}
+
+
 def _result_text(score: float) -> str:
     return f"B+{score:g}" if score > 0 else (f"W+{-score:g}" if score < 0 else "0")
 

@@ -35,8 +35,8 @@ from pathlib import Path
 
 from jaxgo.go.coords import BLACK, point_to_gtp
 from jaxgo.go.gtp_client import GtpFailure, GtpProcess, find_gnugo
-from jaxgo.go.sgf import SGFError, load_sgf
-from jaxgo.match import CpuShares
+from jaxgo.go.sgf import SGFError, load_sgf, replay
+from jaxgo.match import CpuShares, sgf_files
 
 
 def sgf_records(paths: list[str]) -> list[tuple[str, object]]:
@@ -44,12 +44,8 @@ def sgf_records(paths: list[str]) -> list[tuple[str, object]]:
     skipped (their count on stderr)."""
     blobs = {}
     for path in map(Path, paths):
-        if path.is_dir():
-            blobs.update({str(p): p.read_bytes() for p in path.rglob("*.sgf")})
-        elif tarfile.is_tarfile(path):
-            with tarfile.open(path) as archive:
-                blobs.update({f"{path}:{m.name}": archive.extractfile(m).read()
-                              for m in archive.getmembers() if m.isfile() and m.name.endswith(".sgf")})
+        if path.is_dir() or tarfile.is_tarfile(path):
+            blobs.update({f"{path}:{name}": data for name, data in sgf_files(path).items()})
         else:
             blobs[str(path)] = path.read_bytes()
     records, broken = [], 0
@@ -64,7 +60,8 @@ def sgf_records(paths: list[str]) -> list[tuple[str, object]]:
 
 
 def positions(records, move_numbers: list[int]) -> list[dict]:
-    """[{"id", "size", "komi", "moves": [[colour letter, vertex], ...]}]: each record after each number of moves."""
+    """[{"id", "size", "komi", "moves": [[colour letter, vertex], ...], "record", "number"}]: each record after
+    each number of moves."""
     out = []
     for name, record in records:
         if record.setup_black or record.setup_white:
@@ -73,7 +70,8 @@ def positions(records, move_numbers: list[int]) -> list[dict]:
                     for colour, move in record.moves]
         for n in move_numbers:
             if n < len(vertices):
-                out.append({"id": f"{name}@{n}", "size": record.size, "komi": record.komi, "moves": vertices[:n]})
+                out.append({"id": f"{name}@{n}", "size": record.size, "komi": record.komi, "moves": vertices[:n],
+                            "record": record, "number": n})
     return out
 
 
@@ -134,15 +132,11 @@ def policy_moves(positions_: list[dict]) -> list[str]:
     """The move model's likeliest non-pass move (shipped gammas, no search) in every position."""
     import numpy as np
 
-    from jaxgo.go.coords import WHITE, gtp_to_point
-    from jaxgo.go.game import new_game
     from jaxgo.search import priors
 
     moves = []
     for position in positions_:
-        game = new_game(position["size"], position["komi"])
-        for colour, vertex in position["moves"]:
-            game.play(BLACK if colour == "B" else WHITE, gtp_to_point(vertex, position["size"]))
+        game = replay(position["record"], move_number=position["number"] + 1)
         legal = np.asarray(game.legal_moves(game.to_play), bool)
         prior = priors.gamma_prior(game, legal)
         prior[-1] = -1.0  # pass last

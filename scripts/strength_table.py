@@ -50,7 +50,7 @@ from pathlib import Path
 
 from jaxgo.go.coords import BLACK, WHITE
 from jaxgo.go.gtp_client import find_gnugo
-from jaxgo.match import TimeControl, run_match, wilson_interval
+from jaxgo.match import TimeControl, run_match, sgf_files, wilson_interval
 
 
 DEFAULT_ENGINE = f"{shlex.quote(sys.executable)} -m jaxgo gtp"
@@ -153,16 +153,10 @@ def sgf_sources(path: Path) -> dict:
     one or more (``STRATEGY_BUDGET_FIRST/game_K.sgf`` holds game FIRST + K of its series; series with other labels
     kept in other folders give more than one candidate, told apart by ``series_game``)."""
     import re
-    import tarfile
 
     pattern = re.compile(r"([a-z0-9]+)_([^/_]+)_(\d{4})/game_(\d{4})\.sgf$")
-    if path.is_dir():
-        files = {str(p.relative_to(path)): p.read_bytes() for p in path.rglob("*.sgf")}
-    else:
-        with tarfile.open(path) as archive:  # read at once: a compressed tar cannot be read from two threads
-            files = {m.name: archive.extractfile(m).read() for m in archive.getmembers() if m.isfile()}
     found = {}
-    for name, data in files.items():
+    for name, data in sgf_files(path).items():
         match = pattern.search(name)
         if match:
             strategy, budget, first, index = match.groups()

@@ -81,3 +81,16 @@ def test_main_needs_something_to_score(move_quality, tmp_path):
         move_quality.main(["--sgf", str(sgf)])
     with pytest.raises(SystemExit):
         move_quality.main(["--sgf", str(sgf), "--engine", "no-command"])
+
+
+def test_policy_moves_are_legal_points_of_the_replayed_positions(move_quality):
+    from jaxgo.go.coords import gtp_to_point
+    from jaxgo.go.sgf import load_sgf
+
+    found = move_quality.positions([("a", load_sgf(SGF))], [0, 3])
+    moves = move_quality.policy_moves(found)
+    assert len(moves) == 2
+    for position, move in zip(found, moves):
+        game = move_quality.replay(position["record"], move_number=position["number"] + 1)
+        assert move != "PASS" and game.legal_moves(game.to_play)[gtp_to_point(move, 5)]
+        assert [move] not in [m[1:] for m in position["moves"]]
