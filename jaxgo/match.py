@@ -249,7 +249,8 @@ def play_game(black_cmd: str, white_cmd: str, size: int = 9, komi: float = 7.5, 
                 log = stderr.get(color) if isinstance(stderr, dict) else stderr
                 engine = GtpProcess(command, timeout, log, cpus=cpus)
                 engines[color] = engine
-                for line in [f"boardsize {size}", "clear_board", f"komi {komi}"] + list((setup or {}).get(color, [])):
+                engine.set_position(size, komi)
+                for line in (setup or {}).get(color, []):
                     engine.send(line)
                 if time_control:
                     engine.try_send(time_control.gtp_settings())

@@ -81,17 +81,9 @@ def to_move(position: dict) -> str:
     return "white" if moves and moves[-1][0] == "B" else "black"
 
 
-def set_up(engine: GtpProcess, position: dict) -> None:
-    engine.send(f"boardsize {position['size']}")
-    engine.send("clear_board")
-    engine.send(f"komi {position['komi']}")
-    for colour, vertex in position["moves"]:
-        engine.send(f"play {colour} {vertex}")
-
-
 def ask_move(engine: GtpProcess, position: dict) -> str:
     """The engine's move in the position (``reg_genmove``, else ``genmove``), upper case."""
-    set_up(engine, position)
+    engine.set_position(position["size"], position["komi"], position["moves"])
     try:
         move = engine.send(f"reg_genmove {to_move(position)}", timeout=600)
     except GtpFailure:

@@ -213,10 +213,8 @@ def audit(args) -> int:
 
     def estimate(rec, record):
         with GtpProcess(opponent) as gnugo:
-            for command in (f"boardsize {args.size}", "clear_board", "komi 7.5"):
-                gnugo.send(command)
-            for colour, move in record.moves:
-                gnugo.send(f"play {'B' if colour == BLACK else 'W'} {point_to_gtp(move, args.size)}")
+            gnugo.set_position(args.size, 7.5, [("B" if colour == BLACK else "W", point_to_gtp(move, args.size))
+                                                for colour, move in record.moves])
             text = gnugo.send("estimate_score", timeout=args.timeout)
         return {"game": rec["game"], "jaxgo_colour": rec["jaxgo_colour"], "resigned_at": len(record.moves),
                 "estimate": text.split()[0], "jaxgo_margin": estimate_margin(text, rec["jaxgo_colour"])}

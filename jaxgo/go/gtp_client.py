@@ -102,6 +102,14 @@ class GtpProcess:
         except (GtpError, GtpFailure):
             return None
 
+    def set_position(self, size: int, komi: float, moves=()) -> None:
+        """``boardsize``, ``clear_board`` and ``komi``, then ``play COLOUR VERTEX`` for each (colour, vertex) of
+        ``moves`` (GTP text: "B"/"W" or "black"/"white", "D4"/"pass"); GtpFailure names the first refused one."""
+        for command in (f"boardsize {size}", "clear_board", f"komi {komi}"):
+            self.send(command)
+        for colour, vertex in moves:
+            self.send(f"play {colour} {vertex}")
+
     def close(self) -> None:
         if self.process.poll() is None:
             try:
@@ -128,7 +136,5 @@ def gnugo(size: int, komi: float, chinese_rules: bool = True, level: int = 10) -
     if chinese_rules:
         argv.append("--chinese-rules")
     engine = GtpProcess(argv)
-    engine.send(f"boardsize {size}")
-    engine.send("clear_board")
-    engine.send(f"komi {komi}")
+    engine.set_position(size, komi)
     return engine
