@@ -33,7 +33,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from jaxgo.go.coords import BLACK, point_to_gtp
+from jaxgo.go.coords import point_to_gtp
 from jaxgo.go.gtp_client import GtpFailure, GtpProcess, find_gnugo
 from jaxgo.go.sgf import SGFError, load_sgf, replay
 from jaxgo.match import CpuShares, sgf_files
@@ -66,8 +66,7 @@ def positions(records, move_numbers: list[int]) -> list[dict]:
     for name, record in records:
         if record.setup_black or record.setup_white:
             continue  # handicap / setup positions are not replayed by ``play`` commands
-        vertices = [["B" if colour == BLACK else "W", point_to_gtp(move, record.size)]
-                    for colour, move in record.moves]
+        vertices = record.gtp_moves()
         for n in move_numbers:
             if n < len(vertices):
                 out.append({"id": f"{name}@{n}", "size": record.size, "komi": record.komi, "moves": vertices[:n],

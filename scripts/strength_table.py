@@ -189,7 +189,6 @@ def estimate_margin(text: str, colour: str) -> float:
 def audit(args) -> int:
     from concurrent.futures import ThreadPoolExecutor
 
-    from jaxgo.go.coords import point_to_gtp
     from jaxgo.go.gtp_client import GtpProcess
     from jaxgo.match import CpuShares, play_game
 
@@ -213,8 +212,7 @@ def audit(args) -> int:
 
     def estimate(rec, record):
         with GtpProcess(opponent) as gnugo:
-            gnugo.set_position(args.size, 7.5, [("B" if colour == BLACK else "W", point_to_gtp(move, args.size))
-                                                for colour, move in record.moves])
+            gnugo.set_position(args.size, 7.5, record.gtp_moves())
             text = gnugo.send("estimate_score", timeout=args.timeout)
         return {"game": rec["game"], "jaxgo_colour": rec["jaxgo_colour"], "resigned_at": len(record.moves),
                 "estimate": text.split()[0], "jaxgo_margin": estimate_margin(text, rec["jaxgo_colour"])}

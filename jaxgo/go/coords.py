@@ -38,6 +38,21 @@ def point_to_gtp(point: int, size: int) -> str:
     return f"{GTP_COLUMNS[col]}{size - row}"
 
 
+def colour_letter(colour: int) -> str:
+    """BLACK -> ``"B"``, WHITE -> ``"W"`` (the letter of SGF properties, GTP colours and KataGo queries)."""
+    if colour == BLACK:
+        return "B"
+    if colour == WHITE:
+        return "W"
+    raise ValueError(f"not a colour: {colour!r}")
+
+
+def gtp_moves(moves, size: int) -> list[list[str]]:
+    """``[(colour, point), ...]`` -> ``[["B", "D4"], ["W", "pass"], ...]``: a move list in GTP vertices, the form
+    of ``play`` commands and of the analysis protocol's ``moves``."""
+    return [[colour_letter(colour), point_to_gtp(int(point), size)] for colour, point in moves]
+
+
 def gtp_to_point(vertex: str, size: int) -> int:
     """GTP vertex (case-insensitive, ``pass`` allowed) -> flat index. Raises ValueError if off-board."""
     text = vertex.strip().upper()

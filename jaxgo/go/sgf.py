@@ -17,7 +17,7 @@ import os
 from typing import Union
 
 from jaxgo.go.config import Rules
-from jaxgo.go.coords import BLACK, EMPTY, WHITE
+from jaxgo.go.coords import BLACK, EMPTY, WHITE, colour_letter, gtp_moves
 
 SGF_LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
@@ -45,6 +45,10 @@ class GameRecord:
     @property
     def pass_move(self) -> int:
         return self.size * self.size
+
+    def gtp_moves(self) -> list[list[str]]:
+        """The main line as ``[["B", "D4"], ["W", "pass"], ...]`` (GTP vertices)."""
+        return gtp_moves(self.moves, self.size)
 
     def first_to_play(self) -> int:
         """Who moves first after the setup: PL, else the first move's colour, else White after handicap."""
@@ -272,7 +276,7 @@ def game_to_sgf(game, result: str | None = None, black_name: str | None = None,
     current: list[str] = root  # where the next setup property goes
     for event in _history(game):
         kind, colour = event[0], event[1]
-        letter = "B" if colour == BLACK else "W"
+        letter = colour_letter(colour)
         if kind == "setup":
             if current is not root and not current[0].startswith("A"):
                 current = []  # setup after a move: a node of its own

@@ -23,14 +23,14 @@ import time
 
 import numpy as np
 
-from jaxgo.go.coords import BLACK
+from jaxgo.go.coords import colour_letter, gtp_moves
 from jaxgo.gtp.protocol import GtpError
 from jaxgo.search.config import SearchConfig
 from jaxgo.search.mcts import SearchResult
 from jaxgo.search.player import OWNERSHIP_PLAYOUTS
 from jaxgo.server.client import ServerClosed
 from jaxgo.server.engine import TREE_STRATEGIES
-from jaxgo.server.protocol import RequestError, parse_vertex, vertex
+from jaxgo.server.protocol import RequestError, parse_vertex
 
 ANALYSIS_VISITS = 1 << 18  # "until interrupted": a search with only a time budget stops here at the latest
 SEARCH_PLAYOUTS = 1000  # a search with neither playouts nor seconds (as mcts.Searcher)
@@ -51,12 +51,12 @@ def position_fields(game) -> dict:
     fields = {
         "boardXSize": size, "boardYSize": size, "komi": float(game.rules.komi),
         "rules": {"ko": game.rules.ko_rule.upper(), "suicide": bool(game.rules.suicide), "scoring": "AREA"},
-        "initialStones": [["B" if stones[p] == BLACK else "W", vertex(p, size)] for p in np.flatnonzero(stones)],
-        "initialPlayer": "B" if int(start.to_play) == BLACK else "W",
-        "moves": [["B" if c == BLACK else "W", vertex(m, size)] for c, m in moves],
+        "initialStones": gtp_moves([(stones[p], p) for p in np.flatnonzero(stones)], size),
+        "initialPlayer": colour_letter(int(start.to_play)),
+        "moves": gtp_moves(moves, size),
     }
     if not moves:
-        fields["initialPlayer"] = "B" if game.to_play == BLACK else "W"
+        fields["initialPlayer"] = colour_letter(game.to_play)
     return fields
 
 
@@ -73,7 +73,7 @@ def position_query(game, colour: int, config: SearchConfig, visits: int, *, inte
                    ownership: bool = False, territory: bool = False, perspective: str = "SIDETOMOVE") -> dict:
     """A KataGo query for ``colour`` to move in ``game``'s position, searched with ``config``."""
     fields = position_fields(game)
-    name = "B" if colour == BLACK else "W"
+    name = colour_letter(colour)
     if not fields["moves"]:
         fields["initialPlayer"] = name
     elif fields["moves"][-1][0] == name:  # the same colour moves again (GTP allows it): the other one passes

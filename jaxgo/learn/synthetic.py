@@ -8,7 +8,7 @@ import tarfile
 
 import numpy as np
 
-from jaxgo.go.coords import BLACK
+from jaxgo.go.coords import colour_letter
 
 
 def bt_positions(num_positions: int = 2000, candidates: int = 12, seed: int = 0):
@@ -43,7 +43,7 @@ def random_game_sgf(size: int = 9, moves: int = 40, seed: int = 0) -> bytes:
     for _ in range(moves):
         legal = np.flatnonzero(board.legal_mask()[:-1])
         move = int(rng.choice(legal)) if len(legal) else size * size
-        colour = "B" if board.to_play == BLACK else "W"
+        colour = colour_letter(board.to_play)
         parts.append(f";{colour}[{'' if move == size * size else point_to_sgf(move, size)}]")
         board.play(move)
     return ("".join(parts) + ")").encode()

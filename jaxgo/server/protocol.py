@@ -29,7 +29,7 @@ import json
 import math
 
 from jaxgo.go.config import Rules
-from jaxgo.go.coords import BLACK, WHITE, GTP_COLUMNS
+from jaxgo.go.coords import BLACK, WHITE, GTP_COLUMNS, colour_letter, point_to_gtp
 from jaxgo.search.config import SearchConfig
 from jaxgo.search.tree import rank_actions
 
@@ -261,10 +261,7 @@ def parse_vertex(text, size: int, field: str, ident, allow_pass: bool = True) ->
 
 def vertex(point: int, size: int) -> str:
     """Point -> GTP vertex ('pass' for size*size)."""
-    if point == size * size:
-        return "pass"
-    row, col = divmod(int(point), size)
-    return f"{GTP_COLUMNS[col]}{size - row}"
+    return point_to_gtp(int(point), size)
 
 
 def _moves(obj, name, size, ident, allow_pass) -> list:
@@ -520,7 +517,7 @@ def build_response(ident, turn: int, snap: Snapshot, during_search: bool, query:
     out = {
         "id": ident, "turnNumber": turn, "isDuringSearch": during_search,
         "moveInfos": move_infos(snap, perspective),
-        "rootInfo": {"currentPlayer": "B" if snap.to_play == BLACK else "W", "visits": int(snap.root_visits),
+        "rootInfo": {"currentPlayer": colour_letter(snap.to_play), "visits": int(snap.root_visits),
                      "winrate": _round(rate), "scoreLead": _round(score_sign * snap.root_score, 3),
                      "scoreSelfplay": _round(score_sign * snap.root_score, 3), "utility": _round(2 * rate - 1)},
     }

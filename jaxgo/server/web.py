@@ -24,6 +24,7 @@ import time
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from jaxgo.go.coords import BLACK, WHITE, colour_letter, gtp_moves
 from jaxgo.server import protocol
 from jaxgo.server.engine import AnalysisEngine, Client
 from jaxgo.server.transports import KEEPALIVE_SECONDS, ConnectionTracking, peer_closed
@@ -42,10 +43,10 @@ def sgf_to_query_fields(text: bytes) -> dict:
     size = record.size
     return {
         "size": size, "komi": record.komi,
-        "initialStones": [["B", protocol.vertex(p, size)] for p in record.setup_black]
-        + [["W", protocol.vertex(p, size)] for p in record.setup_white],
-        "initialPlayer": "B" if record.first_to_play() == 1 else "W",
-        "moves": [["B" if c == 1 else "W", protocol.vertex(m, size)] for c, m in record.moves],
+        "initialStones": gtp_moves([(BLACK, p) for p in record.setup_black]
+                                   + [(WHITE, p) for p in record.setup_white], size),
+        "initialPlayer": colour_letter(record.first_to_play()),
+        "moves": record.gtp_moves(),
     }
 
 

@@ -11,7 +11,7 @@ import pytest
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 from jaxgo.go.config import Rules  # noqa: E402
-from jaxgo.go.coords import BLACK, WHITE, gtp_to_point  # noqa: E402
+from jaxgo.go.coords import BLACK, WHITE, colour_letter, gtp_moves, gtp_to_point  # noqa: E402
 from jaxgo.go.sgf import GameRecord, SGFError, game_to_sgf, load_sgf, point_to_sgf, replay  # noqa: E402
 from jaxgo.util.paths import data_dir  # noqa: E402
 
@@ -37,6 +37,8 @@ def test_load_game_properties_and_moves():
     assert record.moves == [(c, pt(v, 5)) for c, v in expected]
     # B[tt] and B[] are both passes on a board up to 19x19.
     assert record.moves[6][1] == p and record.moves[9][1] == p
+    # The same main line as GTP vertices, the form of ``play`` commands and analysis queries.
+    assert record.gtp_moves() == [["B" if c == BLACK else "W", v] for c, v in expected]
 
 
 def test_load_from_bytes_text_and_path_agree():
@@ -169,6 +171,16 @@ def test_replay_superko_only_checked_when_asked():
     game = replay(record, rules, 105)
     colour, move = record.moves[104]
     assert not game.is_legal(colour, move)
+
+
+def test_gtp_moves_and_colour_letters():
+    assert colour_letter(BLACK) == "B" and colour_letter(WHITE) == "W"
+    with pytest.raises(ValueError, match="not a colour"):
+        colour_letter(0)
+    # Numpy integers (stones arrays, search results) convert like ints; the pass index is "pass".
+    moves = [(np.int8(BLACK), np.int64(pt("A19", 19))), (WHITE, pt("T1", 19)), (BLACK, 361)]
+    assert gtp_moves(moves, 19) == [["B", "A19"], ["W", "T1"], ["B", "pass"]]
+    assert gtp_moves([], 9) == []
 
 
 # -- writing --------------------------------------------------------------------------------------------
