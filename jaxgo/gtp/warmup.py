@@ -100,7 +100,7 @@ class Warmup:
 
         rules = self.session.rules
         game = Game(rules)
-        leaves = first_batch_size(config, *player.budget(game, game.to_play))
+        leaves = first_batch_size(config, *player.budget(game, game.to_play), game.size)
         shape = (rules, config, leaves)
         if shape not in self.compiled:
             searcher = Searcher(rules, dataclasses.replace(config, leaves_per_batch=leaves), seed=0)

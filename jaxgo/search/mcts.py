@@ -249,9 +249,9 @@ class Searcher:
 
     def _search_tree(self, game, playouts, seconds, start) -> SearchResult:
         if playouts is None and not self.config.leaves_per_batch:
-            leaves = self.leaves_for_seconds(seconds)
+            leaves = self.leaves_for_seconds(seconds, game.size)
         else:
-            leaves = first_batch_size(self.config, playouts, seconds)
+            leaves = first_batch_size(self.config, playouts, seconds, game.size)
         job = self.start_tree_search(game, leaves=leaves)
         while job.done == 0 or not self._out_of_budget(job.done, playouts, seconds, start):
             leaf_states = self.select_leaves(job)
@@ -291,12 +291,12 @@ class Searcher:
         return TreeJob(tree=self._prepare_tree(game), history=self._history(game), leaves=leaves,
                        root_last=priors.game_last_moves(game))
 
-    def leaves_for_seconds(self, seconds: float) -> int:
+    def leaves_for_seconds(self, seconds: float, size: int) -> int:
         """K for a search on a time budget: chosen by the first such search (``first_batch_size``, as the GTP
         warm-up compiles it) and kept, so that a game on a clock never waits inside a move for a new batch shape
         to compile (the clock's share changes from move to move)."""
         if self.timed_leaves is None:
-            self.timed_leaves = first_batch_size(self.config, None, seconds)
+            self.timed_leaves = first_batch_size(self.config, None, seconds, size)
         return self.timed_leaves
 
     def select_leaves(self, job: "TreeJob"):
@@ -601,16 +601,32 @@ def _last_moves(tree: Tree, nodes: np.ndarray, root_last: tuple) -> np.ndarray:
     return np.stack([last, before], axis=1).astype(np.int32)
 
 
-FIRST_SEARCH_RATE = 2000.0  # playouts/s assumed for a time budget (its batch size K follows)
+# Playouts per second a search on a time budget expects (its batch size K follows), by board size: heavy
+# playouts, one CPU core, inside a RAVE search with small batches (benchmarks/RESULTS.md, "Batch size on a clock").
+FIRST_SEARCH_RATES = {9: 2500.0, 13: 1000.0, 19: 240.0}
 
 
-def first_batch_size(config: SearchConfig, playouts: int | None, seconds: float | None) -> int:
+def first_search_rate(size: int) -> float:
+    """Playouts/s assumed for a time budget on a ``size`` board: ``FIRST_SEARCH_RATES``, interpolated on a log-log
+    scale of the number of points between the measured sizes (the last slope beyond them); boards below 9x9 get
+    the 9x9 rate (there a device call costs more than its playouts)."""
+    sizes = sorted(FIRST_SEARCH_RATES)
+    if size <= sizes[0]:
+        return FIRST_SEARCH_RATES[sizes[0]]
+    upper = next((s for s in sizes if s >= size), sizes[-1])
+    lower = sizes[max(0, sizes.index(upper) - 1)]
+    slope = math.log(FIRST_SEARCH_RATES[upper] / FIRST_SEARCH_RATES[lower]) / math.log(upper ** 2 / lower ** 2)
+    return FIRST_SEARCH_RATES[lower] * (size ** 2 / lower ** 2) ** slope
+
+
+def first_batch_size(config: SearchConfig, playouts: int | None, seconds: float | None, size: int = 9) -> int:
     """K of a search with this budget when none is kept: ``leaves_per_batch``, else ``auto_leaves`` of the
-    playouts, else of the seconds at ``FIRST_SEARCH_RATE`` playouts/s (128 with neither)."""
+    playouts, else of the seconds at ``first_search_rate(size)`` playouts/s (128 with neither)."""
     if config.leaves_per_batch:
         return config.leaves_per_batch
-    budget = playouts if playouts is not None else None if seconds is None else int(seconds * FIRST_SEARCH_RATE)
-    return auto_leaves(budget, config.playouts_per_leaf)
+    if playouts is None and seconds is not None:
+        playouts = int(seconds * first_search_rate(size))
+    return auto_leaves(playouts, config.playouts_per_leaf)
 
 
 def auto_leaves(budget: int | None, playouts_per_leaf: int, iterations: int = 48) -> int:

@@ -181,16 +181,31 @@ def test_auto_leaves_gives_about_48_batches_in_powers_of_two():
         assert k & (k - 1) == 0 and budget / (4 * k) >= 48
 
 
+def test_first_search_rate_follows_the_measured_sizes_and_shrinks_with_the_board():
+    from jaxgo.search.mcts import FIRST_SEARCH_RATES, auto_leaves, first_batch_size, first_search_rate
+
+    for size, rate in FIRST_SEARCH_RATES.items():
+        assert first_search_rate(size) == pytest.approx(rate)
+    assert first_search_rate(5) == first_search_rate(7) == FIRST_SEARCH_RATES[9]  # device calls dominate there
+    rates = [first_search_rate(size) for size in range(9, 26)]
+    assert all(a > b for a, b in zip(rates, rates[1:]))  # interpolated, then extrapolated, downwards
+    config = SearchConfig(strategy="rave", playouts_per_leaf=4)
+    # A 19x19 move of 10 s gets K for the playouts it can run, not for 9x9's rate.
+    assert first_batch_size(config, None, 10.0, 19) == auto_leaves(int(10.0 * FIRST_SEARCH_RATES[19]), 4)
+    assert first_batch_size(config, None, 10.0, 19) < first_batch_size(config, None, 10.0, 9)
+    assert first_batch_size(config, 3000, 10.0, 19) == auto_leaves(3000, 4)  # a playout budget decides alone
+
+
 def test_searches_on_a_time_budget_keep_the_batch_size_of_the_first():
     from jaxgo.search.mcts import auto_leaves
 
     game = new_game(size=5, komi=0.5)
     config = SearchConfig(strategy="rave", playouts_per_leaf=4, playouts="light", bias_c2=0.0)  # K from the budget
     searcher = Searcher(game.rules, config, seed=1)
-    searcher.search(game, seconds=0.2)  # K from 0.2 s at the assumed 2,000 playouts/s
+    searcher.search(game, seconds=0.2)  # K from 0.2 s at the rate assumed for 9x9 and smaller boards
     assert searcher.timed_leaves == auto_leaves(400, 4) == 4
-    assert searcher.leaves_for_seconds(20.0) == 4  # a longer move keeps the compiled batch shape
-    assert Searcher(game.rules, config).leaves_for_seconds(20.0) == auto_leaves(40000, 4) == 128
+    assert searcher.leaves_for_seconds(20.0, 5) == 4  # a longer move keeps the compiled batch shape
+    assert Searcher(game.rules, config).leaves_for_seconds(20.0, 5) == auto_leaves(40000, 4) == 128
     fixed = Searcher(game.rules, dataclasses.replace(config, leaves_per_batch=16), seed=1)
     fixed.search(game, seconds=0.1)
     assert fixed.timed_leaves is None  # a K set in the config is used as it is
