@@ -65,7 +65,7 @@ def flat_monte_carlo_move(game, playouts: int, key) -> tuple[int, float]:
 def play_demo_game(size: int, playouts: int, max_moves: int, seed: int, engine: str = "rave") -> None:
     import jax
 
-    from jaxgo.go.coords import color_name, point_to_gtp
+    from jaxgo.go.coords import color_name, colour_letter, point_to_gtp
     from jaxgo.go.display import board_text
     from jaxgo.go.game import new_game
     from jaxgo.search.config import SearchConfig
@@ -101,7 +101,7 @@ def play_demo_game(size: int, playouts: int, max_moves: int, seed: int, engine: 
     score = game.score()
     result = "B+%g" % score if score > 0 else ("W+%g" % -score if score < 0 else "0")
     if resigned is not None:
-        result = ("W" if resigned == 1 else "B") + f"+Resign ({color_name(resigned)} resigned; area count {result})"
+        result = colour_letter(-resigned) + f"+Resign ({color_name(resigned)} resigned; area count {result})"
     how = (f"flat Monte Carlo, {playouts} playouts per candidate" if engine == "flat" else
            f"RAVE, heavy playouts and progressive bias from the shipped gammas, {playouts} playouts per move")
     print(f"\n{len(game.moves)} moves in {elapsed:.1f} s ({how}); "

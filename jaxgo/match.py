@@ -65,7 +65,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
-from jaxgo.go.coords import BLACK, WHITE, gtp_to_point, point_to_gtp
+from jaxgo.go.coords import BLACK, WHITE, colour_letter, gtp_to_point, point_to_gtp
 from jaxgo.go.gtp_client import GtpError, GtpFailure, GtpProcess
 from jaxgo.go.gtp_client import find_gnugo
 
@@ -240,7 +240,7 @@ def play_game(black_cmd: str, white_cmd: str, size: int = 9, komi: float = 7.5, 
     record = {"black": black_name, "white": white_name, "moves": 0, "reason": "", "winner": 0}
 
     def forfeit(color, reason, letter="Forfeit"):
-        record.update(winner=-color, reason=reason, result=("W" if color == BLACK else "B") + f"+{letter}",
+        record.update(winner=-color, reason=reason, result=colour_letter(-color) + f"+{letter}",
                       forfeit=names[color])
 
     try:
@@ -309,7 +309,7 @@ def play_game(black_cmd: str, white_cmd: str, size: int = 9, komi: float = 7.5, 
                         "Time")
                 break
             if reply == "resign":
-                record.update(winner=-color, reason="resign", result=("W" if color == BLACK else "B") + "+Resign")
+                record.update(winner=-color, reason="resign", result=colour_letter(-color) + "+Resign")
                 break
             try:
                 move = gtp_to_point(reply, size)

@@ -118,7 +118,7 @@ def play_match(games: int, budget: int, size: int = 9, komi: float = 7.5, max_mo
     """A small match, BPIP (QSS) vs MCTS rave, colours alternating; both get ``budget`` playouts per move
     (BPIP's last expansion may overshoot by up to one expansion).  Ends after two passes, a resignation by
     MCTS, or ``max_moves`` moves, then Tromp-Taylor area score.  Returns wins per engine and the games."""
-    from jaxgo.go.coords import BLACK
+    from jaxgo.go.coords import BLACK, colour_letter
 
     results = []
     for g in range(games):
@@ -147,7 +147,7 @@ def play_match(games: int, budget: int, size: int = 9, komi: float = 7.5, max_mo
         score = float(game.score())
         if winner is None:
             winner = BLACK if score > 0 else -BLACK
-        rec = {"game": g, "bpip_colour": "B" if bpip_colour == BLACK else "W", "moves": len(moves),
+        rec = {"game": g, "bpip_colour": colour_letter(bpip_colour), "moves": len(moves),
                "score_black": score, "bpip_won": winner == bpip_colour}
         results.append(rec)
         if log:

@@ -42,8 +42,9 @@ def main(argv=None):
     k, lpl = args.leaves, args.playouts_per_leaf
     game = new_game(size=args.size, komi=7.5)
     device = jax.devices()[0].platform
-    raw = None if args.defaults else raw_rate(game, k, lpl, args.repeats)
-    if raw is not None:
+    raw = None
+    if not args.defaults:
+        raw = raw_rate(game, k, lpl, args.repeats)
         print(json.dumps({"bench": "raw_playouts", "device": device, "size": args.size, "batch": k * lpl,
                           "playouts_per_s": round(raw, 1)}), flush=True)
     rng = np.random.default_rng(0)

@@ -287,7 +287,7 @@ class Searcher:
 
         K: ``leaves``, else ``leaves_per_batch``, else from ``budget`` (expected playouts; without it K is 128).
         """
-        leaves = leaves or first_batch_size(self.config, budget, None)
+        leaves = leaves or first_batch_size(self.config, budget, None, game.size)
         return TreeJob(tree=self._prepare_tree(game), history=self._history(game), leaves=leaves,
                        root_last=priors.game_last_moves(game))
 
@@ -619,7 +619,7 @@ def first_search_rate(size: int) -> float:
     return FIRST_SEARCH_RATES[lower] * (size ** 2 / lower ** 2) ** slope
 
 
-def first_batch_size(config: SearchConfig, playouts: int | None, seconds: float | None, size: int = 9) -> int:
+def first_batch_size(config: SearchConfig, playouts: int | None, seconds: float | None, size: int) -> int:
     """K of a search with this budget when none is kept: ``leaves_per_batch``, else ``auto_leaves`` of the
     playouts, else of the seconds at ``first_search_rate(size)`` playouts/s (128 with neither)."""
     if config.leaves_per_batch:

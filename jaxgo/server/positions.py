@@ -19,8 +19,8 @@ import threading
 
 import numpy as np
 
+from jaxgo.go.coords import point_to_gtp
 from jaxgo.go.game import IllegalMove
-from jaxgo.server import protocol
 from jaxgo.server.protocol import Query, RequestError
 
 
@@ -34,7 +34,7 @@ class Turn:
 
 def illegal_move_error(index: int, move: int, size: int, reason: str, ident) -> RequestError:
     """KataGo's error for the move at 0-based ``index`` of ``moves``."""
-    return RequestError(f"Illegal move {index}: {protocol.vertex(move, size)}", "moves", ident, reason)
+    return RequestError(f"Illegal move {index}: {point_to_gtp(int(move), size)}", "moves", ident, reason)
 
 
 class ReplayCache:

@@ -259,11 +259,6 @@ def parse_vertex(text, size: int, field: str, ident, allow_pass: bool = True) ->
     raise RequestError(f"invalid vertex {text!r} for a {size}x{size} board", field, ident)
 
 
-def vertex(point: int, size: int) -> str:
-    """Point -> GTP vertex ('pass' for size*size)."""
-    return point_to_gtp(int(point), size)
-
-
 def _moves(obj, name, size, ident, allow_pass) -> list:
     value = obj.get(name, [])
     if not isinstance(value, list):
@@ -474,10 +469,10 @@ def move_infos(snap: Snapshot, perspective: str = "BLACK") -> list[dict]:
         lcb = 1.0 - lcb if flip_rate else lcb
         lead = score_sign * float(np.nan_to_num(snap.score[action]))
         infos.append({
-            "move": vertex(action, snap.size), "visits": int(round(n)), "winrate": _round(rate),
+            "move": point_to_gtp(int(action), snap.size), "visits": int(round(n)), "winrate": _round(rate),
             "scoreLead": _round(lead, 3), "scoreMean": _round(lead, 3), "prior": _round(snap.prior[action]),
             "lcb": _round(lcb), "utility": _round(2 * rate - 1), "order": rank,
-            "pv": [vertex(a, snap.size) for a in snap.pvs.get(int(action), [int(action)])],
+            "pv": [point_to_gtp(int(a), snap.size) for a in snap.pvs.get(int(action), [int(action)])],
         })
         if snap.pv_visits is not None:
             infos[-1]["pvVisits"] = [int(v) for v in snap.pv_visits.get(int(action), [int(round(n))])]
