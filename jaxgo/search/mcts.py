@@ -41,7 +41,7 @@ import numpy as np
 from jaxgo.go import rules
 from jaxgo.go.kernels import kernels
 from jaxgo.playouts.evaluator import Evaluator, evaluator_for
-from jaxgo.search import priors  # K(s, a): uniform unless bias_c2 > 0
+from jaxgo.search import descent, priors  # descent: the compiled tree loops; K(s, a): uniform unless bias_c2 > 0
 from jaxgo.search.config import SearchConfig
 from jaxgo.search.tree import STATE_FIELDS, Tree, best_action, hash_key, move_decided
 
@@ -84,6 +84,7 @@ class TreeJob:
     started: float = dataclasses.field(default_factory=time.perf_counter)
     root_last: tuple = (-1, -1)  # the game's last move and the one before (P = pass, -1 = none)
     last_moves: np.ndarray | None = None  # int32 [K, 2]: last two moves of each selected leaf's position
+    pending_paths: tuple | None = None  # the pending paths as arrays (nodes [n, D], actions [n, D], lengths [n])
     stopped_early: bool = False  # a time-limited search ended because its move was decided (``early_stop``)
 
 
@@ -99,6 +100,8 @@ class Searcher:
         self.evaluator = evaluator or evaluator_for(self.config)
         self.key = jax.random.PRNGKey(seed)
         self.rng = np.random.default_rng(seed)
+        self._tie_rng = descent.new_rng(seed)  # the edge scores' tie-breaking noise
+        self._path_depth = 64  # D: the longest descent path recorded (doubled when a descent is longer)
         self.log = log
         self.tree = None
         self._tree_moves = None  # the game's move list when the tree's root was its position
@@ -211,42 +214,6 @@ class Searcher:
         self.tree, self._tree_moves = tree, moves
         return tree
 
-    def _scores(self, tree: Tree, node: int) -> np.ndarray:
-        cfg = self.config
-        visits = tree.children_visits[node]
-        values = tree.children_values[node]
-        parent_visits = visits.sum()
-        log_n = math.log(parent_visits + 1.0)
-        q = values / np.maximum(visits, 1.0)
-        if cfg.strategy == "uct":
-            explore = cfg.uct_c * np.sqrt(log_n / np.maximum(visits, 1.0))
-            score = np.where(visits > 0, q + explore, 1e3)
-        else:
-            rv, rw = virtual_rave(cfg, tree.children_rave_visits[node], tree.children_rave_values[node],
-                                  tree.children_prior[node])
-            qr = (rw + 0.5) / (rv + 1.0)
-            denom = rv + visits + cfg.rave_c3 * visits * rv
-            alpha = np.where(denom > 0, rv / np.maximum(denom, 1e-12), 1.0)
-            # Pass has no AMAF statistics (playouts pass only when forced), so RAVE would value it at its neutral
-            # 0.5 until visited and then trust a handful of playouts: instead no RAVE term, and its own mean
-            # shrunk towards the node's mean with ``pass_prior_playouts`` pseudo-playouts.
-            m = cfg.pass_prior_playouts
-            alpha[-1] = 0.0
-            q[-1] = (values[-1] + m * node_mean(tree, node)) / max(visits[-1] + m, 1e-12)
-            score = (1 - alpha) * q + alpha * qr + cfg.rave_c1 * np.sqrt(log_n / (visits + 1.0))
-        if cfg.bias_c2:
-            score = score + cfg.bias_c2 * tree.children_prior[node] / (visits + 1.0)
-        score = score + 1e-7 * self.rng.random(score.shape)
-        searched = tree.children_legal[node]
-        if cfg.widen_playouts:
-            searched = searched & widened(tree.children_prior[node], searched, parent_visits, cfg)
-        return np.where(searched, score, -np.inf)
-
-    def _node_visits(self, tree: Tree, node: int) -> float:
-        if node == tree.root:
-            return float("inf")
-        return tree.children_visits[tree.parents[node], tree.action_from_parent[node]]
-
     def _search_tree(self, game, playouts, seconds, start) -> SearchResult:
         if playouts is None and not self.config.leaves_per_batch:
             leaves = self.leaves_for_seconds(seconds, game.size)
@@ -299,6 +266,23 @@ class Searcher:
             self.timed_leaves = first_batch_size(self.config, None, seconds, size)
         return self.timed_leaves
 
+    def _descend(self, tree: Tree, k: int):
+        """``descent.descend_batch`` of K descents: (path nodes int32 [K, D], path actions int32 [K, D], lengths
+        int32 [K], leaves int32 [K]: a node, or ``descent.PENDING`` for the missing child of the last edge)."""
+        room = k + 1 if self.max_nodes is None else self.max_nodes - tree.size
+        params = descent.score_params(self.config)
+        depth = self._path_depth
+        while True:
+            out = (np.zeros((k, depth), np.int32), np.zeros((k, depth), np.int32), np.zeros(k, np.int32),
+                   np.zeros(k, np.int32))
+            done = descent.descend_batch(k, tree.root, room, tree.terminal, tree.parents, tree.action_from_parent,
+                                         tree.children_index, tree.children_visits, tree.children_values,
+                                         tree.children_rave_visits, tree.children_rave_values, tree.children_prior,
+                                         tree.children_legal, params, self._tie_rng, *out)
+            if done != descent.PATH_OVERFLOW:
+                return out
+            depth = self._path_depth = 2 * depth
+
     def select_leaves(self, job: "TreeJob"):
         """Descend ``leaves_per_batch`` (K) times with virtual loss and create the new nodes (one device call).
 
@@ -309,28 +293,16 @@ class Searcher:
         children = kernels(self.rules.suicide).children_batch
         k = job.leaves
         pass_action = self.num_actions - 1
+        descended = self._descend(tree, k)
+        path_nodes, path_actions, lengths, ends = descended
         paths, leaves, pending = [], [], {}
-        for _ in range(k):
-            node, path = tree.root, []
-            while True:
-                if tree.terminal[node] or (node != tree.root and self._node_visits(tree, node) < cfg.n_expand):
-                    break
-                scores = self._scores(tree, node)
-                action = int(np.argmax(scores))
-                if not np.isfinite(scores[action]):
-                    break
-                if (self.max_nodes is not None and node != tree.root and tree.children_index[node, action] < 0
-                        and tree.size + len(pending) >= self.max_nodes):
-                    break  # the tree is full: this node is the leaf
-                path.append((node, action))
-                tree.children_visits[node, action] += 1  # virtual loss (value 0)
-                child = int(tree.children_index[node, action])
-                if child < 0:
-                    node = pending.setdefault((node, action), -1 - len(pending))
-                    break
-                node = child
+        for i in range(k):
+            path = list(zip(path_nodes[i, :lengths[i]].tolist(), path_actions[i, :lengths[i]].tolist()))
+            leaf = int(ends[i])
+            if leaf == descent.PENDING:
+                leaf = pending.setdefault(path[-1], -1 - len(pending))
             paths.append(path)
-            leaves.append(node)
+            leaves.append(leaf)
         # Create the new nodes of this batch in one device call.
         created = {}
         if pending:
@@ -378,6 +350,7 @@ class Searcher:
             job.pending = None
             return None
         job.pending = ([paths[i] for i in valid], [leaves[i] for i in valid])
+        job.pending_paths = tuple(array[valid] for array in descended[:3])
         leaf_nodes = np.array(job.pending[1] + [tree.root] * (k - len(valid)), np.int32)
         job.last_moves = _last_moves(tree, leaf_nodes, job.root_last)
         return tree.gather_states(leaf_nodes)
@@ -386,8 +359,13 @@ class Searcher:
         """Back up the playouts of the last ``select_leaves``: winner int [K, L], first colour int [K, L, P]
         (rows beyond the valid leaves are padding and ignored)."""
         paths, leaves = job.pending
-        for row, (path, leaf) in enumerate(zip(paths, leaves)):
-            self._backup(job.tree, path, leaf, winner[row], first[row])
+        tree, n = job.tree, len(leaves)
+        path_nodes, path_actions, lengths = job.pending_paths
+        descent.backup_batch(np.arange(n), path_nodes, path_actions, lengths, np.asarray(leaves, np.int32),
+                             np.asarray(winner, np.int8)[:n], np.asarray(first, np.int8)[:n], tree.to_play,
+                             tree.children_visits, tree.children_values, tree.children_rave_visits,
+                             tree.children_rave_values, self.config.strategy == "rave")
+        job.pending_paths = None
         job.done += len(leaves) * int(np.shape(winner)[1])
         job.iterations += 1
         job.pending = None
@@ -405,32 +383,6 @@ class Searcher:
         result = self._finish(game, visits, rates, job.done, tree.principal_variation())
         result.stopped_early = job.stopped_early
         return result
-
-    def _backup(self, tree: Tree, path, leaf: int, winner: np.ndarray, first: np.ndarray) -> None:
-        """Add L playout results along ``path`` (virtual loss already counted one visit per edge)."""
-        count = len(winner)
-        draws = 0.5 * np.sum(winner == 0)
-        wins = {1: float(np.sum(winner == 1) + draws), -1: float(np.sum(winner == -1) + draws)}
-        use_rave = self.config.strategy == "rave"
-        if use_rave:
-            amaf_n = {c: (first == c).sum(axis=0) for c in (1, -1)}
-            amaf_w = {c: ((first == c) & (winner == c)[:, None]).sum(axis=0) for c in (1, -1)}
-        nodes = [node for node, _ in path] + [leaf]
-        actions = [action for _, action in path]
-        pass_action = self.num_actions - 1
-        for depth, node in enumerate(nodes):
-            color = int(tree.to_play[node])
-            if depth < len(actions):
-                action = actions[depth]
-                tree.children_visits[node, action] += count - 1
-                tree.children_values[node, action] += wins[color]
-            if use_rave:
-                tree.children_rave_visits[node, :-1] += amaf_n[color]
-                tree.children_rave_values[node, :-1] += amaf_w[color]
-                for later in range(depth, len(actions), 2):  # the same player's later tree moves
-                    if actions[later] != pass_action:
-                        tree.children_rave_visits[node, actions[later]] += count
-                        tree.children_rave_values[node, actions[later]] += wins[color]
 
     # -- flat strategies ------------------------------------------------------------------------------------
     def _root_children(self, game):
@@ -588,6 +540,102 @@ def node_mean(tree: Tree, node: int) -> float:
     action = int(tree.action_from_parent[node])
     edge = tree.children_visits[parent, action]
     return 1.0 - float(tree.children_values[parent, action] / edge) if edge > 0 else 0.5
+
+
+# The numpy reference of the compiled tree loops (``jaxgo.search.descent``), which are held to it in
+# tests/search/test_descent.py: the definitions of the edge scores, the descent and the backup, readable.
+
+def edge_scores_reference(cfg: SearchConfig, tree: Tree, node: int, noise: np.ndarray | None = None) -> np.ndarray:
+    """float64 [A]: the selection score of every edge of ``node`` (-inf where not searched); ``noise`` float [A]
+    is added before masking (the search adds 1e-7 times uniform numbers to break ties)."""
+    visits = tree.children_visits[node]
+    values = tree.children_values[node]
+    parent_visits = visits.sum()
+    log_n = math.log(parent_visits + 1.0)
+    q = values / np.maximum(visits, 1.0)
+    if cfg.strategy == "uct":
+        explore = cfg.uct_c * np.sqrt(log_n / np.maximum(visits, 1.0))
+        score = np.where(visits > 0, q + explore, 1e3)
+    else:
+        rv, rw = virtual_rave(cfg, tree.children_rave_visits[node], tree.children_rave_values[node],
+                              tree.children_prior[node])
+        qr = (rw + 0.5) / (rv + 1.0)
+        denom = rv + visits + cfg.rave_c3 * visits * rv
+        alpha = np.where(denom > 0, rv / np.maximum(denom, 1e-12), 1.0)
+        # Pass has no AMAF statistics (playouts pass only when forced), so RAVE would value it at its neutral
+        # 0.5 until visited and then trust a handful of playouts: instead no RAVE term, and its own mean
+        # shrunk towards the node's mean with ``pass_prior_playouts`` pseudo-playouts.
+        m = cfg.pass_prior_playouts
+        alpha[-1] = 0.0
+        q[-1] = (values[-1] + m * node_mean(tree, node)) / max(visits[-1] + m, 1e-12)
+        score = (1 - alpha) * q + alpha * qr + cfg.rave_c1 * np.sqrt(log_n / (visits + 1.0))
+    if cfg.bias_c2:
+        score = score + cfg.bias_c2 * tree.children_prior[node] / (visits + 1.0)
+    if noise is not None:
+        score = score + noise
+    searched = tree.children_legal[node]
+    if cfg.widen_playouts:
+        searched = searched & widened(tree.children_prior[node], searched, parent_visits, cfg)
+    return np.where(searched, score, -np.inf)
+
+
+def descend_reference(cfg: SearchConfig, tree: Tree, k: int, max_nodes: int | None = None):
+    """K descents from the root by the best ``edge_scores_reference`` (no noise) with a virtual loss on every
+    edge taken: [(path [(node, action)], leaf)], leaf a node or ``descent.PENDING`` (the last edge's child
+    does not exist yet).  A descent below the root stops at its node when the tree already holds ``max_nodes``
+    nodes plus the new ones of this batch."""
+    out, pending = [], set()
+    for _ in range(k):
+        node, path, leaf = tree.root, [], tree.root
+        while True:
+            leaf = node
+            if tree.terminal[node] or (node != tree.root and tree.children_visits[
+                    tree.parents[node], tree.action_from_parent[node]] < cfg.n_expand):
+                break
+            scores = edge_scores_reference(cfg, tree, node)
+            action = int(np.argmax(scores))
+            if not np.isfinite(scores[action]):
+                break
+            child = int(tree.children_index[node, action])
+            if max_nodes is not None and node != tree.root and child < 0 and tree.size + len(pending) >= max_nodes:
+                break
+            path.append((node, action))
+            tree.children_visits[node, action] += 1  # virtual loss (value 0)
+            if child < 0:
+                pending.add((node, action))
+                leaf = descent.PENDING
+                break
+            node = child
+        out.append((path, leaf))
+    return out
+
+
+def backup_reference(cfg: SearchConfig, tree: Tree, path, leaf: int, winner: np.ndarray, first: np.ndarray) -> None:
+    """Add a leaf's L playout results along ``path`` [(node, action)] (its virtual loss already counted one
+    visit per edge): winner int [L], first int [L, P] (the colour that played each point first)."""
+    count = len(winner)
+    draws = 0.5 * np.sum(winner == 0)
+    wins = {1: float(np.sum(winner == 1) + draws), -1: float(np.sum(winner == -1) + draws)}
+    use_rave = cfg.strategy == "rave"
+    if use_rave:
+        amaf_n = {c: (first == c).sum(axis=0) for c in (1, -1)}
+        amaf_w = {c: ((first == c) & (winner == c)[:, None]).sum(axis=0) for c in (1, -1)}
+    nodes = [node for node, _ in path] + [leaf]
+    actions = [action for _, action in path]
+    pass_action = tree.num_actions - 1
+    for depth, node in enumerate(nodes):
+        color = int(tree.to_play[node])
+        if depth < len(actions):
+            action = actions[depth]
+            tree.children_visits[node, action] += count - 1
+            tree.children_values[node, action] += wins[color]
+        if use_rave:
+            tree.children_rave_visits[node, :-1] += amaf_n[color]
+            tree.children_rave_values[node, :-1] += amaf_w[color]
+            for later in range(depth, len(actions), 2):  # the same player's later tree moves
+                if actions[later] != pass_action:
+                    tree.children_rave_visits[node, actions[later]] += count
+                    tree.children_rave_values[node, actions[later]] += wins[color]
 
 
 def _last_moves(tree: Tree, nodes: np.ndarray, root_last: tuple) -> np.ndarray:

@@ -80,7 +80,9 @@ def test_superko_positions_are_never_created_in_the_tree():
     for key in forbidden:
         game._seen.append((key, BLACK))
     assert not game.legal_moves(WHITE)[gtp_to_point("B2", 5)]
-    searcher = Searcher(game.rules, SearchConfig(strategy="uct", **SMALL), seed=4)
+    # One playout per leaf: D2's node is reached about 80 times, so every reply below it (D4 too) is tried.
+    config = SearchConfig(strategy="uct", **{**SMALL, "playouts_per_leaf": 1})
+    searcher = Searcher(game.rules, config, seed=4)
     searcher.search(game, playouts=2048)
     tree = searcher.tree
     keys = set(int(k) for k in tree.hashes[1:tree.size])

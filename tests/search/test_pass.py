@@ -13,7 +13,8 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 from jaxgo.go.coords import BLACK, WHITE, point_to_gtp  # noqa: E402
 from jaxgo.go.game import new_game  # noqa: E402
 from jaxgo.search.config import SearchConfig  # noqa: E402
-from jaxgo.search.mcts import Searcher, node_mean  # noqa: E402
+from jaxgo.search import descent  # noqa: E402
+from jaxgo.search.mcts import Searcher, edge_scores_reference, node_mean  # noqa: E402
 from jaxgo.search.tree import Tree  # noqa: E402
 
 SMALL = dict(leaves_per_batch=16, playouts_per_leaf=8, playouts="light", bias_c2=0.0)
@@ -51,7 +52,8 @@ def _one_node_tree(num_actions: int = 4) -> Tree:
     return tree
 
 
-def test_unvisited_pass_is_valued_at_the_node_mean_not_at_one_half():
+@pytest.mark.parametrize("scores_of", [edge_scores_reference, descent.node_scores], ids=["reference", "compiled"])
+def test_unvisited_pass_is_valued_at_the_node_mean_not_at_one_half(scores_of):
     # Actions 0, 1, 2 (points) and 3 (pass). The player to move is losing: 30 of 100 playouts won.
     tree = _one_node_tree()
     tree.children_visits[0, :3] = [60, 30, 10]
@@ -59,15 +61,15 @@ def test_unvisited_pass_is_valued_at_the_node_mean_not_at_one_half():
     tree.children_rave_visits[0, :3] = [400, 300, 200]
     tree.children_rave_values[0, :3] = [140, 90, 40]
     assert node_mean(tree, 0) == pytest.approx(0.3)
-    searcher = Searcher(new_game(size=5).rules, SearchConfig(strategy="rave", rave_c1=0.0, playouts="light", bias_c2=0.0), seed=0)
-    scores = searcher._scores(tree, 0)
+    config = SearchConfig(strategy="rave", rave_c1=0.0, playouts="light", bias_c2=0.0)
+    scores = scores_of(config, tree, 0)
     assert scores[3] == pytest.approx(0.3, abs=1e-6)  # was 0.5: the first choice of a losing side
     assert np.argmax(scores) == 0
     # Visited, pass's own playouts count, shrunk towards the node's mean by 64 pseudo-playouts.
     tree.children_visits[0, 3] = 48
     tree.children_values[0, 3] = 48
     mean = node_mean(tree, 0)
-    scores = searcher._scores(tree, 0)
+    scores = scores_of(config, tree, 0)
     assert scores[3] == pytest.approx((48 + 64 * mean) / (48 + 64), abs=1e-6)
     assert np.argmax(scores) == 3
 

@@ -1,0 +1,274 @@
+"""Compiled host-side tree work: edge scores, the K descents of a batch, and the backup of its playouts (numba).
+
+A tree search spends its host time in three loops over small arrays: scoring a node's edges (UCT or RAVE with
+progressive bias, ``mcts`` module docstring), descending from the root K times with a virtual loss on every edge
+taken, and adding each leaf's L playout results along its path.  In numpy each of them is a few dozen array
+calls of a few microseconds on arrays of A = N * N + 1 entries; with one playout per leaf (L = 1) they cost more
+than the playouts.  Here they are compiled loops (``numba.njit``, cached on disk), called once per batch.
+
+They compute what the readable numpy reference in ``jaxgo.search.mcts`` computes (``edge_scores_reference``,
+``backup_reference``, with ``node_mean``, ``virtual_rave`` and ``widened``) and are held to it on random trees
+in tests/search/test_descent.py.  The only difference is the tie-breaking noise added to every score
+(``NOISE`` = 1e-7 times a uniform number): here an xorshift64* stream per searcher (``new_rng``) instead of
+numpy's generator; ``params[NOISE] = 0`` turns it off (ties go to the lowest action).
+
+Shapes: A actions (pass last), P = A - 1 points, C tree capacity, K leaves per batch, L playouts per leaf, D the
+longest path a call may record (``descend_batch`` reports ``PATH_OVERFLOW`` beyond it, with its virtual losses
+taken back, and the caller retries with a longer D).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+# params: float64 [N_PARAMS], from ``score_params(config)``.
+IS_UCT, UCT_C, RAVE_C1, RAVE_C3, BIAS_C2, PASS_M, PRIOR_EVEN, PRIOR_PATTERN, WIDEN_START, WIDEN_FACTOR, \
+    N_EXPAND, NOISE = range(12)
+N_PARAMS = 12
+TIE_NOISE = 1e-7
+
+PENDING = -1  # a descent ended on an edge without a node yet (the caller creates it)
+PATH_OVERFLOW = -1  # descend_batch's return value when a path is longer than D
+
+
+def score_params(config, noise: float = TIE_NOISE) -> np.ndarray:
+    """float64 [N_PARAMS]: the ``SearchConfig`` fields the edge scores and the descent read."""
+    p = np.zeros(N_PARAMS)
+    p[IS_UCT] = float(config.strategy == "uct")
+    p[UCT_C], p[RAVE_C1], p[RAVE_C3] = config.uct_c, config.rave_c1, config.rave_c3
+    p[BIAS_C2], p[PASS_M] = config.bias_c2, config.pass_prior_playouts
+    p[PRIOR_EVEN], p[PRIOR_PATTERN] = config.prior_even, config.prior_pattern
+    p[WIDEN_START], p[WIDEN_FACTOR] = config.widen_playouts, config.widen_factor
+    p[N_EXPAND], p[NOISE] = config.n_expand, noise
+    return p
+
+
+def new_rng(seed: int) -> np.ndarray:
+    """uint64 [1]: the state of an xorshift64* stream (never 0) for the tie-breaking noise."""
+    state = (int(seed) * 0x9E3779B97F4A7C15 + 0x2545F4914F6CDD1D) % (1 << 64)
+    return np.array([state or 1], np.uint64)
+
+
+@numba.njit(cache=True)
+def _uniform(rng):
+    """A float in [0, 1) from the xorshift64* state rng uint64 [1] (advanced)."""
+    x = rng[0]
+    x ^= x >> np.uint64(12)
+    x ^= x << np.uint64(25)
+    x ^= x >> np.uint64(27)
+    rng[0] = x
+    return float((x * np.uint64(0x2545F4914F6CDD1D)) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@numba.njit(cache=True)
+def node_mean(children_visits, children_values, parents, action_from_parent, root, node):
+    """As ``mcts.node_mean``: the node's mean win rate for its player to move (0.5 when nothing is known)."""
+    visits = children_visits[node].sum()
+    if visits > 0:
+        return children_values[node].sum() / visits
+    parent = parents[node]
+    if node == root or parent < 0:
+        return 0.5
+    action = action_from_parent[node]
+    edge = children_visits[parent, action]
+    return 1.0 - children_values[parent, action] / edge if edge > 0 else 0.5
+
+
+@numba.njit(cache=True)
+def _widened(prior, legal, visits, start, factor, out):
+    """As ``mcts.widened`` into out bool [A]: the likeliest legal moves by prior (ties: lower index first)."""
+    count = 0
+    for a in range(legal.shape[0]):
+        out[a] = legal[a]
+        count += legal[a]
+    if visits < start:
+        width = 2
+    else:
+        width = 2 + int(math.floor(math.log(visits / start) / math.log(factor))) + 1
+    if width >= count:
+        return
+    for a in range(out.shape[0]):
+        out[a] = False
+    for _ in range(width):
+        best = -1
+        for a in range(legal.shape[0]):
+            if legal[a] and not out[a] and (best < 0 or prior[a] > prior[best]):
+                best = a
+        out[best] = True
+
+
+@numba.njit(cache=True)
+def edge_scores(visits, values, rave_visits, rave_values, prior, legal, mean, params, rng, out):
+    """out float64 [A]: the selection score of every edge of one node (-inf where not searched).
+
+    visits, values, rave_visits, rave_values float64 [A], prior float32 [A], legal bool [A]; mean: the node's
+    mean (``node_mean``, for pass under RAVE); params [N_PARAMS]; rng uint64 [1] (the tie noise)."""
+    a_count = visits.shape[0]
+    parent_visits = visits.sum()
+    log_n = math.log(parent_visits + 1.0)
+    c2 = np.float32(params[BIAS_C2])
+    pattern = np.float32(params[PRIOR_PATTERN])
+    for a in range(a_count):
+        n = visits[a]
+        q = values[a] / max(n, 1.0)
+        if params[IS_UCT] != 0.0:
+            score = q + params[UCT_C] * math.sqrt(log_n / max(n, 1.0)) if n > 0 else 1e3
+        else:
+            rv, rw = rave_visits[a], rave_values[a]
+            if params[PRIOR_EVEN] != 0.0 or params[PRIOR_PATTERN] != 0.0:
+                good = pattern * np.float32(math.sqrt(max(prior[a], np.float32(0.0))))
+                rv = rv + params[PRIOR_EVEN] + good
+                rw = rw + 0.5 * params[PRIOR_EVEN] + good
+            qr = (rw + 0.5) / (rv + 1.0)
+            denom = rv + n + params[RAVE_C3] * n * rv
+            alpha = rv / max(denom, 1e-12) if denom > 0 else 1.0
+            if a == a_count - 1:  # pass: its own mean shrunk towards the node's mean, no RAVE term
+                alpha = 0.0
+                q = (values[a] + params[PASS_M] * mean) / max(n + params[PASS_M], 1e-12)
+            score = (1.0 - alpha) * q + alpha * qr + params[RAVE_C1] * math.sqrt(log_n / (n + 1.0))
+        if params[BIAS_C2] != 0.0:
+            score += (c2 * prior[a]) / (n + 1.0)
+        out[a] = score + params[NOISE] * _uniform(rng)
+    if params[WIDEN_START] != 0.0:
+        searched = np.empty(a_count, np.bool_)
+        _widened(prior, legal, parent_visits, params[WIDEN_START], params[WIDEN_FACTOR], searched)
+    else:
+        searched = legal
+    for a in range(a_count):
+        if not searched[a]:
+            out[a] = -np.inf
+
+
+@numba.njit(cache=True)
+def descend_batch(k, root, room, terminal, parents, action_from_parent, children_index, children_visits,
+                  children_values, children_rave_visits, children_rave_values, children_prior, children_legal,
+                  params, rng, path_nodes, path_actions, lengths, leaves):
+    """Descend ``k`` times from ``root``, each time by the best edge score, with a virtual loss (one visit, no
+    win) on every edge taken; returns k, or ``PATH_OVERFLOW`` (every virtual loss of the call taken back).
+
+    A descent stops at a terminal node, at a node (not the root) whose parent edge has fewer than
+    ``params[N_EXPAND]`` visits, at a node with no searched edge (leaf: that node), or on an edge without a
+    node (leaf ``PENDING``: the caller creates the child).  ``room``: how many new nodes the tree may still
+    take (a descent below the root that would need one more stops at its node instead).
+    Out: path_nodes / path_actions int32 [k, D], lengths int32 [k], leaves int32 [k]."""
+    a_count = children_visits.shape[1]
+    depth_limit = path_nodes.shape[1]
+    scores = np.empty(a_count)
+    pending_nodes = np.empty(k, np.int64)
+    pending_actions = np.empty(k, np.int64)
+    pending = 0
+    for i in range(k):
+        node = root
+        length = 0
+        leaf = root
+        while True:
+            if terminal[node]:
+                leaf = node
+                break
+            if node != root:
+                edge = children_visits[parents[node], action_from_parent[node]]
+                if edge < params[N_EXPAND]:
+                    leaf = node
+                    break
+            mean = node_mean(children_visits, children_values, parents, action_from_parent, root, node)
+            edge_scores(children_visits[node], children_values[node], children_rave_visits[node],
+                        children_rave_values[node], children_prior[node], children_legal[node], mean, params,
+                        rng, scores)
+            action = -1
+            for a in range(a_count):
+                if scores[a] > -np.inf and (action < 0 or scores[a] > scores[action]):
+                    action = a
+            if action < 0:
+                leaf = node
+                break
+            child = children_index[node, action]
+            if child < 0 and node != root and pending >= room:
+                leaf = node  # the tree is full: this node is the leaf
+                break
+            if length == depth_limit:
+                for j in range(length):  # this descent's virtual losses, then the earlier ones
+                    children_visits[path_nodes[i, j], path_actions[i, j]] -= 1
+                for r in range(i):
+                    for j in range(lengths[r]):
+                        children_visits[path_nodes[r, j], path_actions[r, j]] -= 1
+                return PATH_OVERFLOW
+            path_nodes[i, length] = node
+            path_actions[i, length] = action
+            length += 1
+            children_visits[node, action] += 1  # virtual loss (value 0)
+            if child < 0:
+                seen = False
+                for j in range(pending):
+                    if pending_nodes[j] == node and pending_actions[j] == action:
+                        seen = True
+                if not seen:
+                    pending_nodes[pending] = node
+                    pending_actions[pending] = action
+                    pending += 1
+                leaf = PENDING
+                break
+            node = child
+        lengths[i] = length
+        leaves[i] = leaf
+    return k
+
+
+@numba.njit(cache=True)
+def backup_batch(rows, path_nodes, path_actions, lengths, leaves, winner, first, to_play, children_visits,
+                 children_values, children_rave_visits, children_rave_values, use_rave):
+    """Add the playouts of the leaves ``rows`` int [R] (rows of the paths) along their paths: winner int [K, L]
+    (1 Black, -1 White, 0 draw), first int [K, L, P] (the colour that played each point first in each playout,
+    0 none).  Every edge on a path gains L - 1 visits (its virtual loss was the first) and the wins of the
+    player to move at its node (draws count half); under RAVE every node on the path (the leaf too) gains the
+    AMAF credit of the playouts' first plays and of the same player's later tree moves on the path."""
+    pass_action = children_visits.shape[1] - 1
+    count = winner.shape[1]
+    points = first.shape[2]
+    for row in rows:
+        black = 0.0
+        white = 0.0
+        for l in range(count):
+            if winner[row, l] == 1:
+                black += 1.0
+            elif winner[row, l] == -1:
+                white += 1.0
+            else:
+                black += 0.5
+                white += 0.5
+        length = lengths[row]
+        for depth in range(length + 1):
+            node = path_nodes[row, depth] if depth < length else leaves[row]
+            color = to_play[node]
+            wins = black if color == 1 else white
+            if depth < length:
+                action = path_actions[row, depth]
+                children_visits[node, action] += count - 1
+                children_values[node, action] += wins
+            if use_rave:
+                for l in range(count):
+                    won = winner[row, l] == color
+                    for p in range(points):
+                        if first[row, l, p] == color:
+                            children_rave_visits[node, p] += 1.0
+                            if won:
+                                children_rave_values[node, p] += 1.0
+                for later in range(depth, length, 2):
+                    action = path_actions[row, later]
+                    if action != pass_action:
+                        children_rave_visits[node, action] += count
+                        children_rave_values[node, action] += wins
+
+
+def node_scores(config, tree, node: int, noise: float = 0.0, rng: np.ndarray | None = None) -> np.ndarray:
+    """float64 [A]: ``edge_scores`` of one node of a ``Tree`` under a ``SearchConfig`` (no tie noise unless
+    ``noise``; rng as ``new_rng``)."""
+    out = np.empty(tree.num_actions)
+    mean = node_mean(tree.children_visits, tree.children_values, tree.parents, tree.action_from_parent,
+                     tree.root, node)
+    edge_scores(tree.children_visits[node], tree.children_values[node], tree.children_rave_visits[node],
+                tree.children_rave_values[node], tree.children_prior[node], tree.children_legal[node], mean,
+                score_params(config, noise), new_rng(0) if rng is None else rng, out)
+    return out

@@ -1,0 +1,180 @@
+"""The compiled tree loops (jaxgo.search.descent) against the numpy reference in jaxgo.search.mcts, on random
+trees: edge scores of thousands of random nodes, whole batches of descents with virtual loss, and backups."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+from jaxgo.search import descent  # noqa: E402
+from jaxgo.search.config import SearchConfig  # noqa: E402
+from jaxgo.search.mcts import backup_reference, descend_reference, edge_scores_reference  # noqa: E402
+from jaxgo.search.tree import Tree  # noqa: E402
+
+CONFIGS = {
+    "rave-defaults": SearchConfig(),
+    "rave-c1-priors": SearchConfig(rave_c1=0.1, bias_c2=3.0, prior_even=5.0, prior_pattern=20.0),
+    "rave-widening": SearchConfig(widen_playouts=40.0, n_expand=2),
+    "rave-no-bias": SearchConfig(bias_c2=0.0, pass_prior_playouts=8.0),
+    "uct": SearchConfig(strategy="uct", uct_c=0.5, bias_c2=0.5),
+}
+
+
+def random_tree(rng: np.random.Generator, nodes: int, num_actions: int = 26) -> Tree:
+    """A tree of ``nodes`` nodes with random links and statistics (integer visits and wins, so that exact ties
+    occur as in a real search), a few terminal nodes and illegal moves."""
+    tree = Tree(num_actions)
+    states = {name: np.zeros((1, 2), np.int32) for name in ("stones", "chain", "lib_count", "lib_sum", "lib_sumsq")}
+    states.update(ko=np.zeros(1, np.int32), passes=np.zeros(1, np.int32), captures=np.zeros((1, 2), np.int32),
+                  hash=np.zeros((1, 2), np.uint32), move_count=np.zeros(1, np.int32))
+    for node in range(nodes):
+        if node == 0:
+            parent, action, to_play = -1, -1, 1
+        else:
+            parent = node - 1 if rng.random() < 0.5 else int(rng.integers(node))  # some long lines
+            free = np.flatnonzero(tree.children_index[parent] < 0)
+            if not len(free):
+                parent, free = 0, np.flatnonzero(tree.children_index[0] < 0)
+            action, to_play = int(rng.choice(free)), -int(tree.to_play[parent])
+        tree.add_nodes({**states, "to_play": np.array([to_play], np.int8)}, np.array([parent], np.int32),
+                       np.array([action], np.int32))
+    a = num_actions
+    visits = rng.integers(0, 60, (nodes, a)) * (rng.random((nodes, a)) < 0.7)
+    tree.children_visits[:nodes] = visits
+    tree.children_values[:nodes] = np.floor(visits * rng.random((nodes, a)))
+    rave = rng.integers(0, 400, (nodes, a)) * (rng.random((nodes, a)) < 0.8)
+    tree.children_rave_visits[:nodes] = rave
+    tree.children_rave_values[:nodes] = np.floor(rave * rng.random((nodes, a)))
+    prior = rng.random((nodes, a)) ** 3
+    tree.children_prior[:nodes] = (prior / prior.sum(axis=1, keepdims=True)).astype(np.float32)
+    tree.children_legal[:nodes] = rng.random((nodes, a)) < 0.85
+    tree.children_legal[:nodes][rng.random(nodes) < 0.02] = False  # a few nodes without a searched move
+    tree.terminal[:nodes] = rng.random(nodes) < 0.03
+    # An edge into an existing child has been visited (else the child would not exist), most of them often.
+    linked = tree.children_index[:nodes] >= 0
+    tree.children_visits[:nodes][linked] += 30
+    tree.children_values[:nodes][linked] += 28
+    tree.children_rave_visits[:nodes][linked] += 200
+    tree.children_rave_values[:nodes][linked] += 190
+    return tree
+
+
+@pytest.mark.parametrize("name", list(CONFIGS))
+def test_edge_scores_match_the_reference_on_random_nodes(name):
+    config = CONFIGS[name]
+    rng = np.random.default_rng(1)
+    checked = 0
+    for _ in range(8):
+        tree = random_tree(rng, 300)
+        for node in range(tree.size):
+            ref = edge_scores_reference(config, tree, node)
+            fast = descent.node_scores(config, tree, node)
+            assert np.array_equal(np.isfinite(ref), np.isfinite(fast))
+            np.testing.assert_allclose(fast[np.isfinite(fast)], ref[np.isfinite(ref)], rtol=1e-12, atol=1e-15)
+            checked += 1
+    assert checked == 2400
+
+
+def test_tie_noise_is_small_and_reproducible():
+    rng = np.random.default_rng(2)
+    tree = random_tree(rng, 50)
+    config = SearchConfig()
+    ref = edge_scores_reference(config, tree, 0)
+    first = descent.node_scores(config, tree, 0, noise=descent.TIE_NOISE, rng=descent.new_rng(7))
+    again = descent.node_scores(config, tree, 0, noise=descent.TIE_NOISE, rng=descent.new_rng(7))
+    other = descent.node_scores(config, tree, 0, noise=descent.TIE_NOISE, rng=descent.new_rng(8))
+    finite = np.isfinite(ref)
+    assert np.array_equal(first, again) and not np.array_equal(first, other)
+    gap = first[finite] - ref[finite]
+    assert np.all(gap >= 0) and np.all(gap < descent.TIE_NOISE) and len(np.unique(gap)) == finite.sum()
+
+
+def _compiled_descents(config, tree, k, max_nodes=None, depth=64):
+    out = (np.zeros((k, depth), np.int32), np.zeros((k, depth), np.int32), np.zeros(k, np.int32),
+           np.zeros(k, np.int32))
+    room = k + 1 if max_nodes is None else max_nodes - tree.size
+    done = descent.descend_batch(k, tree.root, room, tree.terminal, tree.parents, tree.action_from_parent,
+                                 tree.children_index, tree.children_visits, tree.children_values,
+                                 tree.children_rave_visits, tree.children_rave_values, tree.children_prior,
+                                 tree.children_legal, descent.score_params(config, 0.0), descent.new_rng(0), *out)
+    if done == descent.PATH_OVERFLOW:
+        return None
+    nodes, actions, lengths, leaves = out
+    return [(list(zip(nodes[i, :lengths[i]].tolist(), actions[i, :lengths[i]].tolist())), int(leaves[i]))
+            for i in range(k)]
+
+
+def _copy(tree: Tree) -> Tree:
+    copy = Tree(tree.num_actions, capacity=tree.capacity)
+    for name in Tree._ARRAYS:
+        setattr(copy, name, getattr(tree, name).copy())
+    copy.size, copy.root = tree.size, tree.root
+    return copy
+
+
+@pytest.mark.parametrize("name", list(CONFIGS))
+def test_descents_with_virtual_loss_match_the_reference(name):
+    config = CONFIGS[name]
+    rng = np.random.default_rng(3)
+    for trial in range(40):
+        tree = random_tree(rng, int(rng.integers(1, 200)))
+        max_nodes = None if trial % 2 else tree.size + int(rng.integers(0, 4))
+        fast_tree, k = _copy(tree), int(rng.integers(1, 33))
+        ref = descend_reference(config, tree, k, max_nodes)
+        fast = _compiled_descents(config, fast_tree, k, max_nodes)
+        assert fast == ref
+        assert np.array_equal(fast_tree.children_visits, tree.children_visits)  # the same virtual losses
+
+
+def test_a_path_longer_than_the_buffer_is_reported_and_undone():
+    rng = np.random.default_rng(4)
+    tree = Tree(5)
+    states = {name: np.zeros((1, 2), np.int32) for name in ("stones", "chain", "lib_count", "lib_sum", "lib_sumsq")}
+    states.update(ko=np.zeros(1, np.int32), passes=np.zeros(1, np.int32), captures=np.zeros((1, 2), np.int32),
+                  hash=np.zeros((1, 2), np.uint32), move_count=np.zeros(1, np.int32))
+    for node in range(12):  # a chain of 12 nodes through action 0
+        tree.add_nodes({**states, "to_play": np.array([1 - 2 * (node % 2)], np.int8)},
+                       np.array([node - 1], np.int32), np.array([0 if node else -1], np.int32))
+    tree.children_legal[:12, 0] = True  # the only move searched
+    tree.children_visits[:12, 0] = 100
+    tree.children_values[:12, 0] = 90
+    tree.children_rave_visits[:12] = rng.integers(0, 5, (12, 5))
+    before = tree.children_visits.copy()
+    assert _compiled_descents(SearchConfig(), tree, 3, depth=8) is None
+    assert np.array_equal(tree.children_visits, before)
+    paths = _compiled_descents(SearchConfig(), tree, 3, depth=16)
+    assert [len(path) for path, _ in paths] == [12, 12, 12]
+
+
+@pytest.mark.parametrize("strategy", ["rave", "uct"])
+def test_backup_matches_the_reference(strategy):
+    config = SearchConfig(strategy=strategy)
+    rng = np.random.default_rng(5)
+    for _ in range(30):
+        tree = random_tree(rng, 120)
+        fast_tree = _copy(tree)
+        k, playouts, points = 16, int(rng.integers(1, 9)), tree.num_actions - 1
+        paths = _compiled_descents(config, fast_tree, k)
+        descend_reference(config, tree, k)
+        winner = rng.choice(np.array([-1, 0, 1], np.int8), (k, playouts), p=[0.45, 0.1, 0.45])
+        first = rng.choice(np.array([-1, 0, 1], np.int8), (k, playouts, points))
+        rows = [i for i, (path, leaf) in enumerate(paths) if leaf != descent.PENDING]
+        depth = max([len(p) for p, _ in paths] + [1])
+        nodes = np.zeros((k, depth), np.int32)
+        actions = np.zeros((k, depth), np.int32)
+        for i, (path, _) in enumerate(paths):
+            nodes[i, :len(path)] = [n for n, _ in path]
+            actions[i, :len(path)] = [a for _, a in path]
+        lengths = np.array([len(p) for p, _ in paths], np.int32)
+        leaves = np.array([leaf for _, leaf in paths], np.int32)
+        descent.backup_batch(np.array(rows, np.int64), nodes, actions, lengths, leaves, winner, first,
+                             fast_tree.to_play, fast_tree.children_visits, fast_tree.children_values,
+                             fast_tree.children_rave_visits, fast_tree.children_rave_values, strategy == "rave")
+        for i in rows:
+            backup_reference(config, tree, paths[i][0], paths[i][1], winner[i], first[i])
+        for name in ("children_visits", "children_values", "children_rave_visits", "children_rave_values"):
+            assert np.array_equal(getattr(fast_tree, name), getattr(tree, name)), name
