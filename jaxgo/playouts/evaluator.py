@@ -206,15 +206,20 @@ def load_log_gammas(path: str | None = None) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=16)
-def make_evaluator(policy: str = "heavy", gammas: str | None = None, devices: int = 1) -> Evaluator:
+def make_evaluator(policy: str = "heavy", gammas: str | None = None, devices: int = 1,
+                   temperature: float = 1.0) -> Evaluator:
     """The evaluator of a playout policy (``SearchConfig.playouts``) and gamma file (None: shipped), cached;
-    ``devices`` > 1 shards every call over that many local devices (ValueError when fewer are visible)."""
+    ``devices`` > 1 shards every call over that many local devices (ValueError when fewer are visible).
+    ``temperature`` T (heavy only): the playouts sample moves with probability proportional to gamma ** (1 / T),
+    sharper than the move model below 1, flatter above (the tables are data: no new compilation)."""
     if devices != 1:
         visible_devices(devices)
+    if not temperature > 0:
+        raise ValueError(f"playout temperature must be positive, got {temperature}")
     if policy == "light":
         return Evaluator("light", devices=devices)
     if policy == "heavy":
-        return Evaluator("heavy", heavy.policy_tables(load_log_gammas(gammas)), devices)
+        return Evaluator("heavy", heavy.policy_tables(load_log_gammas(gammas) / np.float32(temperature)), devices)
     if policy == "rules":
         return Evaluator("rules", rule_policy.rule_tables(), devices)
     raise ValueError(f"unknown playout policy {policy!r}; one of {POLICIES}")
@@ -222,4 +227,4 @@ def make_evaluator(policy: str = "heavy", gammas: str | None = None, devices: in
 
 def evaluator_for(config, devices: int = 1) -> Evaluator:
     """The evaluator a ``SearchConfig`` asks for, sharded over ``devices`` local devices."""
-    return make_evaluator(config.playouts, config.gammas, devices)
+    return make_evaluator(config.playouts, config.gammas, devices, config.playout_temperature)

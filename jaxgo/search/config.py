@@ -33,6 +33,7 @@ class SearchConfig:
     bias_c2: float = 1.0  # progressive bias c2 * K(s, a) / (n + 1); K = the gammas' move probability; 0 = off
     playouts: str = "heavy"  # leaf playouts: light (uniform), heavy (gamma-proportional) or rules (MoGo tiers)
     gammas: str | None = None  # gamma file for heavy playouts and priors (None: the shipped gammas)
+    playout_temperature: float = 1.0  # heavy playouts sample gamma ** (1 / T): < 1 sharper, > 1 flatter
     prior_even: float = 0.0  # RAVE virtual playouts at 1/2 for every move (Gelly & Silver's prior)
     prior_pattern: float = 0.0  # RAVE virtual wins prior_pattern * sqrt(K(s, a)) per move
     pass_prior_playouts: float = 64.0  # pseudo-playouts at the node's mean in pass's RAVE value
@@ -55,6 +56,8 @@ class SearchConfig:
             raise ValueError("leaves_per_batch must be at least 1")
         if self.playouts_per_leaf < 1:
             raise ValueError("playouts_per_leaf must be at least 1")
+        if not self.playout_temperature > 0:
+            raise ValueError("playout_temperature must be positive")
         if self.widen_playouts < 0 or self.widen_factor <= 1:
             raise ValueError("widen_playouts must be >= 0 and widen_factor > 1")
 

@@ -136,3 +136,15 @@ def test_heavy_and_rule_playouts_sharded_over_two_cpu_devices():
     out = run_two_devices("heavy,rules")
     for policy in ("heavy", "rules"):
         check_sharded_like_one_device(out[policy], policy)
+
+
+def test_playout_temperature_raises_every_gamma_to_one_over_t():
+    plain = make_evaluator("heavy", None, 1).tables
+    sharp = make_evaluator("heavy", None, 1, 0.5).tables
+    flat = make_evaluator("heavy", None, 1, 2.0).tables
+    for field in ("pattern", "capture", "self_atari", "atari", "dist_prev", "line"):
+        base = np.asarray(getattr(plain, field), np.float64)
+        np.testing.assert_allclose(np.asarray(getattr(sharp, field)), base ** 2, rtol=1e-4)
+        np.testing.assert_allclose(np.asarray(getattr(flat, field)), np.sqrt(base), rtol=1e-4)
+    with pytest.raises(ValueError, match="temperature"):
+        make_evaluator("heavy", None, 1, 0.0)

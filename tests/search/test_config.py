@@ -64,3 +64,12 @@ def test_switches_take_true_false_words_and_zero_one():
     parser = argparse.ArgumentParser()
     search_config.add_arguments(parser)
     assert search_config.from_args(parser.parse_args(["--search-option", "early_stop=false"])).early_stop is False
+
+
+def test_playout_temperature_must_be_positive_and_reaches_the_evaluator():
+    from jaxgo.playouts.evaluator import evaluator_for, make_evaluator
+
+    with pytest.raises(ValueError, match="playout_temperature"):
+        SearchConfig(playout_temperature=0.0)
+    config, ignored = SearchConfig().with_overrides({"playout_temperature": 0.7})
+    assert not ignored and evaluator_for(config) is make_evaluator("heavy", None, 1, 0.7)
