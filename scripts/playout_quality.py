@@ -7,7 +7,8 @@ A search is as good as its leaf evaluations, and simulation balancing (Huang, Co
 playout policy that its mean outcome be right, not that its moves be likely.  This measures exactly that, in
 seconds instead of a match series: every game record of ``--sgf`` (SGF files, folders, or tars of folders; games
 with a forfeit, a void or no result and setup positions are skipped) is set up after each of ``--moves`` moves,
-every ``--variant NAME=POLICY[:T]`` (light, heavy or rules; T the heavy playouts' temperature, gamma ** (1 / T))
+every ``--variant NAME=POLICY[:T[:GROUP*F,...]]`` (light, heavy or rules; T the heavy playouts' temperature,
+gamma ** (1 / T); ``capture*100,extension*100`` multiplies the gammas of those feature groups' present levels)
 plays ``--playouts`` playouts from it (the game's komi, its last two moves for the distance features), and the
 fraction p that Black wins (draws half) is scored against the game's winner y (1 Black, 0 White):
 
@@ -36,7 +37,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from move_quality import sgf_records  # noqa: E402
 
 from jaxgo.go.sgf import replay  # noqa: E402
-from jaxgo.playouts.evaluator import make_evaluator  # noqa: E402
+from jaxgo.features import moves as move_features  # noqa: E402
+from jaxgo.playouts import heavy  # noqa: E402
+from jaxgo.playouts.evaluator import Evaluator, load_log_gammas, make_evaluator  # noqa: E402
 from jaxgo.search.mcts import stack_state  # noqa: E402
 from jaxgo.search.priors import game_last_moves  # noqa: E402
 
@@ -66,16 +69,36 @@ def positions(records, move_numbers: list[int]) -> list[dict]:
     return out
 
 
-def parse_variant(text: str) -> tuple[str, str, float]:
-    """(name, policy, temperature) of ``NAME=POLICY[:T]``."""
+def parse_variant(text: str) -> tuple[str, str, float, dict]:
+    """(name, policy, temperature, {feature group: factor}) of ``NAME=POLICY[:T[:GROUP*F,...]]``."""
     name, sep, spec = text.partition("=")
     if not sep or not name:
-        raise argparse.ArgumentTypeError(f"--variant {text!r}: expected NAME=POLICY[:T]")
-    policy, _, temperature = spec.partition(":")
+        raise argparse.ArgumentTypeError(f"--variant {text!r}: expected NAME=POLICY[:T[:GROUP*F,...]]")
+    policy, _, rest = spec.partition(":")
+    temperature, _, scaled = rest.partition(":")
     try:
-        return name, policy, float(temperature) if temperature else 1.0
+        factors = {group: float(factor) for group, factor in (item.split("*") for item in scaled.split(",") if item)}
+        temperature = float(temperature) if temperature else 1.0
     except ValueError:
-        raise argparse.ArgumentTypeError(f"--variant {text!r}: the temperature must be a number") from None
+        raise argparse.ArgumentTypeError(f"--variant {text!r}: T and each GROUP*F factor must be numbers") from None
+    unknown = set(factors) - set(move_features.GROUPS)
+    if unknown or (factors and policy != "heavy"):
+        raise argparse.ArgumentTypeError(f"--variant {text!r}: factors apply to heavy playouts' groups "
+                                         f"{move_features.GROUPS}")
+    return name, policy, temperature, factors
+
+
+def variant_evaluator(policy: str, temperature: float, factors: dict) -> Evaluator:
+    """The evaluator of a variant: ``make_evaluator``'s, or for heavy playouts with group factors the shipped
+    gammas with every present level of each named group multiplied by its factor (then the temperature)."""
+    if not factors:
+        return make_evaluator(policy, None, 1, temperature)
+    log_gamma = load_log_gammas(None).astype(np.float64)
+    offsets = dict(zip(move_features.GROUPS, (int(o) for o in move_features.group_offsets())))
+    sizes = dict(zip(move_features.GROUPS, (int(n) for n in move_features.group_sizes())))
+    for group, factor in factors.items():
+        log_gamma[offsets[group] + 1: offsets[group] + sizes[group]] += np.log(factor)
+    return Evaluator("heavy", heavy.policy_tables(log_gamma / temperature))
 
 
 def black_win_rates(evaluator, items: list[dict], playouts: int, seed: int, batch: int) -> np.ndarray:
@@ -135,8 +158,9 @@ def main(argv=None) -> int:
     parser.add_argument("--records", type=int, default=None, help="use the first N records by name")
     parser.add_argument("--moves", type=int, nargs="+", default=[10, 20, 30, 40])
     parser.add_argument("--variant", type=parse_variant, action="append", required=True,
-                        help="NAME=POLICY[:T], POLICY light, heavy or rules, T the heavy temperature (repeatable; "
-                             "the first is the base of the paired differences)")
+                        help="NAME=POLICY[:T[:GROUP*F,...]], POLICY light, heavy or rules, T the heavy temperature, "
+                             "GROUP*F a factor on a feature group's gammas (repeatable; the first is the base of "
+                             "the paired differences)")
     parser.add_argument("--playouts", type=int, default=64, help="playouts per position (default %(default)s)")
     parser.add_argument("--batch", type=int, default=256, help="positions per device call (default %(default)s)")
     parser.add_argument("--seed", type=int, default=0)
@@ -153,15 +177,15 @@ def main(argv=None) -> int:
     numbers = np.array([item["number"] for item in items])
     print(f"{len(items)} positions from {len(np.unique(games))} games", file=sys.stderr)
     predictions = {}
-    for name, policy, temperature in args.variant:
+    for name, policy, temperature, factors in args.variant:
         started = time.perf_counter()
-        evaluator = make_evaluator(policy, None, 1, temperature)
+        evaluator = variant_evaluator(policy, temperature, factors)
         predictions[name] = black_win_rates(evaluator, items, args.playouts, args.seed, args.batch)
         print(f"{name}: {time.perf_counter() - started:.1f} s", file=sys.stderr)
     base = None
-    for name, policy, temperature in args.variant:
+    for name, policy, temperature, factors in args.variant:
         p = predictions[name]
-        print(json.dumps(report(name, p, y, games, base, {"policy": policy, "temperature": temperature})),
+        print(json.dumps(report(name, p, y, games, base, {"policy": policy, "temperature": temperature, "factors": factors})),
               flush=True)
         if args.by_move:
             for n in args.moves:
@@ -169,7 +193,8 @@ def main(argv=None) -> int:
                 if mask.any():
                     print(json.dumps(report(name, p[mask], y[mask], games[mask],
                                             None if base is None else base[mask],
-                                            {"policy": policy, "temperature": temperature, "move": n})), flush=True)
+                                            {"policy": policy, "temperature": temperature, "factors": factors,
+                                             "move": n})), flush=True)
         base = p if base is None else base
     if args.out:
         with open(args.out, "w") as out:

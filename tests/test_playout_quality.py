@@ -30,6 +30,20 @@ def test_winner_of_skips_what_says_nothing_about_the_position(playout_quality):
         assert playout_quality.winner_of(result) is None
 
 
+def test_variants_and_their_gamma_factors(playout_quality):
+    assert playout_quality.parse_variant("light=light") == ("light", "light", 1.0, {})
+    name, policy, temperature, factors = playout_quality.parse_variant("x=heavy:0.7:capture*100,self_atari*0.1")
+    assert (name, policy, temperature, factors) == ("x", "heavy", 0.7, {"capture": 100.0, "self_atari": 0.1})
+    for bad in ("light", "x=light:1:capture*2", "x=heavy:1:corner*2", "x=heavy:hot"):
+        with pytest.raises(Exception, match="--variant"):
+            playout_quality.parse_variant(bad)
+    plain = playout_quality.variant_evaluator("heavy", 1.0, {}).tables
+    boosted = playout_quality.variant_evaluator("heavy", 1.0, {"capture": 100.0}).tables
+    assert np.asarray(boosted.capture)[0] == pytest.approx(float(np.asarray(plain.capture)[0]))
+    np.testing.assert_allclose(np.asarray(boosted.capture)[1:], 100 * np.asarray(plain.capture)[1:], rtol=1e-4)
+    np.testing.assert_array_equal(np.asarray(boosted.pattern), np.asarray(plain.pattern))
+
+
 def test_scores_and_game_bootstrap(playout_quality):
     y = np.array([1.0, 0.0, 1.0, 0.0])
     perfect = playout_quality.scores(np.array([1.0, 0.0, 1.0, 0.0]), y)
