@@ -1,0 +1,134 @@
+"""Balance the heavy playouts on game results: SPSA on per-group gamma factors, scored by the playouts' Brier score.
+
+    python scripts/balance_playouts.py --sgf benchmarks/games/sgf_9x9_default.tar.xz benchmarks/games/sgf_9x9_time.tar.xz \\
+        --iterations 40 --positions 1200 --playouts 32 --log /tmp/balance.jsonl --save /tmp/balanced_gammas.npz
+
+Simulation balancing (Huang, Coulom & Lin 2010) changes a playout policy so that its mean outcome is right rather
+than its moves likely.  This is its derivative-free form on a few parameters: theta holds one log-factor per
+small feature group of the shipped gammas (capture, extension, self_atari, atari, dist_prev, dist_prev2, line:
+every present level of the group multiplied by exp(theta_g)) and one log-exponent on the 3x3 pattern gammas
+(pattern log-gammas times exp(theta_pattern)).  The objective is ``scripts/playout_quality.py``'s Brier score of
+the playouts' Black win rate against the game's winner, on the positions of a training half of the games
+(split by a hash of the record name; the other half is held out).  Iteration k evaluates theta + c_k delta and
+theta - c_k delta (delta random signs) on ``--positions`` training positions with the same random key (common
+random numbers, so the difference is mostly the policies') and steps down the measured slope (Spall's gains,
+as ``scripts/tune_spsa.py``).  One JSON line per iteration goes to ``--log``; the same command continues a
+killed run from its last line.  At the end the final theta and the shipped gammas (theta = 0) are scored on
+every held-out position (paired Brier difference, game-bootstrap interval), and ``--save`` writes the balanced
+gammas (``jaxgo gtp --gammas FILE`` plays with them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import playout_quality as quality  # noqa: E402
+from tune_spsa import gains  # noqa: E402
+
+from jaxgo.features import gammas as gamma_files  # noqa: E402
+from jaxgo.features import moves as move_features  # noqa: E402
+from jaxgo.playouts import heavy  # noqa: E402
+from jaxgo.playouts.evaluator import Evaluator, load_log_gammas  # noqa: E402
+
+GROUPS = ("capture", "extension", "self_atari", "atari", "dist_prev", "dist_prev2", "line", "pattern")
+
+
+def balanced_log_gamma(base: np.ndarray, theta: np.ndarray) -> np.ndarray:
+    """float64 [K]: the log-gammas ``base`` with theta [len(GROUPS)] applied (see the module docstring)."""
+    log_gamma = np.asarray(base, np.float64).copy()
+    offsets = dict(zip(move_features.GROUPS, (int(o) for o in move_features.group_offsets())))
+    sizes = dict(zip(move_features.GROUPS, (int(n) for n in move_features.group_sizes())))
+    for group, value in zip(GROUPS, theta):
+        levels = slice(offsets[group] + 1, offsets[group] + sizes[group])
+        if group == "pattern":
+            log_gamma[levels] *= np.exp(value)
+        else:
+            log_gamma[levels] += value
+    return log_gamma
+
+
+def held_out(name: str) -> bool:
+    """Whether a record (by name) is in the held-out half (a stable hash, not the name's order)."""
+    return hashlib.sha256(name.encode()).digest()[0] % 2 == 1
+
+
+def brier(base: np.ndarray, theta: np.ndarray, items: list[dict], playouts: int, seed: int, batch: int) -> tuple:
+    """(Brier score, win rates [n]) of the playouts under theta on ``items``."""
+    evaluator = Evaluator("heavy", heavy.policy_tables(balanced_log_gamma(base, theta)))
+    p = quality.black_win_rates(evaluator, items, playouts, seed, batch)
+    y = np.array([item["winner"] for item in items], np.float64)
+    return float(np.mean((p - y) ** 2)), p
+
+
+def read_log(path: Path) -> list[dict]:
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sgf", nargs="+", required=True, help="SGF files, folders or tars of folders")
+    parser.add_argument("--moves", type=int, nargs="+", default=[10, 20, 30, 40])
+    parser.add_argument("--iterations", type=int, default=40)
+    parser.add_argument("--positions", type=int, default=1200, help="training positions per evaluation")
+    parser.add_argument("--playouts", type=int, default=32, help="playouts per position while tuning")
+    parser.add_argument("--final-playouts", type=int, default=64, help="playouts per held-out position at the end")
+    parser.add_argument("--a", type=float, default=2.0, help="SPSA step size a (theta units per Brier unit)")
+    parser.add_argument("--c", type=float, default=0.3, help="SPSA perturbation c (theta units)")
+    parser.add_argument("--big-a", type=float, default=4.0, help="SPSA stability constant A")
+    parser.add_argument("--bound", type=float, default=2.0, help="|theta_g| is kept at most this")
+    parser.add_argument("--batch", type=int, default=256)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--log", required=True, help="JSONL log, one line per iteration (continued when it exists)")
+    parser.add_argument("--save", help="write the balanced gammas here (npz, as jaxgo gammas train writes)")
+    args = parser.parse_args(argv)
+
+    items = quality.positions(quality.sgf_records(args.sgf), args.moves)
+    train = [item for item in items if not held_out(item["game"])]
+    test = [item for item in items if held_out(item["game"])]
+    rng = np.random.default_rng(args.seed)
+    sample = [train[i] for i in sorted(rng.choice(len(train), min(args.positions, len(train)), replace=False))]
+    print(f"{len(train)} training positions ({len(sample)} per evaluation), {len(test)} held out", file=sys.stderr)
+    base = load_log_gammas(None)
+    log = Path(args.log)
+    done = read_log(log)
+    theta = np.array(done[-1]["theta_after"]) if done else np.zeros(len(GROUPS))
+    for k in range(len(done), args.iterations):
+        started = time.perf_counter()
+        a_k, c_k = gains(k, args.a, args.c, args.big_a)
+        delta = np.random.default_rng([args.seed, k]).choice([-1.0, 1.0], len(GROUPS))
+        key_seed = args.seed * 100003 + k  # the same playout keys for both sides of the iteration
+        plus, _ = brier(base, theta + c_k * delta, sample, args.playouts, key_seed, args.batch)
+        minus, _ = brier(base, theta - c_k * delta, sample, args.playouts, key_seed, args.batch)
+        after = np.clip(theta - a_k * (plus - minus) / (2.0 * c_k * delta), -args.bound, args.bound)
+        row = {"iteration": k, "theta": theta.tolist(), "delta": delta.tolist(), "brier_plus": plus,
+               "brier_minus": minus, "theta_after": after.tolist(), "seconds": round(time.perf_counter() - started, 1)}
+        with log.open("a") as out:
+            out.write(json.dumps(row) + "\n")
+        print(json.dumps(row), file=sys.stderr, flush=True)
+        theta = after
+    y = np.array([item["winner"] for item in test], np.float64)
+    games = np.array([item["game"] for item in test])
+    _, shipped = brier(base, np.zeros(len(GROUPS)), test, args.final_playouts, args.seed + 1, args.batch)
+    _, balanced = brier(base, theta, test, args.final_playouts, args.seed + 1, args.batch)
+    print(json.dumps(quality.report("shipped", shipped, y, games, None, {"theta": [0.0] * len(GROUPS)})))
+    print(json.dumps(quality.report("balanced", balanced, y, games, shipped,
+                                    {"theta": dict(zip(GROUPS, np.round(theta, 4).tolist()))})))
+    if args.save:
+        meta = {"balanced_from": "shipped", "theta": dict(zip(GROUPS, theta.tolist())), "method": "spsa-brier"}
+        gamma_files.Gammas(log_gamma=balanced_log_gamma(base, theta).astype(np.float32), meta=meta).save(args.save)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

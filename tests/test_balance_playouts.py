@@ -1,0 +1,71 @@
+"""scripts/balance_playouts.py: the gamma transformation, the held-out split, and a small resumable run."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from support import load_script
+
+SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "balance_playouts.py"
+GAME = b"(;FF[4]GM[1]SZ[5]KM[0.5]RE[B+Resign];B[cc];W[aa];B[bb];W[ee];B[dd];W[ab];B[ba];W[de];B[ed])"
+
+
+@pytest.fixture
+def balance():
+    module = load_script(SCRIPT)
+    yield module
+    for name in (module.__name__, "playout_quality", "tune_spsa", "move_quality"):
+        sys.modules.pop(name, None)
+
+
+def test_theta_scales_groups_and_zero_is_the_identity(balance):
+    from jaxgo.features import moves
+
+    base = np.random.default_rng(0).normal(size=moves.num_features())
+    assert np.array_equal(balance.balanced_log_gamma(base, np.zeros(len(balance.GROUPS))), base)
+    theta = np.zeros(len(balance.GROUPS))
+    theta[balance.GROUPS.index("capture")] = np.log(10.0)
+    theta[balance.GROUPS.index("pattern")] = np.log(2.0)
+    out = balance.balanced_log_gamma(base, theta)
+    offsets = dict(zip(moves.GROUPS, moves.group_offsets().tolist()))
+    sizes = dict(zip(moves.GROUPS, moves.group_sizes().tolist()))
+    capture = slice(offsets["capture"] + 1, offsets["capture"] + sizes["capture"])
+    pattern = slice(offsets["pattern"] + 1, offsets["pattern"] + sizes["pattern"])
+    np.testing.assert_allclose(out[capture], base[capture] + np.log(10.0))
+    np.testing.assert_allclose(out[pattern], 2.0 * base[pattern])
+    untouched = np.ones(len(base), bool)
+    untouched[capture] = untouched[pattern] = False
+    assert np.array_equal(out[untouched], base[untouched])  # absent levels and other groups
+
+
+def test_held_out_split_is_stable_and_about_half(balance):
+    names = [f"game_{i:04d}.sgf" for i in range(400)]
+    held = [balance.held_out(name) for name in names]
+    assert held == [balance.held_out(name) for name in names]
+    assert 150 < sum(held) < 250
+
+
+def test_a_run_writes_its_log_continues_it_and_saves_gammas(balance, tmp_path, capsys):
+    games = tmp_path / "games"
+    games.mkdir()
+    for i in range(8):
+        result = b"RE[B+Resign]" if i % 2 else b"RE[W+3.5]"
+        (games / f"g{i}.sgf").write_bytes(GAME.replace(b"RE[B+Resign]", result))
+    log, saved = tmp_path / "balance.jsonl", tmp_path / "balanced.npz"
+    common = ["--sgf", str(games), "--moves", "4", "8", "--positions", "6", "--playouts", "4",
+              "--final-playouts", "4", "--batch", "8", "--log", str(log)]
+    assert balance.main(common + ["--iterations", "1"]) == 0
+    assert balance.main(common + ["--iterations", "2", "--save", str(saved)]) == 0
+    rows = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [r["iteration"] for r in rows] == [0, 1] and rows[1]["theta"] == rows[0]["theta_after"]
+    assert all(abs(t) <= 2.0 for t in rows[1]["theta_after"])
+    summary = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [s["variant"] for s in summary[-2:]] == ["shipped", "balanced"] and "brier_diff_ci95" in summary[-1]
+    from jaxgo.features import gammas
+
+    loaded = gammas.load(saved)
+    assert loaded.meta["method"] == "spsa-brier" and set(loaded.meta["theta"]) == set(balance.GROUPS)
