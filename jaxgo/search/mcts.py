@@ -26,7 +26,9 @@ features see the same last two moves as the playouts (the game's at the root).  
 also) enter as virtual experience in the RAVE statistics (``prior_even``, ``prior_pattern``; ``virtual_rave``),
 which fades with a move's AMAF count rather than with its visits.  The search reports the best action by
 ``tree.rank_actions`` and the principal variation that starts with it; the move played, resignation and passing
-are the ``Player``'s (``jaxgo.search.player``).
+are the ``Player``'s (``jaxgo.search.player``).  The edge scores, the descents and the backup run as compiled loops
+(``jaxgo.search.descent``); their numpy definitions are kept here as the reference (``edge_scores_reference``,
+``descend_reference``, ``backup_reference``) that the compiled ones are tested against.
 """
 
 from __future__ import annotations
@@ -99,7 +101,6 @@ class Searcher:
             raise ValueError(f"unknown search strategy {self.config.strategy!r}; one of {STRATEGIES}")
         self.evaluator = evaluator or evaluator_for(self.config)
         self.key = jax.random.PRNGKey(seed)
-        self.rng = np.random.default_rng(seed)
         self._tie_rng = descent.new_rng(seed)  # the edge scores' tie-breaking noise
         self._path_depth = 64  # D: the longest descent path recorded (doubled when a descent is longer)
         self.log = log
