@@ -58,7 +58,7 @@ def gtp_to_point(vertex: str, size: int) -> int:
     text = vertex.strip().upper()
     if text == "PASS":
         return pass_move(size)
-    if len(text) < 2 or text[0] not in GTP_COLUMNS[:size] or not text[1:].isdigit():
+    if len(text) < 2 or text[0] not in GTP_COLUMNS[:size] or not (text[1:].isdigit() and text[1:].isascii()):
         raise ValueError(f"invalid vertex {vertex!r}")
     col = GTP_COLUMNS.index(text[0])
     number = int(text[1:])

@@ -29,7 +29,7 @@ import json
 import math
 
 from jaxgo.go.config import Rules
-from jaxgo.go.coords import BLACK, WHITE, GTP_COLUMNS, colour_letter, point_to_gtp
+from jaxgo.go.coords import BLACK, WHITE, colour_letter, gtp_to_point, point_to_gtp
 from jaxgo.search.config import SearchConfig
 from jaxgo.search.tree import rank_actions
 
@@ -247,16 +247,12 @@ def parse_vertex(text, size: int, field: str, ident, allow_pass: bool = True) ->
     """GTP vertex ('D4', 'pass') -> point (row 0 at the top); RequestError when off the board."""
     if not isinstance(text, str):
         raise RequestError(f"invalid vertex {text!r}", field, ident)
-    word = text.strip().upper()
-    if word == "PASS":
-        if not allow_pass:
-            raise RequestError("pass is not a stone", field, ident)
-        return size * size
-    if len(word) >= 2 and word[0] in GTP_COLUMNS[:size] and word[1:].isdigit() and word[1:].isascii():
-        number = int(word[1:])
-        if 1 <= number <= size:
-            return (size - number) * size + GTP_COLUMNS.index(word[0])
-    raise RequestError(f"invalid vertex {text!r} for a {size}x{size} board", field, ident)
+    if not allow_pass and text.strip().upper() == "PASS":
+        raise RequestError("pass is not a stone", field, ident)
+    try:
+        return gtp_to_point(text, size)
+    except ValueError:
+        raise RequestError(f"invalid vertex {text!r} for a {size}x{size} board", field, ident) from None
 
 
 def _moves(obj, name, size, ident, allow_pass) -> list:

@@ -84,3 +84,14 @@ def test_rules_neighbour_lists_come_from_the_table():
     assert lists[0] == (5, 1) and lists[pt("C3")] == (7, 17, 11, 13)
     assert all(tuple(q for q in row if q != 25) == got for row, got in zip(table.tolist(), lists))
     assert rules.diagonal_lists(5)[0] == (6,)
+
+
+def test_gtp_vertices_parse_and_bad_ones_are_value_errors():
+    from jaxgo.go.coords import point_to_gtp
+
+    for point in range(26):
+        assert gtp_to_point(point_to_gtp(point, 5), 5) == point
+    assert gtp_to_point(" e1 ", 5) == 24 and gtp_to_point("Pass", 5) == 25
+    for bad in ("", "E", "I1", "F1", "E0", "E6", "E-1", "E²", "E١"):  # non-ASCII digits are not digits here
+        with pytest.raises(ValueError, match="invalid vertex"):
+            gtp_to_point(bad, 5)
