@@ -262,6 +262,22 @@ def backup_batch(rows, path_nodes, path_actions, lengths, leaves, winner, first,
                         children_rave_values[node, action] += wins
 
 
+def descend(tree, k: int, params: np.ndarray, rng: np.ndarray, room: int, depth: int = 64):
+    """``descend_batch`` of K descents in ``tree`` (a ``jaxgo.search.tree.Tree``), retried with twice the path
+    buffer while a path overflows it: ((path nodes int32 [K, D], path actions int32 [K, D], lengths int32 [K],
+    leaves int32 [K]: a node or ``PENDING``), D)."""
+    while True:
+        out = (np.zeros((k, depth), np.int32), np.zeros((k, depth), np.int32), np.zeros(k, np.int32),
+               np.zeros(k, np.int32))
+        done = descend_batch(k, tree.root, room, tree.terminal, tree.parents, tree.action_from_parent,
+                             tree.children_index, tree.children_visits, tree.children_values,
+                             tree.children_rave_visits, tree.children_rave_values, tree.children_prior,
+                             tree.children_legal, params, rng, *out)
+        if done != PATH_OVERFLOW:
+            return out, depth
+        depth *= 2
+
+
 def node_scores(config, tree, node: int, noise: float = 0.0, rng: np.ndarray | None = None) -> np.ndarray:
     """float64 [A]: ``edge_scores`` of one node of a ``Tree`` under a ``SearchConfig`` (no tie noise unless
     ``noise``; rng as ``new_rng``)."""

@@ -268,21 +268,11 @@ class Searcher:
         return self.timed_leaves
 
     def _descend(self, tree: Tree, k: int):
-        """``descent.descend_batch`` of K descents: (path nodes int32 [K, D], path actions int32 [K, D], lengths
-        int32 [K], leaves int32 [K]: a node, or ``descent.PENDING`` for the missing child of the last edge)."""
+        """``descent.descend`` of K descents (the path buffer kept as long as the longest path seen)."""
         room = k + 1 if self.max_nodes is None else self.max_nodes - tree.size
-        params = descent.score_params(self.config)
-        depth = self._path_depth
-        while True:
-            out = (np.zeros((k, depth), np.int32), np.zeros((k, depth), np.int32), np.zeros(k, np.int32),
-                   np.zeros(k, np.int32))
-            done = descent.descend_batch(k, tree.root, room, tree.terminal, tree.parents, tree.action_from_parent,
-                                         tree.children_index, tree.children_visits, tree.children_values,
-                                         tree.children_rave_visits, tree.children_rave_values, tree.children_prior,
-                                         tree.children_legal, params, self._tie_rng, *out)
-            if done != descent.PATH_OVERFLOW:
-                return out
-            depth = self._path_depth = 2 * depth
+        out, self._path_depth = descent.descend(tree, k, descent.score_params(self.config), self._tie_rng, room,
+                                                self._path_depth)
+        return out
 
     def select_leaves(self, job: "TreeJob"):
         """Descend ``leaves_per_batch`` (K) times with virtual loss and create the new nodes (one device call).
@@ -290,7 +280,7 @@ class Searcher:
         Returns the leaf states as a batched ``rules.State`` of exactly K boards (padded with the root), or None
         when no leaf survived this round (superko); then ``job.exhausted`` tells whether the root has no move.
         """
-        tree, cfg = job.tree, self.config
+        tree = job.tree
         children = kernels(self.rules.suicide).children_batch
         k = job.leaves
         pass_action = self.num_actions - 1

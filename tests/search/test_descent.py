@@ -24,13 +24,19 @@ CONFIGS = {
 }
 
 
+def add_node(tree: Tree, parent: int, action: int, to_play: int) -> None:
+    """Append one node (a placeholder position: the loops read only the statistics) under ``parent``."""
+    states = {name: np.zeros((1, 2), np.int32) for name in ("stones", "chain", "lib_count", "lib_sum", "lib_sumsq")}
+    states.update(ko=np.zeros(1, np.int32), passes=np.zeros(1, np.int32), captures=np.zeros((1, 2), np.int32),
+                  hash=np.zeros((1, 2), np.uint32), move_count=np.zeros(1, np.int32),
+                  to_play=np.array([to_play], np.int8))
+    tree.add_nodes(states, np.array([parent], np.int32), np.array([action], np.int32))
+
+
 def random_tree(rng: np.random.Generator, nodes: int, num_actions: int = 26) -> Tree:
     """A tree of ``nodes`` nodes with random links and statistics (integer visits and wins, so that exact ties
     occur as in a real search), a few terminal nodes and illegal moves."""
     tree = Tree(num_actions)
-    states = {name: np.zeros((1, 2), np.int32) for name in ("stones", "chain", "lib_count", "lib_sum", "lib_sumsq")}
-    states.update(ko=np.zeros(1, np.int32), passes=np.zeros(1, np.int32), captures=np.zeros((1, 2), np.int32),
-                  hash=np.zeros((1, 2), np.uint32), move_count=np.zeros(1, np.int32))
     for node in range(nodes):
         if node == 0:
             parent, action, to_play = -1, -1, 1
@@ -40,8 +46,7 @@ def random_tree(rng: np.random.Generator, nodes: int, num_actions: int = 26) -> 
             if not len(free):
                 parent, free = 0, np.flatnonzero(tree.children_index[0] < 0)
             action, to_play = int(rng.choice(free)), -int(tree.to_play[parent])
-        tree.add_nodes({**states, "to_play": np.array([to_play], np.int8)}, np.array([parent], np.int32),
-                       np.array([action], np.int32))
+        add_node(tree, parent, action, to_play)
     a = num_actions
     visits = rng.integers(0, 60, (nodes, a)) * (rng.random((nodes, a)) < 0.7)
     tree.children_visits[:nodes] = visits
@@ -94,16 +99,10 @@ def test_tie_noise_is_small_and_reproducible():
 
 
 def _compiled_descents(config, tree, k, max_nodes=None, depth=64):
-    out = (np.zeros((k, depth), np.int32), np.zeros((k, depth), np.int32), np.zeros(k, np.int32),
-           np.zeros(k, np.int32))
+    """``descent.descend`` (no tie noise) as [(path [(node, action)], leaf)], like ``descend_reference``."""
     room = k + 1 if max_nodes is None else max_nodes - tree.size
-    done = descent.descend_batch(k, tree.root, room, tree.terminal, tree.parents, tree.action_from_parent,
-                                 tree.children_index, tree.children_visits, tree.children_values,
-                                 tree.children_rave_visits, tree.children_rave_values, tree.children_prior,
-                                 tree.children_legal, descent.score_params(config, 0.0), descent.new_rng(0), *out)
-    if done == descent.PATH_OVERFLOW:
-        return None
-    nodes, actions, lengths, leaves = out
+    (nodes, actions, lengths, leaves), _ = descent.descend(tree, k, descent.score_params(config, 0.0),
+                                                           descent.new_rng(0), room, depth)
     return [(list(zip(nodes[i, :lengths[i]].tolist(), actions[i, :lengths[i]].tolist())), int(leaves[i]))
             for i in range(k)]
 
@@ -130,24 +129,27 @@ def test_descents_with_virtual_loss_match_the_reference(name):
         assert np.array_equal(fast_tree.children_visits, tree.children_visits)  # the same virtual losses
 
 
-def test_a_path_longer_than_the_buffer_is_reported_and_undone():
+def test_a_path_longer_than_the_buffer_is_reported_undone_and_retried():
     rng = np.random.default_rng(4)
     tree = Tree(5)
-    states = {name: np.zeros((1, 2), np.int32) for name in ("stones", "chain", "lib_count", "lib_sum", "lib_sumsq")}
-    states.update(ko=np.zeros(1, np.int32), passes=np.zeros(1, np.int32), captures=np.zeros((1, 2), np.int32),
-                  hash=np.zeros((1, 2), np.uint32), move_count=np.zeros(1, np.int32))
     for node in range(12):  # a chain of 12 nodes through action 0
-        tree.add_nodes({**states, "to_play": np.array([1 - 2 * (node % 2)], np.int8)},
-                       np.array([node - 1], np.int32), np.array([0 if node else -1], np.int32))
+        add_node(tree, node - 1, 0 if node else -1, 1 - 2 * (node % 2))
     tree.children_legal[:12, 0] = True  # the only move searched
     tree.children_visits[:12, 0] = 100
     tree.children_values[:12, 0] = 90
     tree.children_rave_visits[:12] = rng.integers(0, 5, (12, 5))
     before = tree.children_visits.copy()
-    assert _compiled_descents(SearchConfig(), tree, 3, depth=8) is None
+    small = (np.zeros((3, 8), np.int32), np.zeros((3, 8), np.int32), np.zeros(3, np.int32), np.zeros(3, np.int32))
+    done = descent.descend_batch(3, tree.root, 4, tree.terminal, tree.parents, tree.action_from_parent,
+                                 tree.children_index, tree.children_visits, tree.children_values,
+                                 tree.children_rave_visits, tree.children_rave_values, tree.children_prior,
+                                 tree.children_legal, descent.score_params(SearchConfig(), 0.0),
+                                 descent.new_rng(0), *small)
+    assert done == descent.PATH_OVERFLOW
     assert np.array_equal(tree.children_visits, before)
-    paths = _compiled_descents(SearchConfig(), tree, 3, depth=16)
-    assert [len(path) for path, _ in paths] == [12, 12, 12]
+    (_, _, lengths, _), depth = descent.descend(tree, 3, descent.score_params(SearchConfig(), 0.0),
+                                                descent.new_rng(0), 4, depth=8)
+    assert depth == 16 and lengths.tolist() == [12, 12, 12]
 
 
 @pytest.mark.parametrize("strategy", ["rave", "uct"])
