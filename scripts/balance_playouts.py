@@ -34,7 +34,6 @@ import playout_quality as quality  # noqa: E402
 from tune_spsa import gains  # noqa: E402
 
 from jaxgo.features import gammas as gamma_files  # noqa: E402
-from jaxgo.features import moves as move_features  # noqa: E402
 from jaxgo.playouts import heavy  # noqa: E402
 from jaxgo.playouts.evaluator import Evaluator, load_log_gammas  # noqa: E402
 
@@ -44,10 +43,8 @@ GROUPS = ("capture", "extension", "self_atari", "atari", "dist_prev", "dist_prev
 def balanced_log_gamma(base: np.ndarray, theta: np.ndarray) -> np.ndarray:
     """float64 [K]: the log-gammas ``base`` with theta [len(GROUPS)] applied (see the module docstring)."""
     log_gamma = np.asarray(base, np.float64).copy()
-    offsets = dict(zip(move_features.GROUPS, (int(o) for o in move_features.group_offsets())))
-    sizes = dict(zip(move_features.GROUPS, (int(n) for n in move_features.group_sizes())))
     for group, value in zip(GROUPS, theta):
-        levels = slice(offsets[group] + 1, offsets[group] + sizes[group])
+        levels = quality.present_levels(group)
         if group == "pattern":
             log_gamma[levels] *= np.exp(value)
         else:

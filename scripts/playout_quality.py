@@ -88,16 +88,20 @@ def parse_variant(text: str) -> tuple[str, str, float, dict]:
     return name, policy, temperature, factors
 
 
+def present_levels(group: str) -> slice:
+    """The indices of a feature group's present levels (all but its absent level 0) in the log-gammas."""
+    offset = int(move_features.group_offsets()[move_features.GROUPS.index(group)])
+    return slice(offset + 1, offset + int(move_features.group_sizes()[move_features.GROUPS.index(group)]))
+
+
 def variant_evaluator(policy: str, temperature: float, factors: dict) -> Evaluator:
     """The evaluator of a variant: ``make_evaluator``'s, or for heavy playouts with group factors the shipped
     gammas with every present level of each named group multiplied by its factor (then the temperature)."""
     if not factors:
         return make_evaluator(policy, None, 1, temperature)
     log_gamma = load_log_gammas(None).astype(np.float64)
-    offsets = dict(zip(move_features.GROUPS, (int(o) for o in move_features.group_offsets())))
-    sizes = dict(zip(move_features.GROUPS, (int(n) for n in move_features.group_sizes())))
     for group, factor in factors.items():
-        log_gamma[offsets[group] + 1: offsets[group] + sizes[group]] += np.log(factor)
+        log_gamma[present_levels(group)] += np.log(factor)
     return Evaluator("heavy", heavy.policy_tables(log_gamma / temperature))
 
 
