@@ -20,7 +20,7 @@ MAX_SECONDS = 10.0
 def solve(session, args: list[str], attack: bool) -> str:
     """GNU Go's answer to ``attack`` (``attack=True``) or ``defend`` of the chain at ``args[0]``; an off-board
     vertex answers GNU Go's ``invalid coordinate``."""
-    from jaxgo.proof.board import game_board
+    from jaxgo.go.hostboard import game_board
     from jaxgo.proof.capture import solve_capture_ko
 
     if not args:

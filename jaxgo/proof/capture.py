@@ -32,80 +32,10 @@ success only if the side also wins kos the opponent takes first).  Cycles count 
 from __future__ import annotations
 
 from jaxgo.go.rules import neighbour_lists
-from jaxgo.proof.board import Board
+from jaxgo.go.hostboard import Board
+from jaxgo.go.ladder import ladder_captures, ladder_move
 from jaxgo.proof.patterns import board_stack_keys
 from jaxgo.proof.tree import Result, Tree
-
-def _defender_options(b: Board, goal: int) -> list[int]:
-    """Defender's replies to an atari on the goal: extend at the liberty, or capture an adjacent attacker
-    string in atari."""
-    pts, libs = b.chain(goal)
-    opts = set(libs)
-    for rep in b.neighbour_chains(pts, -b.stones[goal]):
-        _, l = b.chain(rep)
-        if len(l) == 1:
-            opts |= l
-    return sorted(opts)
-
-
-def ladder_move(board: Board, goal: int, depth: int = 80, budget: int = 100):
-    """Attacker to move: a move that captures the goal string by ladder, else None.
-
-    Ladder = the attacker keeps the goal in atari; the defender may extend or capture any adjacent attacker
-    string in atari; the ladder works if every defender reply leads to a working ladder again.  A goal
-    with one liberty returns that liberty; a goal with more than two liberties returns None.  At most
-    ``budget`` positions are generated (then None: unknown, left to the search).
-    """
-    counter = [budget]
-    return _ladder_attack(board, goal, depth, counter)
-
-
-def _ladder_attack(board: Board, goal: int, depth: int, counter):
-    if board.stones[goal] == 0:
-        return None
-    _, libs = board.chain(goal)
-    if len(libs) == 1:
-        return next(iter(libs))
-    if len(libs) != 2 or depth <= 0:
-        return None
-    for atari in sorted(libs):
-        counter[0] -= 1
-        if counter[0] < 0:
-            return None
-        b1 = board.play(atari)
-        if b1 is None:
-            continue
-        if b1.stones[goal] == 0 or _ladder_defended_fails(b1, goal, depth - 1, counter):
-            return atari
-    return None
-
-
-def _ladder_defended_fails(b: Board, goal: int, depth: int, counter) -> bool:
-    """Defender to move with the goal in atari: do all defender replies fail?"""
-    _, libs = b.chain(goal)
-    if len(libs) != 1:
-        return False
-    for mv in _defender_options(b, goal):
-        counter[0] -= 1
-        if counter[0] < 0:
-            return False
-        b2 = b.play(mv)
-        if b2 is None:
-            continue
-        if b2.stones[goal] == 0:
-            continue
-        _, l2 = b2.chain(goal)
-        if len(l2) >= 3:
-            return False
-        if _ladder_attack(b2, goal, depth, counter) is None:
-            return False
-    return True
-
-
-def ladder_captures(board: Board, goal: int, depth: int = 80) -> bool:
-    """Attacker to move: does a ladder (or an immediate capture) work?"""
-    return ladder_move(board, goal, depth) is not None
-
 
 class CaptureProblem:
     """The capture goal as a search problem for ``Tree`` (attacker = OR, defender = AND)."""

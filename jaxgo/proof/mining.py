@@ -39,7 +39,7 @@ import time
 from collections import Counter
 
 from jaxgo.go.coords import gtp_to_point, point_to_gtp
-from jaxgo.proof.board import BLACK, WHITE, Board
+from jaxgo.go.hostboard import BLACK, WHITE, Board
 from jaxgo.proof.capture import CaptureProblem, solve_capture
 
 COLOUR_NAMES = {BLACK: "B", WHITE: "W"}

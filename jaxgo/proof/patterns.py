@@ -99,7 +99,7 @@ def stack_keys(states: np.ndarray, size: int, moves, mover_is_attacker: bool) ->
 
 
 def board_stack_keys(board, moves, attacker: int, goal: int) -> np.ndarray:
-    """Keys [M, 8] for ``moves`` on a ``proof.board.Board`` (mover = side to move), goal string at ``goal``."""
+    """Keys [M, 8] for ``moves`` on a ``jaxgo.go.hostboard.Board`` (mover = side to move), goal string at ``goal``."""
     goal_pts = board.chain(goal)[0] if board.stones[goal] != 0 else ()
     states = vertex_states(board.stones, board.size, attacker, goal_pts)
     return stack_keys(states, board.size, moves, board.to_play == attacker)

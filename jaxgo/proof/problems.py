@@ -33,7 +33,7 @@ import hashlib
 import json
 import os
 
-from jaxgo.proof.board import BLACK, WHITE, Board
+from jaxgo.go.hostboard import BLACK, WHITE, Board
 from jaxgo.proof.capture import CaptureProblem, solve_capture
 from jaxgo.util.paths import data_dir
 

@@ -41,7 +41,9 @@ import jax
 import numpy as np
 
 from jaxgo.go import rules
+from jaxgo.go.hostboard import game_board
 from jaxgo.go.kernels import kernels
+from jaxgo.go.ladder import failed_escapes
 from jaxgo.playouts.evaluator import Evaluator, evaluator_for
 from jaxgo.search import descent, priors  # descent: the compiled tree loops; K(s, a): uniform unless bias_c2 > 0
 from jaxgo.search.config import SearchConfig
@@ -137,11 +139,14 @@ class Searcher:
         return game.position_keys()
 
     def _root_legal(self, game) -> np.ndarray:
-        """[A] moves searched at the root: legal under the game's ko rule, own eyes excluded, pass allowed."""
+        """[A] moves searched at the root: legal under the game's ko rule, own eyes excluded, pass allowed; with
+        ``ladder_prune`` also the atari escapes that a ladder still captures (``go.ladder.failed_escapes``)."""
         info = kernels(self.rules.suicide).searchable_batch
         legal = game.legal_moves(game.to_play)
         eyes_excluded = np.asarray(info(stack_state(game.state, 1)))[0]
         mask = legal & eyes_excluded
+        if self.config.ladder_prune:
+            mask[failed_escapes(game_board(game))] = False
         mask[-1] = not (self.forbid_pass and mask[:-1].any())
         return mask
 

@@ -1,6 +1,6 @@
 import pytest
 
-from jaxgo.proof.board import Board
+from jaxgo.go.hostboard import Board
 from jaxgo.proof.capture import solve_capture
 from jaxgo.proof.learning import Frozen, attempt, compare, train, update_model
 from jaxgo.proof.models import BetaModel, HierarchicalGaussian

@@ -10,7 +10,7 @@ import pytest
 
 from jaxgo.go.gtp_client import find_gnugo
 from jaxgo.go.sgf import load_sgf
-from jaxgo.proof.board import Board
+from jaxgo.go.hostboard import Board
 from jaxgo.proof.mining import (board_from_moves, candidate_strings, is_hard, load_mined, mine, mine_game,
                                 pns_check, position_hash, problem_position, record_moves, summarize, to_problem,
                                 file_stats)

@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from jaxgo.proof.board import Board
+from jaxgo.go.hostboard import Board
 from jaxgo.proof.problems import canonical_key, dedupe, regression_problems, split_of, tesuji_problems
 from jaxgo.proof.regression import parse_tst
 from jaxgo.util.paths import data_dir

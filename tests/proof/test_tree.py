@@ -1,7 +1,8 @@
 import math
 
-from jaxgo.proof.board import Board
-from jaxgo.proof.capture import ladder_captures, solve_capture
+from jaxgo.go.hostboard import Board
+from jaxgo.go.ladder import ladder_captures
+from jaxgo.proof.capture import solve_capture
 from jaxgo.proof.tree import and_logodds, logodds, or_logodds, pns_values, prob
 
 INF = math.inf

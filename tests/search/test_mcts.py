@@ -292,3 +292,30 @@ def test_a_widened_search_spends_its_playouts_on_the_likeliest_root_moves():
     assert set(searched.tolist()) <= set(top.tolist())
     assert result.move in top.tolist()
     assert 2 < len(searched) <= 7
+
+
+# White E5 is in atari; escaping at E4 runs into a working ladder (go.ladder.failed_escapes).
+LADDERED = [
+    ". . . . . . . . .",
+    ". . . . . . . . .",
+    ". . . . . . . . .",
+    ". . . . X . . . .",
+    ". . . X O X . . .",
+    ". . . . . X . . .",
+    ". . . . . . . . .",
+    ". . . . . . . . .",
+    ". . . . . . . . .",
+]
+
+
+@pytest.mark.parametrize("ladder_prune", [False, True])
+def test_ladder_prune_leaves_a_laddered_escape_out_of_the_root(ladder_prune):
+    game = board_game(LADDERED, WHITE, komi=7.5)
+    e4 = gtp_to_point("E4", 9)
+    searcher = Searcher(game.rules, SearchConfig(ladder_prune=ladder_prune, **SMALL), seed=4)
+    result = searcher.search(game, playouts=256)
+    root = searcher.tree.root
+    assert bool(searcher.tree.children_legal[root, e4]) is not ladder_prune
+    assert searcher.tree.children_legal[root].sum() == 77 - int(ladder_prune)  # 76 empty points and pass
+    if ladder_prune:
+        assert searcher.tree.children_visits[root, e4] == 0 and result.move != e4

@@ -1,4 +1,5 @@
-"""Small host-side Go board for tree search (Python lists; copying a board is cheap for shallow reading)."""
+"""Small host-side Go board for shallow reading: ladders (``jaxgo.go.ladder``) and the proof search (Python lists;
+copying a board is cheap)."""
 
 from __future__ import annotations
 
