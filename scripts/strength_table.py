@@ -25,6 +25,12 @@ command continues where the log ends (a killed run loses at most the games in pr
 Markdown table (games, wins, win rate with its 95% Wilson interval, forfeits) and draws win rate vs playouts.
 Every game is refereed by ``jaxgo.match`` (komi 7.5, area scoring, positional superko).
 
+``ladders`` counts, in one series' SGFs, the moves of each side that extend a string in atari into a ladder
+that still captures it (``jaxgo.go.ladder.failed_escapes``; heavy playouts do not read ladders):
+
+    python scripts/strength_table.py ladders --log benchmarks/strength_9x9_default.jsonl.gz \
+        --sgf-dir benchmarks/games/sgf_9x9_default.tar.xz --sgf-folder sgf_default --label default --playouts 10000
+
 ``audit`` checks the resignations of one series: every game jaxgo lost by resigning is set up again from its SGF
 (a folder of ``--sgf-dir`` or a tar of one) and played on from the resigning position against the same opponent,
 jaxgo at the same budget but never resigning; it prints how many of them jaxgo still wins (a resignation that a
@@ -148,15 +154,18 @@ def run(args) -> int:
                   f"({low:.2f}-{high:.2f}), {summary['seconds'] / 60:.1f} min", file=sys.stderr, flush=True)
 
 
-def sgf_sources(path: Path) -> dict:
+def sgf_sources(path: Path, folder: str | None = None) -> dict:
     """{(strategy, budget text, game number): [SGF bytes, ...]} of a ``run --sgf-dir`` folder or a tar of
     one or more (``STRATEGY_BUDGET_FIRST/game_K.sgf`` holds game FIRST + K of its series; series with other labels
-    kept in other folders give more than one candidate, told apart by ``series_game``)."""
+    kept in other folders give more than one candidate, told apart by ``series_game``, or by ``folder``: only the
+    tar's members under that top folder)."""
     import re
 
     pattern = re.compile(r"([a-z0-9]+)_([^/_]+)_(\d{4})/game_(\d{4})\.sgf$")
     found = {}
     for name, data in sgf_files(path).items():
+        if folder and name.split("/")[0] != folder:
+            continue
         match = pattern.search(name)
         if match:
             strategy, budget, first, index = match.groups()
@@ -259,6 +268,48 @@ def audit(args) -> int:
     return 0
 
 
+def laddered_escapes(record, colour: int) -> int:
+    """How many moves of ``colour`` (BLACK / WHITE) in a game record extend a string in atari into a ladder that
+    still captures it (``jaxgo.go.ladder.failed_escapes`` of the position before the move)."""
+    from jaxgo.go.hostboard import Board
+    from jaxgo.go.ladder import failed_escapes
+
+    board = Board(record.size)
+    for stone_colour, points in ((BLACK, record.setup_black), (WHITE, record.setup_white)):
+        for point in points:
+            board.stones[point] = stone_colour
+    count = 0
+    for number, (mover, move) in enumerate(record.moves):
+        board.to_play = mover
+        count += mover == colour and move in failed_escapes(board)
+        board = board.play(move)
+        if board is None:
+            raise ValueError(f"move {number + 1} of the record is illegal on the host board")
+    return count
+
+
+def ladders(args) -> int:
+    """Atari escapes into working ladders played by jaxgo and by GNU Go in one series' games (JSON summary)."""
+    sources = sgf_sources(Path(args.sgf_dir), args.sgf_folder)
+    wanted = (args.size, args.label, args.strategy, args.playouts, args.time)
+    budget = str(args.playouts) if args.playouts else args.time.replace(":", "-")
+    counts = {"jaxgo": [], "gnugo": []}
+    outcomes = []
+    for rec in (r for r in load(Path(args.log)) if series_key(r) == wanted):
+        record = series_game(sources.get((rec["strategy"], budget, rec["game"]), []), rec["moves"])
+        jaxgo = BLACK if rec["jaxgo_colour"] == "black" else WHITE
+        counts["jaxgo"].append(laddered_escapes(record, jaxgo))
+        counts["gnugo"].append(laddered_escapes(record, -jaxgo))
+        outcomes.append(rec["jaxgo_won"])
+    summary = {"series": [args.size, args.label, args.strategy, args.playouts or args.time], "games": len(outcomes),
+               "jaxgo_wins": sum(outcomes)}
+    for side, per_game in counts.items():
+        games = [won for won, n in zip(outcomes, per_game) if n]
+        summary[side] = {"escapes": sum(per_game), "games": len(games), "games_jaxgo_lost": games.count(False)}
+    print(json.dumps(summary))
+    return 0
+
+
 def budget_text(playouts, time) -> str:
     return f"{playouts} playouts" if playouts else f"clock {time}"
 
@@ -351,8 +402,17 @@ def main(argv=None) -> int:
     a.add_argument("--parallel", type=int, default=1)
     a.add_argument("--no-pin", action="store_true")
     a.add_argument("--timeout", type=float, default=600.0)
+    d = sub.add_parser("ladders", help="count the atari escapes into working ladders each side played")
+    d.add_argument("--log", required=True, help="the series' log (.jsonl or .jsonl.gz)")
+    d.add_argument("--sgf-dir", required=True, help="the series' --sgf-dir folder, or a tar of it")
+    d.add_argument("--sgf-folder", default=None, help="in a tar of several series: the series' top folder")
+    d.add_argument("--label", default="")
+    d.add_argument("--strategy", default="rave")
+    d.add_argument("--playouts", type=int, default=None, help="the series' playouts per move")
+    d.add_argument("--time", default=None, help="the series' clock (MAIN:BYOYOMI:STONES)")
+    d.add_argument("--size", type=int, default=9)
     args = parser.parse_args(argv)
-    return {"run": run, "report": report, "audit": audit}[args.command](args)
+    return {"run": run, "report": report, "audit": audit, "ladders": ladders}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -125,3 +125,33 @@ def test_estimate_margin_reads_gnugo_scores(strength_table):
     assert strength_table.estimate_margin("0", "white") == 0.0
     with pytest.raises(ValueError):
         strength_table.estimate_margin("hello", "black")
+
+
+def test_ladders_counts_escapes_into_working_ladders_by_side(strength_table, tmp_path, capsys):
+    import tarfile
+
+    log = tmp_path / "log.jsonl"
+    base = {"strategy": "rave", "playouts": 50, "label": "t", "size": 9, "time": None}
+    rows = [dict(base, game=0, jaxgo_colour="white", jaxgo_won=False, reason="resign", moves=4),
+            dict(base, game=1, jaxgo_colour="black", jaxgo_won=True, reason="score", moves=2)]
+    log.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    # white E5 in atari; W E4 runs into a ladder (tests/go/test_ladder.py's ESCAPE_LADDERED), then two quiet moves
+    laddered = "(;GM[1]SZ[9]KM[7.5]AB[ed][de][fe][ff]AW[ee]PL[W];W[ef];B[eg];W[aa];B[cc])"
+    games = {"series/rave_50_0000/game_0000.sgf": laddered,
+             "series/rave_50_0000/game_0001.sgf": "(;GM[1]SZ[9]KM[7.5];B[ee];W[cc])",
+             "other/rave_50_0000/game_0000.sgf": "(;GM[1]SZ[9]KM[7.5];B[ee];W[cc];B[aa];W[ii])"}
+    archive = tmp_path / "games.tar.xz"
+    with tarfile.open(archive, "w:xz") as tar:
+        for name, text in games.items():
+            path = tmp_path / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+            tar.add(path, arcname=name)
+    argv = ["ladders", "--log", str(log), "--sgf-dir", str(archive), "--label", "t", "--playouts", "50"]
+    with pytest.raises(ValueError, match="2 of 2"):  # two series' game 0 with 4 moves: the folder tells them apart
+        strength_table.main(argv)
+    assert strength_table.main(argv + ["--sgf-folder", "series"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["games"] == 2 and summary["jaxgo_wins"] == 1
+    assert summary["jaxgo"] == {"escapes": 1, "games": 1, "games_jaxgo_lost": 1}
+    assert summary["gnugo"] == {"escapes": 0, "games": 0, "games_jaxgo_lost": 0}
