@@ -100,6 +100,13 @@ class Board:
 
 def game_board(game) -> Board:
     """Host ``Board`` of a ``jaxgo.go.game.Game`` (stones, side to move, simple-ko point)."""
-    stones = np.asarray(game.board()).reshape(-1).tolist()
-    ko = int(getattr(game.state, "ko", -1))
-    return Board(game.size, stones, game.to_play, ko if 0 <= ko < game.size * game.size else -1)
+    return state_board(game.state.stones, game.to_play, getattr(game.state, "ko", -1))
+
+
+def state_board(stones, to_play: int, ko: int = -1) -> Board:
+    """Host ``Board`` of one position's fields: stones int [P] (BLACK 1, WHITE -1, EMPTY 0), the side to move
+    and the simple-ko point (-1 or out of range: none)."""
+    stones = np.asarray(stones).reshape(-1)
+    size = int(round(len(stones) ** 0.5))
+    ko = int(ko)
+    return Board(size, stones.tolist(), int(to_play), ko if 0 <= ko < size * size else -1)

@@ -47,6 +47,7 @@ class SearchConfig:
     widen_playouts: float = 0.0  # progressive widening (0 = off): a node searches its 2 likeliest moves by K
     widen_factor: float = 1.4  # until widen_playouts visits, then one more each time its visits grow by this factor
     ladder_prune: bool = False  # leave out of the root the atari escapes that a ladder still captures (go.ladder)
+    ladder_prune_tree: bool = False  # ... and out of every node the tree creates, for both sides
 
     def __post_init__(self):
         if self.strategy not in STRATEGIES:

@@ -41,7 +41,7 @@ import jax
 import numpy as np
 
 from jaxgo.go import rules
-from jaxgo.go.hostboard import game_board
+from jaxgo.go.hostboard import state_board
 from jaxgo.go.kernels import kernels
 from jaxgo.go.ladder import failed_escapes
 from jaxgo.playouts.evaluator import Evaluator, evaluator_for
@@ -140,13 +140,14 @@ class Searcher:
 
     def _root_legal(self, game) -> np.ndarray:
         """[A] moves searched at the root: legal under the game's ko rule, own eyes excluded, pass allowed; with
-        ``ladder_prune`` also the atari escapes that a ladder still captures (``go.ladder.failed_escapes``)."""
+        ``ladder_prune`` (or ``ladder_prune_tree``) also the atari escapes that a ladder still captures
+        (``go.ladder.failed_escapes``)."""
         info = kernels(self.rules.suicide).searchable_batch
         legal = game.legal_moves(game.to_play)
         eyes_excluded = np.asarray(info(stack_state(game.state, 1)))[0]
         mask = legal & eyes_excluded
-        if self.config.ladder_prune:
-            mask[failed_escapes(game_board(game))] = False
+        if self.config.ladder_prune or self.config.ladder_prune_tree:
+            prune_failed_escapes(mask, game.state.stones, game.to_play, game.state.ko)
         mask[-1] = not (self.forbid_pass and mask[:-1].any())
         return mask
 
@@ -324,6 +325,10 @@ class Searcher:
             if len(rows):
                 index = tree.add_nodes({n: v[rows] for n, v in child_np.items()}, parents[rows], actions[rows])
                 tree.children_legal[index] = child_legal[rows]
+                if self.config.ladder_prune_tree:
+                    for row, node in zip(rows, index):
+                        prune_failed_escapes(tree.children_legal[node], child_np["stones"][row],
+                                             child_np["to_play"][row], child_np["ko"][row])
                 # The move before each new node's last move: the parent's own last move (the game's last
                 # move for children of the root), from the same source as the playouts' last moves.
                 tree.children_prior[index] = priors.children_prior(
@@ -671,6 +676,13 @@ def first_batch_size(config: SearchConfig, playouts: int | None, seconds: float 
     if playouts is None and seconds is not None:
         playouts = int(seconds * first_search_rate(size))
     return auto_leaves(playouts, config.playouts_per_leaf)
+
+
+def prune_failed_escapes(searched, stones, to_play, ko) -> None:
+    """Unmark in ``searched`` bool [A] (pass last; changed in place) the atari escapes of the side to move that a
+    ladder still captures, in the position of stones int [P], ``to_play`` and simple-ko point ``ko``; pass stays."""
+    board = state_board(stones, to_play, ko)
+    searched[failed_escapes(board)] = False
 
 
 def auto_leaves(budget: int | None, playouts_per_leaf: int, iterations: int = 48) -> int:

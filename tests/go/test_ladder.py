@@ -1,4 +1,6 @@
-from jaxgo.go.hostboard import Board
+import numpy as np
+
+from jaxgo.go.hostboard import Board, state_board
 from jaxgo.go.ladder import failed_escapes, ladder_captures
 
 LADDER = """
@@ -127,3 +129,10 @@ def test_extension_into_atari_fails_and_only_the_side_to_move_counts():
     assert failed_escapes(board) == [9]                      # A8
     assert failed_escapes(board, max_stones=0) == []
     assert failed_escapes(Board.from_ascii(SELF_ATARI, 1)) == []
+
+
+def test_state_board_reads_a_position_s_fields():
+    ascii_board = Board.from_ascii(ESCAPE_LADDERED, -1)
+    board = state_board(np.asarray(ascii_board.stones, np.int8), -1, 81)   # a ko point off the board: none
+    assert board.stones == ascii_board.stones and board.to_play == -1 and board.ko == -1 and board.size == 9
+    assert failed_escapes(board) == [E4]

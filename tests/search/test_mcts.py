@@ -319,3 +319,24 @@ def test_ladder_prune_leaves_a_laddered_escape_out_of_the_root(ladder_prune):
     assert searcher.tree.children_legal[root].sum() == 77 - int(ladder_prune)  # 76 empty points and pass
     if ladder_prune:
         assert searcher.tree.children_visits[root, e4] == 0 and result.move != e4
+
+
+def quiet_children(tree, e4: int, e5: int) -> list[int]:
+    """The root's children in which white E5 is still on the board and E4 still empty."""
+    root = tree.root
+    children = [int(tree.children_index[root, a]) for a in np.flatnonzero(tree.children_index[root] >= 0)]
+    return [c for c in children if tree.states["stones"][c][e4] == 0 and tree.states["stones"][c][e5] == WHITE]
+
+
+@pytest.mark.parametrize("in_tree", [False, True])
+def test_ladder_prune_tree_leaves_laddered_escapes_out_of_the_tree_nodes(in_tree):
+    # Black to move; in the nodes after a black move elsewhere, white's escape at E4 runs into the ladder
+    game = board_game(LADDERED, BLACK, komi=7.5)
+    e4, e5 = gtp_to_point("E4", 9), gtp_to_point("E5", 9)
+    searcher = Searcher(game.rules, SearchConfig(ladder_prune_tree=in_tree, **SMALL), seed=5)
+    searcher.search(game, playouts=512)
+    tree = searcher.tree
+    quiet = quiet_children(tree, e4, e5)
+    assert len(quiet) > 5
+    assert all(bool(tree.children_legal[c, e4]) is not in_tree for c in quiet)
+    assert all(tree.children_legal[c, -1] for c in quiet)  # pass stays
