@@ -37,6 +37,7 @@ from jaxgo.go.ladder import ladder_captures, ladder_move
 from jaxgo.proof.patterns import board_stack_keys
 from jaxgo.proof.tree import Result, Tree
 
+
 class CaptureProblem:
     """The capture goal as a search problem for ``Tree`` (attacker = OR, defender = AND)."""
 
