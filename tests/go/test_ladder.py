@@ -1,5 +1,12 @@
-import numpy as np
+"""The ladder reader and the failing atari escapes (``jaxgo.go.ladder``), on ASCII boards and against GNU Go's
+``attack`` in the 9x9 games of benchmarks/games."""
 
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from jaxgo.go.gtp_client import find_gnugo, gnugo
 from jaxgo.go.hostboard import Board, state_board
 from jaxgo.go.ladder import failed_escapes, ladder_captures
 
@@ -136,3 +143,51 @@ def test_state_board_reads_a_position_s_fields():
     board = state_board(np.asarray(ascii_board.stones, np.int8), -1, 81)   # a ko point off the board: none
     assert board.stones == ascii_board.stones and board.to_play == -1 and board.ko == -1 and board.size == 9
     assert failed_escapes(board) == [E4]
+
+
+def atari_escapes_in_games(archive, folder: str):
+    """[(moves before, colour, liberty, fails)] for every string of the side to move in atari in the 9x9 games
+    of ``folder`` inside the SGF tar ``archive``: extending it at its liberty, and whether ``failed_escapes``
+    calls that a loss."""
+    from jaxgo.go.sgf import load_sgf
+    from jaxgo.match import sgf_files
+
+    cases = []
+    for name, data in sorted(sgf_files(archive).items()):
+        if not name.startswith(folder + "/"):
+            continue
+        record = load_sgf(data)
+        board = Board(record.size)
+        for number, (colour, move) in enumerate(record.moves):
+            board.to_play = colour
+            failed = set(failed_escapes(board))
+            seen = set()
+            for point, stone in enumerate(board.stones):
+                if stone == colour and point not in seen:
+                    stones, libs = board.chain(point)
+                    seen |= stones
+                    liberty = next(iter(libs))
+                    if len(libs) == 1 and board.play(liberty) is not None:
+                        cases.append((record.moves[:number], colour, liberty, liberty in failed))
+            board = board.play(move)
+    return cases
+
+
+@pytest.mark.gnugo
+@pytest.mark.skipif(find_gnugo() is None, reason="gnugo not installed (scripts/setup.sh installs it)")
+def test_gnugo_captures_every_escape_the_reader_calls_failed():
+    from pathlib import Path
+
+    from jaxgo.go.coords import gtp_moves, point_to_gtp
+
+    archive = Path(__file__).resolve().parents[2] / "benchmarks" / "games" / "sgf_9x9_default.tar.xz"
+    cases = atari_escapes_in_games(archive, "sgf_default")
+    verdicts = {True: [], False: []}
+    with gnugo(9, 7.5) as reference:
+        for moves, colour, liberty, fails in cases:
+            reference.set_position(9, 7.5, gtp_moves(moves + [(colour, liberty)], 9))
+            verdicts[fails].append(not reference.send(f"attack {point_to_gtp(liberty, 9)}").startswith("0"))
+    # the 100 games at 10k playouts: about 1,100 escapes called failed, as many kept
+    assert len(verdicts[True]) > 1000 and len(verdicts[False]) > 1000
+    assert all(verdicts[True])                              # a failed escape is one GNU Go captures
+    assert sum(verdicts[False]) < 0.3 * len(verdicts[False])  # most kept ones GNU Go cannot capture (nets aside)
