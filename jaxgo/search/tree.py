@@ -155,10 +155,11 @@ class Tree:
             return np.where(visits > 0, self.children_values[node] / visits, np.nan)
 
     def principal_variation(self, length: int = 10, node: int | None = None) -> list[int]:
-        """The line of ``best_action`` choices from ``node`` (default the root), at most ``length`` actions."""
+        """The line of ``best_action`` choices from ``node`` (default the root), at most ``length`` actions, among
+        each node's searched moves (a reused root may hold visits of moves it no longer searches)."""
         pv, node = [], self.root if node is None else node
         while len(pv) < length and node >= 0:
-            visits = self.children_visits[node]
+            visits = np.where(self.children_legal[node], self.children_visits[node], 0)
             if visits.max() <= 0:
                 break
             action = best_action(visits, self.win_rates(node))

@@ -152,11 +152,29 @@ def test_a_time_limited_search_stops_once_its_move_is_decided():
     assert not by_playouts.stopped_early and by_playouts.playouts >= 512  # a playout budget is always spent
 
 
-def test_tree_reroot_compacts_subtree():
-    tree = Tree(num_actions=3, capacity=2)
+def placeholder_states() -> dict:
+    """One node's state fields (zeros) for a tree of 2-point positions."""
     states = {name: np.zeros((1, 2), np.int32) for name in ("stones", "chain", "lib_count", "lib_sum", "lib_sumsq")}
     states.update(ko=np.zeros(1, np.int32), to_play=np.ones(1, np.int8), passes=np.zeros(1, np.int32),
                   captures=np.zeros((1, 2), np.int32), hash=np.zeros((1, 2), np.uint32), move_count=np.zeros(1, np.int32))
+    return states
+
+
+def test_principal_variation_keeps_to_the_searched_moves():
+    # a reused root may hold visits of a move it no longer searches (superko, a laddered escape)
+    tree = Tree(num_actions=3, capacity=2)
+    root = tree.add_nodes(placeholder_states(), np.array([-1]), np.array([-1]))[0]
+    tree.children_legal[root] = True
+    tree.children_visits[root] = [5, 9, 1]
+    tree.children_values[root] = [3, 6, 1]
+    assert tree.principal_variation() == [1]
+    tree.children_legal[root, 1] = False
+    assert tree.principal_variation() == [0]
+
+
+def test_tree_reroot_compacts_subtree():
+    tree = Tree(num_actions=3, capacity=2)
+    states = placeholder_states()
     root = tree.add_nodes(states, np.array([-1]), np.array([-1]))[0]
     a = tree.add_nodes(states, np.array([root]), np.array([0]))[0]
     b = tree.add_nodes(states, np.array([root]), np.array([1]))[0]
