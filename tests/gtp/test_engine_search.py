@@ -307,7 +307,8 @@ def test_genmove_follows_the_clock():
     ask(engine, "time_left w 2 0")  # 2 s left over max(20, 24 / 2) moves: 0.1 s
     ask(engine, "genmove w")
     result = engine.session.player.last_result
-    assert result.seconds < 1.0 and 0 < result.playouts < 3000
+    # the clock's 0.1 s, not a playout count, ends the search (a fast machine runs over 3,000 playouts in it)
+    assert result.seconds < 1.0 and result.playouts > 0
 
 
 def test_no_pass_after_an_early_pass_on_an_unsettled_board():
