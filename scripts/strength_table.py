@@ -210,14 +210,11 @@ def audit(args) -> int:
     if args.time and not args.estimate:
         print("audit: a series on a clock is audited with --estimate (GNU Go's estimate_score)", file=sys.stderr)
         return 2
-    sources = sgf_sources(Path(args.sgf_dir))
-    wanted = (args.size, args.label, args.strategy, args.playouts, args.time)
-    series = [r for r in load(Path(args.log)) if series_key(r) == wanted]
+    sources, series, budget = series_selection(args)
     resigned = [r for r in series if not r["jaxgo_won"] and r.get("reason") == "resign"]
     out = resolve(Path(args.out))
     done = {r["game"]: r for r in load(out)}
     shares = CpuShares(args.parallel, not args.no_pin)
-    budget = str(args.playouts) if args.playouts else args.time.replace(":", "-")
 
     def estimate(rec, record):
         with GtpProcess(opponent) as gnugo:
@@ -290,12 +287,10 @@ def laddered_escapes(record, colour: int) -> int:
 
 def ladders(args) -> int:
     """Atari escapes into working ladders played by jaxgo and by GNU Go in one series' games (JSON summary)."""
-    sources = sgf_sources(Path(args.sgf_dir), args.sgf_folder)
-    wanted = (args.size, args.label, args.strategy, args.playouts, args.time)
-    budget = str(args.playouts) if args.playouts else args.time.replace(":", "-")
+    sources, series, budget = series_selection(args)
     counts = {"jaxgo": [], "gnugo": []}
     outcomes = []
-    for rec in (r for r in load(Path(args.log)) if series_key(r) == wanted):
+    for rec in series:
         record = series_game(sources.get((rec["strategy"], budget, rec["game"]), []), rec["moves"])
         jaxgo = BLACK if rec["jaxgo_colour"] == "black" else WHITE
         counts["jaxgo"].append(laddered_escapes(record, jaxgo))
@@ -360,6 +355,26 @@ def report(args) -> int:
     return 0
 
 
+def add_series_arguments(parser) -> None:
+    """The options that pick one series and its SGFs (``audit``, ``ladders``)."""
+    parser.add_argument("--log", required=True, help="the series' log (.jsonl or .jsonl.gz)")
+    parser.add_argument("--sgf-dir", required=True, help="the series' --sgf-dir folder, or a tar of it")
+    parser.add_argument("--sgf-folder", default=None, help="in a tar of several series: the series' top folder")
+    parser.add_argument("--label", default="")
+    parser.add_argument("--strategy", default="rave")
+    parser.add_argument("--playouts", type=int, default=None, help="the series' playouts per move")
+    parser.add_argument("--time", default=None, help="the series' clock (MAIN:BYOYOMI:STONES)")
+
+
+def series_selection(args) -> tuple[dict, list, str]:
+    """(SGF sources, the series' log records, its budget as the SGF folders name it) of ``add_series_arguments``."""
+    sources = sgf_sources(Path(args.sgf_dir), args.sgf_folder)
+    wanted = (args.size, args.label, args.strategy, args.playouts, args.time)
+    series = [r for r in load(Path(args.log)) if series_key(r) == wanted]
+    budget = str(args.playouts) if args.playouts else args.time.replace(":", "-")
+    return sources, series, budget
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -386,12 +401,7 @@ def main(argv=None) -> int:
     p.add_argument("--plot", default=None)
     p.add_argument("--size", type=int, default=9, help="board size of the plotted playout series (default 9)")
     a = sub.add_parser("audit", help="play on the games jaxgo resigned, with resigning off")
-    a.add_argument("--log", required=True, help="the series' log (.jsonl or .jsonl.gz)")
-    a.add_argument("--sgf-dir", required=True, help="the series' --sgf-dir folder, or a tar of it")
-    a.add_argument("--label", default="")
-    a.add_argument("--strategy", default="rave")
-    a.add_argument("--playouts", type=int, default=None, help="the series' playouts per move")
-    a.add_argument("--time", default=None, help="the series' clock (MAIN:BYOYOMI:STONES), with --estimate")
+    add_series_arguments(a)
     a.add_argument("--estimate", action="store_true",
                    help="instead of playing on, ask GNU Go's estimate_score at each resigning position")
     a.add_argument("--size", type=int, default=9)
@@ -403,13 +413,7 @@ def main(argv=None) -> int:
     a.add_argument("--no-pin", action="store_true")
     a.add_argument("--timeout", type=float, default=600.0)
     d = sub.add_parser("ladders", help="count the atari escapes into working ladders each side played")
-    d.add_argument("--log", required=True, help="the series' log (.jsonl or .jsonl.gz)")
-    d.add_argument("--sgf-dir", required=True, help="the series' --sgf-dir folder, or a tar of it")
-    d.add_argument("--sgf-folder", default=None, help="in a tar of several series: the series' top folder")
-    d.add_argument("--label", default="")
-    d.add_argument("--strategy", default="rave")
-    d.add_argument("--playouts", type=int, default=None, help="the series' playouts per move")
-    d.add_argument("--time", default=None, help="the series' clock (MAIN:BYOYOMI:STONES)")
+    add_series_arguments(d)
     d.add_argument("--size", type=int, default=9)
     args = parser.parse_args(argv)
     return {"run": run, "report": report, "audit": audit, "ladders": ladders}[args.command](args)

@@ -91,6 +91,7 @@ def failed_escapes(board: Board, max_stones: int | None = None) -> list[int]:
     move captures no stone and leaves the string with one liberty, or with two and a working ladder for the
     opponent.  ``max_stones``: only strings of at most this many stones before the move (None: all)."""
     colour = board.to_play
+    opponents = opponent_stones(board, colour)
     seen, failed = set(), set()
     for point, stone in enumerate(board.stones):
         if stone != colour or point in seen:
@@ -101,7 +102,7 @@ def failed_escapes(board: Board, max_stones: int | None = None) -> list[int]:
             continue
         liberty = next(iter(libs))
         after = board.play(liberty)
-        if after is None or opponent_stones(after, colour) < opponent_stones(board, colour):
+        if after is None or opponent_stones(after, colour) < opponents:
             continue
         _, new_libs = after.chain(liberty)
         if len(new_libs) == 1 or (len(new_libs) == 2 and ladder_captures(after, liberty)):
