@@ -80,6 +80,20 @@ def wilson_interval(wins: float, games: int, z: float = 1.96) -> tuple[float, fl
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def difference_interval(wins_a: float, games_a: int, wins_b: float, games_b: int,
+                        z: float = 1.96) -> tuple[float, float, float]:
+    """(difference, low, high): the win rate of a minus that of b, with Newcombe's hybrid score interval (his
+    method 10, built from the two Wilson intervals; independent samples)."""
+    if not (games_a and games_b):
+        raise ValueError("both samples need at least one game")
+    p_a, p_b = wins_a / games_a, wins_b / games_b
+    low_a, high_a = wilson_interval(wins_a, games_a, z)
+    low_b, high_b = wilson_interval(wins_b, games_b, z)
+    d = p_a - p_b
+    return (d, d - math.sqrt((p_a - low_a) ** 2 + (high_b - p_b) ** 2),
+            d + math.sqrt((high_a - p_a) ** 2 + (p_b - low_b) ** 2))
+
+
 def sgf_files(path) -> dict[str, bytes]:
     """{name: bytes} of the ``.sgf`` files of a game folder (as ``run_match(sgf_dir=...)`` writes them; names
     relative to it) or of a tar of such folders (member names; any compression ``tarfile`` reads).  A tar is read

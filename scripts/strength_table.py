@@ -8,6 +8,8 @@
         --log benchmarks/strength_19x19.jsonl
     python scripts/strength_table.py report --log benchmarks/strength_9x9.jsonl \\
         --plot docs/figures/strength_9x9.png
+    python scripts/strength_table.py report --log benchmarks/strength_9x9.jsonl --plot-labels default \\
+        --plot curve.png --baseline default --forest ablations.png   # each series minus the default's win rate
     python scripts/strength_table.py audit --log benchmarks/strength_9x9.jsonl --sgf-dir games.tar.xz \\
         --label default --playouts 10000 --out resign_audit.jsonl   # were the resignations right?
     python scripts/strength_table.py audit --log benchmarks/strength_19x19_time.jsonl.gz --size 19 \
@@ -23,6 +25,9 @@ each finished game prints a progress line (game, result, running score) on stder
 configuration advances together) and appends one JSON line per finished game to the log; rerunning the same
 command continues where the log ends (a killed run loses at most the games in progress).  ``report`` prints a
 Markdown table (games, wins, win rate with its 95% Wilson interval, forfeits) and draws win rate vs playouts.
+With ``--baseline LABEL...`` it also sets every series against the series of the first of those labels at the same
+board, strategy and budget: the difference of the win rates with Newcombe's 95% interval (his hybrid score
+interval, ``jaxgo.match.difference_interval``), as a table and, with ``--forest``, as a plot of one bar per change.
 Every game is refereed by ``jaxgo.match`` (komi 7.5, area scoring, positional superko).
 
 ``ladders`` counts, in one series' SGFs, the moves of each side that extend a string in atari into a ladder
@@ -56,7 +61,7 @@ from pathlib import Path
 
 from jaxgo.go.coords import BLACK, WHITE
 from jaxgo.go.gtp_client import find_gnugo
-from jaxgo.match import TimeControl, run_match, sgf_files, wilson_interval
+from jaxgo.match import TimeControl, difference_interval, run_match, sgf_files, wilson_interval
 
 
 DEFAULT_ENGINE = f"{shlex.quote(sys.executable)} -m jaxgo gtp"
@@ -323,36 +328,100 @@ def report(args) -> int:
         name = strategy + (f" ({label})" if label else "")
         print(f"| {size}x{size} | {name} | {budget_text(playouts, clock)} | {len(recs)} | {wins} | "
               f"{wins / len(recs):.2f} | {low:.2f}-{high:.2f} | {forfeits} |")
-        if size == args.size and playouts:
+        if size == args.size and playouts and (not args.plot_labels or label in args.plot_labels):
             series[name].append((playouts, wins / len(recs), low, high, len(recs)))
     if args.plot:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        fig, ax = plt.subplots(figsize=(6, 4))
-        for index, (name, points) in enumerate(series.items()):
-            points.sort()
-            xs = [p[0] * (1.06 ** index) for p in points]  # a small offset per series so bars do not overlap
-            ys = [p[1] for p in points]
-            err = [[max(0.0, p[1] - p[2]) for p in points], [max(0.0, p[3] - p[1]) for p in points]]
-            ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=name)
-            for x, y, n in zip(xs, ys, [p[4] for p in points]):
-                ax.annotate(f"n={n}", (x, y), textcoords="offset points", xytext=(4, 4), fontsize=7)
-        ax.set_xscale("log")
-        ax.set_ylim(0, 1)
-        ax.axhline(0.5, color="grey", lw=0.5)
-        ax.set_xlabel("playouts per move")
-        ax.set_ylabel("win rate vs GNU Go")
-        levels = sorted({rec.get("level") for recs in games.values() for rec in recs})
-        ax.set_title(f"jaxgo vs GNU Go 3.8 level {'/'.join(map(str, levels))}, {args.size}x{args.size}, komi 7.5\n"
-                     "(95% Wilson intervals; n = games)", fontsize=10)
-        ax.legend(fontsize=7)
-        fig.tight_layout()
-        fig.savefig(args.plot, dpi=120)
-        print(f"wrote {args.plot}", file=sys.stderr)
+        plot_curves(series, games, args.size, args.plot)
+    if args.baseline:
+        rows = ablation_rows(games, args.baseline)
+        print()
+        print("| board | engine | per move | games | win rate | baseline | baseline win rate | difference (95%, Newcombe) |")
+        print("|---|---|---|---|---|---|---|---|")
+        for row in rows:
+            print(f"| {row['size']}x{row['size']} | {row['name']} | {row['budget']} | {row['games']} | "
+                  f"{row['rate']:.2f} | {row['baseline']} ({row['baseline_games']} games) | {row['baseline_rate']:.2f} | "
+                  f"{row['difference']:+.2f} ({row['low']:+.2f} to {row['high']:+.2f}) |")
+        if args.forest:
+            plot_forest(rows, args.forest)
     return 0
+
+
+def ablation_rows(games: dict, baselines: list[str]) -> list[dict]:
+    """Every series against its baseline: the series of the first label in ``baselines`` with the same board,
+    strategy and budget (``games``: {series_key: records}); the difference of the win rates with Newcombe's
+    interval (``jaxgo.match.difference_interval``), ordered by board, budget and label."""
+    rows = []
+    for (size, label, strategy, playouts, clock), recs in games.items():
+        if label in baselines:
+            continue
+        base_label = next((b for b in baselines if (size, b, strategy, playouts, clock) in games), None)
+        if base_label is None:
+            continue
+        base = games[(size, base_label, strategy, playouts, clock)]
+        wins, base_wins = sum(r["jaxgo_won"] for r in recs), sum(r["jaxgo_won"] for r in base)
+        d, low, high = difference_interval(wins, len(recs), base_wins, len(base))
+        rows.append({"size": size, "name": strategy + (f" ({label})" if label else ""), "label": label,
+                     "playouts": playouts, "clock": clock, "budget": budget_text(playouts, clock),
+                     "games": len(recs), "rate": wins / len(recs), "baseline": base_label,
+                     "baseline_games": len(base), "baseline_rate": base_wins / len(base),
+                     "difference": d, "low": low, "high": high})
+    return sorted(rows, key=lambda r: (r["size"], r["playouts"] or 0, str(r["clock"]), r["label"]))
+
+
+def plot_curves(series: dict, games: dict, size: int, path: str) -> None:
+    """Win rate against playouts per move, one line per series, with Wilson intervals."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for index, (name, points) in enumerate(series.items()):
+        points.sort()
+        xs = [p[0] * (1.06 ** index) for p in points]  # a small offset per series so bars do not overlap
+        ys = [p[1] for p in points]
+        err = [[max(0.0, p[1] - p[2]) for p in points], [max(0.0, p[3] - p[1]) for p in points]]
+        ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=name)
+        for x, y, n in zip(xs, ys, [p[4] for p in points]):
+            ax.annotate(f"n={n}", (x, y), textcoords="offset points", xytext=(4, 4), fontsize=7)
+    ax.set_xscale("log")
+    ax.set_ylim(0, 1)
+    ax.axhline(0.5, color="grey", lw=0.5)
+    ax.set_xlabel("playouts per move")
+    ax.set_ylabel("win rate vs GNU Go")
+    levels = sorted({rec.get("level") for recs in games.values() for rec in recs})
+    ax.set_title(f"jaxgo vs GNU Go 3.8 level {'/'.join(map(str, levels))}, {size}x{size}, komi 7.5\n"
+                 "(95% Wilson intervals; n = games)", fontsize=10)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    print(f"wrote {path}", file=sys.stderr)
+
+
+def plot_forest(rows: list[dict], path: str) -> None:
+    """Each ablation's win-rate difference to its baseline with the 95% Newcombe interval, one row each."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 0.9 + 0.38 * max(len(rows), 1)))
+    ys = list(range(len(rows)))[::-1]
+    for y, row in zip(ys, rows):
+        ax.errorbar([row["difference"]], [y], xerr=[[row["difference"] - row["low"]], [row["high"] - row["difference"]]],
+                    marker="o", capsize=3, color="tab:blue" if row["low"] > 0 else
+                    "tab:red" if row["high"] < 0 else "tab:grey")
+        ax.annotate(f"{row['rate']:.2f} vs {row['baseline_rate']:.2f}, n={row['games']}/{row['baseline_games']}",
+                    (row["high"], y), textcoords="offset points", xytext=(5, -3), fontsize=7)
+    ax.set_yticks(ys, [f"{r['label'] or r['name']}, {r['size']}x{r['size']}, {r['budget']}" for r in rows], fontsize=7)
+    ax.axvline(0.0, color="grey", lw=0.8)
+    ax.set_xlim(-0.6, 0.8)
+    ax.set_xlabel("win rate minus the baseline's (95% Newcombe interval)")
+    ax.set_title("jaxgo vs GNU Go: each change against its baseline\n"
+                 "(baseline: " + ", ".join(sorted({r["baseline"] for r in rows})) + ")", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    print(f"wrote {path}", file=sys.stderr)
 
 
 def add_series_arguments(parser) -> None:
@@ -400,6 +469,12 @@ def main(argv=None) -> int:
                    help="one or more logs (.jsonl or .jsonl.gz)")
     p.add_argument("--plot", default=None)
     p.add_argument("--size", type=int, default=9, help="board size of the plotted playout series (default 9)")
+    p.add_argument("--plot-labels", nargs="+", default=None, metavar="LABEL",
+                   help="draw only these labels' series in --plot (default: all)")
+    p.add_argument("--baseline", nargs="+", default=None, metavar="LABEL",
+                   help="also print every series' difference to the series of the first of these labels with the "
+                        "same board, strategy and budget (Newcombe's 95%% interval)")
+    p.add_argument("--forest", default=None, help="with --baseline: draw the differences to this file")
     a = sub.add_parser("audit", help="play on the games jaxgo resigned, with resigning off")
     add_series_arguments(a)
     a.add_argument("--estimate", action="store_true",

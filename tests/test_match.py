@@ -17,8 +17,9 @@ from support import fake_gtp_engine
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 from jaxgo.go.gtp_client import find_gnugo  # noqa: E402
-from jaxgo.match import (GameClock, TimeControl, Tournament, bradley_terry_elo, cpu_shares, main,  # noqa: E402
-                         parse_players, play_game, read_results, run_match, wilson_interval)
+from jaxgo.match import (GameClock, TimeControl, Tournament, bradley_terry_elo, cpu_shares,  # noqa: E402
+                         difference_interval, main, parse_players, play_game, read_results, run_match,
+                         wilson_interval)
 
 PY = shlex.quote(sys.executable)
 
@@ -34,6 +35,15 @@ def test_wilson_interval():
     low, high = wilson_interval(50, 100)
     assert low == pytest.approx(0.4038, abs=1e-3) and high == pytest.approx(0.5962, abs=1e-3)
     assert wilson_interval(0, 10)[0] == 0.0 and wilson_interval(10, 10)[1] == 1.0
+
+
+@pytest.mark.parametrize("a, b, low, high", [((56, 70), (48, 80), 0.0524, 0.3339), ((9, 10), (3, 10), 0.1705, 0.8090),
+                                             ((5, 56), (0, 29), -0.0381, 0.1926)])
+def test_difference_interval_matches_newcombes_table(a, b, low, high):
+    """Newcombe (Stat. Med. 1998), Table II, method 10: the hybrid score interval of p1 - p2."""
+    d, lo, hi = difference_interval(*a, *b)
+    assert d == pytest.approx(a[0] / a[1] - b[0] / b[1])
+    assert lo == pytest.approx(low, abs=1e-4) and hi == pytest.approx(high, abs=1e-4)
 
 
 def test_two_passes_scored_by_area(fake, tmp_path):

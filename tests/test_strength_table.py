@@ -58,6 +58,27 @@ def test_clock_series_are_their_own_rows(strength_table, tmp_path, capsys):
     assert "| 9x9 | rave | clock 0:2:1 | 3 | 2 | 0.67 |" in capsys.readouterr().out
 
 
+def test_report_compares_each_series_with_its_baseline_at_the_same_budget(strength_table, tmp_path, capsys):
+    def games(label, playouts, wins, n, time=None):
+        return [{"strategy": "rave", "playouts": playouts, "time": time, "size": 9, "label": label,
+                 "jaxgo_won": i < wins} for i in range(n)]
+
+    log = tmp_path / "log.jsonl"
+    rows = (games("default", 10000, 70, 100) + games("prune", 10000, 64, 100) + games("default", 3000, 60, 100)
+            + games("prior", 3000, 9, 10) + games("lonely", 1000, 1, 2) + games("clocked", None, 3, 4, "0:2:1"))
+    log.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    forest = tmp_path / "forest.png"
+    strength_table.main(["report", "--log", str(log), "--baseline", "default", "--forest", str(forest)])
+    lines = capsys.readouterr().out.splitlines()
+    compared = [line for line in lines if "(100 games)" in line]
+    # 64 of 100 against 70 of 100: -0.06, Newcombe -0.19 to +0.07; a series with no baseline at its budget is left out
+    assert compared == [
+        "| 9x9 | rave (prior) | 3000 playouts | 10 | 0.90 | default (100 games) | 0.60 | +0.30 (-0.02 to +0.43) |",
+        "| 9x9 | rave (prune) | 10000 playouts | 100 | 0.64 | default (100 games) | 0.70 | -0.06 (-0.19 to +0.07) |"]
+    assert not any("lonely" in line and "default (" in line for line in lines)
+    assert forest.read_bytes().startswith(b"\x89PNG")
+
+
 def test_audit_plays_on_the_resigned_games_from_their_sgf(strength_table, tmp_path, monkeypatch, capsys):
     fake = fake_gtp_engine(tmp_path / "engine.py", plays_if="--strategy")  # jaxgo's place: plays; GNU Go's: passes
     monkeypatch.setattr(strength_table, "find_gnugo", lambda: fake)
