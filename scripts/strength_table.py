@@ -335,12 +335,13 @@ def report(args) -> int:
     if args.baseline:
         rows = ablation_rows(games, args.baseline)
         print()
-        print("| board | engine | per move | games | win rate | baseline | baseline win rate | difference (95%, Newcombe) |")
+        print("| board | engine | per move | games | win rate | baseline | baseline win rate "
+              "| difference (95%, Newcombe) |")
         print("|---|---|---|---|---|---|---|---|")
         for row in rows:
             print(f"| {row['size']}x{row['size']} | {row['name']} | {row['budget']} | {row['games']} | "
-                  f"{row['rate']:.2f} | {row['baseline']} ({row['baseline_games']} games) | {row['baseline_rate']:.2f} | "
-                  f"{row['difference']:+.2f} ({row['low']:+.2f} to {row['high']:+.2f}) |")
+                  f"{row['rate']:.2f} | {row['baseline']} ({row['baseline_games']} games) | "
+                  f"{row['baseline_rate']:.2f} | {row['difference']:+.2f} ({row['low']:+.2f} to {row['high']:+.2f}) |")
         if args.forest:
             plot_forest(rows, args.forest)
     return 0
@@ -408,9 +409,9 @@ def plot_forest(rows: list[dict], path: str) -> None:
     fig, ax = plt.subplots(figsize=(7, 0.9 + 0.38 * max(len(rows), 1)))
     ys = list(range(len(rows)))[::-1]
     for y, row in zip(ys, rows):
-        ax.errorbar([row["difference"]], [y], xerr=[[row["difference"] - row["low"]], [row["high"] - row["difference"]]],
-                    marker="o", capsize=3, color="tab:blue" if row["low"] > 0 else
-                    "tab:red" if row["high"] < 0 else "tab:grey")
+        colour = "tab:blue" if row["low"] > 0 else "tab:red" if row["high"] < 0 else "tab:grey"
+        xerr = [[row["difference"] - row["low"]], [row["high"] - row["difference"]]]
+        ax.errorbar([row["difference"]], [y], xerr=xerr, marker="o", capsize=3, color=colour)
         ax.annotate(f"{row['rate']:.2f} vs {row['baseline_rate']:.2f}, n={row['games']}/{row['baseline_games']}",
                     (row["high"], y), textcoords="offset points", xytext=(5, -3), fontsize=7)
     ax.set_yticks(ys, [f"{r['label'] or r['name']}, {r['size']}x{r['size']}, {r['budget']}" for r in rows], fontsize=7)
