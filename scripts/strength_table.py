@@ -36,6 +36,14 @@ that still captures it (``jaxgo.go.ladder.failed_escapes``; heavy playouts do no
     python scripts/strength_table.py ladders --log benchmarks/strength_9x9_default.jsonl.gz \
         --sgf-dir benchmarks/games/sgf_9x9_default.tar.xz --sgf-folder sgf_default --label default --playouts 10000
 
+``swings`` asks GNU Go's ``estimate_score`` after every jaxgo move of one series' games (with GNU Go to move, so the
+tempo does not zigzag the series) and tells where each game turned: its largest fall from one jaxgo move to the next
+and, in a lost game, the move from which jaxgo stays behind for good, summarised for lost and won games:
+
+    python scripts/strength_table.py swings --log benchmarks/strength_9x9_default.jsonl.gz \
+        --sgf-dir benchmarks/games/sgf_9x9_default.tar.xz --sgf-folder sgf_default --label default --playouts 10000 \
+        --out swings_10k.jsonl
+
 ``audit`` checks the resignations of one series: every game jaxgo lost by resigning is set up again from its SGF
 (a folder of ``--sgf-dir`` or a tar of one) and played on from the resigning position against the same opponent,
 jaxgo at the same budget but never resigning; it prints how many of them jaxgo still wins (a resignation that a
@@ -310,6 +318,102 @@ def ladders(args) -> int:
     return 0
 
 
+def median(values: list):
+    """The middle of sorted ``values`` (the upper one of an even count), None when empty."""
+    return values[len(values) // 2] if values else None
+
+
+def by_tens(moves: list[int]) -> dict:
+    """{"1-10": count, "11-20": count, ...} of move numbers, up to the last decade that holds one."""
+    return {f"{lo}-{lo + 9}": sum(lo <= m <= lo + 9 for m in moves) for lo in range(1, max(moves + [1]) + 1, 10)}
+
+
+def jaxgo_margins(record, jaxgo: str, estimate) -> list[tuple[int, float]]:
+    """[(move number, jaxgo's margin)] after each of jaxgo's moves in a game record: ``estimate(moves)`` is the
+    score text (GNU Go's ``estimate_score``) of the position after ``moves`` (GTP pairs), ``jaxgo`` its colour
+    ("black"/"white").  Every margin is taken with the opponent to move, so that the side to move's tempo does not
+    make the series zigzag."""
+    moves = record.gtp_moves()
+    letter = jaxgo[0].upper()
+    return [(number, estimate_margin(estimate(moves[:number]), jaxgo))
+            for number in range(1, len(moves) + 1) if moves[number - 1][0].upper().startswith(letter)]
+
+
+def worst_drop(margins: list[tuple[int, float]]) -> tuple[int | None, float]:
+    """(move number, points) of the largest fall of jaxgo's margin from one of its moves to the next (the
+    opponent's reply and jaxgo's answer together); (None, 0.0) when it never falls."""
+    worst = (None, 0.0)
+    for (_, before), (number, after) in zip(margins, margins[1:]):
+        if before - after > worst[1]:
+            worst = (number, before - after)
+    return worst
+
+
+def turning_move(margins: list[tuple[int, float]]) -> int | None:
+    """The move number of jaxgo's move from which its margin stays below zero to the end (None if it ends
+    ahead or level)."""
+    turn = None
+    for number, margin in reversed(margins):
+        if margin >= 0:
+            break
+        turn = number
+    return turn
+
+
+def swings(args) -> int:
+    """Where jaxgo's games turned: GNU Go's score estimate after every jaxgo move of one series' games, each
+    game's largest fall and the move it came at, summarised for lost and won games (JSON line per game in
+    ``--out``, resumable, and a JSON summary)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from jaxgo.go.gtp_client import GtpProcess
+
+    opponent = gnugo_command(args.level)
+    if opponent is None:
+        return 2
+    sources, series, budget = series_selection(args)
+    out = resolve(Path(args.out))
+    done = {r["game"]: r for r in load(out)}
+
+    def one(rec):
+        record = series_game(sources.get((rec["strategy"], budget, rec["game"]), []), rec["moves"])
+        with GtpProcess(opponent) as gnugo:
+            gnugo.set_position(args.size, 7.5)
+            played = []
+
+            def estimate(moves):
+                for colour, vertex in moves[len(played):]:
+                    gnugo.send(f"play {colour} {vertex}")
+                    played.append((colour, vertex))
+                return gnugo.send("estimate_score", timeout=args.timeout)
+
+            margins = jaxgo_margins(record, rec["jaxgo_colour"], estimate)
+        move, drop = worst_drop(margins)
+        return {"game": rec["game"], "jaxgo_colour": rec["jaxgo_colour"], "jaxgo_won": rec["jaxgo_won"],
+                "margins": margins, "worst_move": move, "worst_drop": round(drop, 1)}
+
+    todo = [r for r in series if r["game"] not in done and not r.get("forfeit")]
+    with ThreadPoolExecutor(max_workers=max(1, args.parallel)) as pool:
+        for row in pool.map(one, todo):
+            with open_log(out, "a") as f:
+                f.write(json.dumps(row) + "\n")
+            done[row["game"]] = row
+            print(f"game {row['game']} ({'won' if row['jaxgo_won'] else 'lost'}): largest fall "
+                  f"{row['worst_drop']} points at move {row['worst_move']}", file=sys.stderr, flush=True)
+    summary = {"series": [args.size, args.label, args.strategy, args.playouts or args.time], "games": len(series)}
+    for name, won in (("lost", False), ("won", True)):
+        rows = [done[r["game"]] for r in series if r["game"] in done and r["jaxgo_won"] == won]
+        drops = sorted(r["worst_drop"] for r in rows)
+        moves = sorted(r["worst_move"] for r in rows if r["worst_move"] is not None)
+        turns = sorted(t for t in (turning_move(r["margins"]) for r in rows) if t is not None)
+        summary[name] = {"games": len(rows), "median_largest_fall": median(drops),
+                         "falls_over_20": sum(d > 20 for d in drops), "median_move_of_largest_fall": median(moves),
+                         "largest_fall_by_move": by_tens(moves), "behind_for_good": len(turns),
+                         "median_turning_move": median(turns), "turning_move_by_move": by_tens(turns)}
+    print(json.dumps(summary))
+    return 0
+
+
 def budget_text(playouts, time) -> str:
     return f"{playouts} playouts" if playouts else f"clock {time}"
 
@@ -476,6 +580,13 @@ def main(argv=None) -> int:
                    help="also print every series' difference to the series of the first of these labels with the "
                         "same board, strategy and budget (Newcombe's 95%% interval)")
     p.add_argument("--forest", default=None, help="with --baseline: draw the differences to this file")
+    w = sub.add_parser("swings", help="GNU Go's score estimate after every jaxgo move: where the games turned")
+    add_series_arguments(w)
+    w.add_argument("--size", type=int, default=9)
+    w.add_argument("--level", type=int, default=10)
+    w.add_argument("--parallel", type=int, default=1, help="games estimated at once (one GNU Go each)")
+    w.add_argument("--timeout", type=float, default=120.0)
+    w.add_argument("--out", required=True, help="JSONL, one line per game (rerun to continue)")
     a = sub.add_parser("audit", help="play on the games jaxgo resigned, with resigning off")
     add_series_arguments(a)
     a.add_argument("--estimate", action="store_true",
@@ -492,7 +603,7 @@ def main(argv=None) -> int:
     add_series_arguments(d)
     d.add_argument("--size", type=int, default=9)
     args = parser.parse_args(argv)
-    return {"run": run, "report": report, "audit": audit, "ladders": ladders}[args.command](args)
+    return {"run": run, "report": report, "audit": audit, "ladders": ladders, "swings": swings}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -176,3 +176,50 @@ def test_ladders_counts_escapes_into_working_ladders_by_side(strength_table, tmp
     assert summary["games"] == 2 and summary["jaxgo_wins"] == 1
     assert summary["jaxgo"] == {"escapes": 1, "games": 1, "games_jaxgo_lost": 1}
     assert summary["gnugo"] == {"escapes": 0, "games": 0, "games_jaxgo_lost": 0}
+
+
+def test_margins_are_read_after_each_jaxgo_move_and_the_turn_is_found(strength_table):
+    from jaxgo.go.sgf import load_sgf
+
+    record = load_sgf(b"(;GM[1]SZ[5]KM[7.5];B[cc];W[cb];B[dd];W[bb];B[ee];W[aa])")
+    scores = ["W+1", "B+4", "W+2", "B+6", "W+12", "B+9"]  # GNU Go's estimate after 1, 2, ... moves
+    asked = []
+
+    def estimate(moves):
+        asked.append(len(moves))
+        return scores[len(moves) - 1]
+
+    margins = strength_table.jaxgo_margins(record, "white", estimate)
+    assert asked == [2, 4, 6] and margins == [(2, -4.0), (4, -6.0), (6, -9.0)]  # only after White's moves
+    assert strength_table.worst_drop(margins) == (6, 3.0) and strength_table.turning_move(margins) == 2
+    black = strength_table.jaxgo_margins(record, "black", estimate)
+    assert black == [(1, -1.0), (3, -2.0), (5, -12.0)] and strength_table.worst_drop(black) == (5, 10.0)
+    assert strength_table.turning_move([(1, -3.0), (3, 2.0), (5, -1.0)]) == 5
+    assert strength_table.turning_move([(1, -3.0), (3, 0.0)]) is None
+    assert strength_table.worst_drop([(1, 1.0), (3, 5.0)]) == (None, 0.0)
+
+
+def test_swings_estimates_every_game_of_a_series_and_resumes(strength_table, tmp_path, monkeypatch, capsys):
+    gnugo = fake_gtp_engine(tmp_path / "gnugo.py", replies={"estimate_score": "W+3.5 (upper bound: 4, lower: 3)"})
+    monkeypatch.setattr(strength_table, "find_gnugo", lambda: gnugo)
+    log = tmp_path / "log.jsonl"
+    base = {"strategy": "rave", "playouts": 50, "label": "t", "size": 5, "time": None}
+    rows = [dict(base, game=0, jaxgo_colour="black", jaxgo_won=False, reason="resign", moves=3),
+            dict(base, game=1, jaxgo_colour="white", jaxgo_won=True, reason="score", moves=2),
+            dict(base, game=2, jaxgo_colour="black", jaxgo_won=True, reason="score", moves=1, forfeit="white")]
+    log.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    for index, moves in ((0, ";B[cc];W[cb];B[dd]"), (1, ";B[cc];W[cb]"), (2, ";B[cc]")):
+        sgf = tmp_path / "sgf" / "rave_50_0000" / f"game_{index:04d}.sgf"
+        sgf.parent.mkdir(parents=True, exist_ok=True)
+        sgf.write_text(f"(;GM[1]SZ[5]KM[7.5]{moves})")
+    out = tmp_path / "swings.jsonl"
+    argv = ["swings", "--log", str(log), "--sgf-dir", str(tmp_path / "sgf"), "--label", "t", "--playouts", "50",
+            "--size", "5", "--out", str(out)]
+    assert strength_table.main(argv) == 0
+    summary = json.loads(capsys.readouterr().out)
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["game"] for r in lines] == [0, 1]  # the forfeit is not a game to read
+    assert lines[0]["margins"] == [[1, -3.5], [3, -3.5]] and lines[1]["margins"] == [[2, 3.5]]
+    assert summary["lost"]["behind_for_good"] == 1 and summary["lost"]["median_turning_move"] == 1
+    assert summary["won"]["games"] == 1 and summary["won"]["behind_for_good"] == 0
+    assert strength_table.main(argv) == 0 and len(out.read_text().splitlines()) == 2  # nothing left to estimate
