@@ -12,8 +12,8 @@
         --plot curve.png --baseline default --forest ablations.png   # each series minus the default's win rate
     python scripts/strength_table.py audit --log benchmarks/strength_9x9.jsonl --sgf-dir games.tar.xz \\
         --label default --playouts 10000 --out resign_audit.jsonl   # were the resignations right?
-    python scripts/strength_table.py audit --log benchmarks/strength_19x19_time.jsonl.gz --size 19 \
-        --sgf-dir benchmarks/games/sgf_19x19_time.tar.xz --label default-10s --time 0:10:1 --estimate \
+    python scripts/strength_table.py audit --log benchmarks/strength_19x19_time.jsonl.gz --size 19 \\
+        --sgf-dir benchmarks/games/sgf_19x19_time.tar.xz --label default-10s --time 0:10:1 --estimate \\
         --out resign_estimates.jsonl                              # GNU Go's score estimate where jaxgo resigned
 
 ``--time MAIN[:BYOYOMI[:STONES]]`` plays on a clock that the referee enforces (a loss on time) and tells both
@@ -33,15 +33,15 @@ Every game is refereed by ``jaxgo.match`` (komi 7.5, area scoring, positional su
 ``ladders`` counts, in one series' SGFs, the moves of each side that extend a string in atari into a ladder
 that still captures it (``jaxgo.go.ladder.failed_escapes``; heavy playouts do not read ladders):
 
-    python scripts/strength_table.py ladders --log benchmarks/strength_9x9_default.jsonl.gz \
+    python scripts/strength_table.py ladders --log benchmarks/strength_9x9_default.jsonl.gz \\
         --sgf-dir benchmarks/games/sgf_9x9_default.tar.xz --sgf-folder sgf_default --label default --playouts 10000
 
 ``swings`` asks GNU Go's ``estimate_score`` after every jaxgo move of one series' games (with GNU Go to move, so the
 tempo does not zigzag the series) and tells where each game turned: its largest fall from one jaxgo move to the next
 and, in a lost game, the move from which jaxgo stays behind for good, summarised for lost and won games:
 
-    python scripts/strength_table.py swings --log benchmarks/strength_9x9_default.jsonl.gz \
-        --sgf-dir benchmarks/games/sgf_9x9_default.tar.xz --sgf-folder sgf_default --label default --playouts 10000 \
+    python scripts/strength_table.py swings --log benchmarks/strength_9x9_default.jsonl.gz \\
+        --sgf-dir benchmarks/games/sgf_9x9_default.tar.xz --sgf-folder sgf_default --label default --playouts 10000 \\
         --out swings_10k.jsonl
 
 ``audit`` checks the resignations of one series: every game jaxgo lost by resigning is set up again from its SGF
