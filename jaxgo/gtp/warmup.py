@@ -6,8 +6,9 @@
     rules    the rule kernels of ``jaxgo.go.game.Game`` for the session's board size (play, legality,
              superko hashes, score); then the session replays its early moves on a real ``Game``;
     search   the session's ``Player`` and one batch of its first search (a throw-away ``Searcher`` with the
-             same ``SearchConfig`` and the batch size K the first ``genmove`` will use), so the first
-             ``genmove`` finds its kernels compiled (or in the persistent cache, ``jaxgo.util.jitcache``).
+             same ``SearchConfig`` and the batch size K the first ``genmove`` will use, and with its
+             ``late_playouts`` when set), so the first ``genmove`` (and the first late one) finds its kernels
+             compiled (or in the persistent cache, ``jaxgo.util.jitcache``).
 
 The session's own searcher, game and random keys are never touched: a seeded engine plays the same moves
 with or without the warm-up.  Commands that need a phase wait for it (``wait``); ``cancel`` stops the thread
@@ -105,6 +106,10 @@ class Warmup:
         if shape not in self.compiled:
             searcher = Searcher(rules, dataclasses.replace(config, leaves_per_batch=leaves), seed=0)
             searcher.search(game, playouts=1)  # at least one batch of K leaves, L playouts each
+            if config.late_playouts:  # and the playouts the searches switch to later in the game
+                late = dataclasses.replace(config, leaves_per_batch=leaves, playouts=config.late_playouts,
+                                           late_playouts="")
+                Searcher(rules, late, seed=0).search(game, playouts=1)
             self.compiled.add(shape)
         return leaves
 

@@ -225,6 +225,11 @@ def make_evaluator(policy: str = "heavy", gammas: str | None = None, devices: in
     raise ValueError(f"unknown playout policy {policy!r}; one of {POLICIES}")
 
 
-def evaluator_for(config, devices: int = 1) -> Evaluator:
-    """The evaluator a ``SearchConfig`` asks for, sharded over ``devices`` local devices."""
-    return make_evaluator(config.playouts, config.gammas, devices, config.playout_temperature)
+def evaluator_for(config, devices: int = 1, stones: np.ndarray | None = None) -> Evaluator:
+    """The evaluator a ``SearchConfig`` asks for, sharded over ``devices`` local devices; given the position's
+    ``stones`` (int [P]), the one of its policy there (``SearchConfig.playouts_at``: late in the game
+    ``late_playouts`` when set)."""
+    policy = config.playouts
+    if stones is not None:
+        policy = config.playouts_at(int(np.count_nonzero(np.asarray(stones))), int(np.size(stones)))
+    return make_evaluator(policy, config.gammas, devices, config.playout_temperature)

@@ -48,6 +48,8 @@ class SearchConfig:
     widen_factor: float = 1.4  # until widen_playouts visits, then one more each time its visits grow by this factor
     ladder_prune: bool = False  # leave out of the root the atari escapes that a ladder still captures (go.ladder)
     ladder_prune_tree: bool = False  # ... and out of every node the tree creates, for both sides
+    late_playouts: str = ""  # "" = off; else the playout policy of the searches from late_fill on (e.g. rules)
+    late_fill: float = 0.45  # the fraction of the board's points covered by stones from which late_playouts apply
 
     def __post_init__(self):
         if self.strategy not in STRATEGIES:
@@ -62,12 +64,23 @@ class SearchConfig:
             raise ValueError("playout_temperature must be positive")
         if self.widen_playouts < 0 or self.widen_factor <= 1:
             raise ValueError("widen_playouts must be >= 0 and widen_factor > 1")
+        if self.late_playouts and self.late_playouts not in PLAYOUT_POLICIES:
+            raise ValueError(f"unknown late playout policy {self.late_playouts!r}; one of {PLAYOUT_POLICIES}")
+        if not 0 <= self.late_fill <= 1:
+            raise ValueError("late_fill must be between 0 and 1")
 
     @property
     def uses_gammas(self) -> bool:
         """Whether the tree's priors K(s, a) come from the gammas (else they are uniform): for progressive bias,
         virtual experience or progressive widening."""
         return bool(self.bias_c2 or self.prior_pattern or self.widen_playouts)
+
+    def playouts_at(self, stones: int, points: int) -> str:
+        """The playout policy of a search from a position with ``stones`` stones on a board of ``points``
+        points: ``late_playouts`` once they cover ``late_fill`` of the board, else ``playouts``."""
+        if self.late_playouts and stones >= self.late_fill * points:
+            return self.late_playouts
+        return self.playouts
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -96,7 +109,7 @@ def _coerce(key: str, value, default):
         return _as_bool(key, value)
     if isinstance(value, bool):
         raise ValueError(f"{key}: expected a number or string, got {value!r}")
-    if key in ("strategy", "playouts", "gammas"):
+    if key in ("strategy", "playouts", "gammas", "late_playouts"):
         if not isinstance(value, str):
             raise ValueError(f"{key}: expected a string, got {value!r}")
         return value

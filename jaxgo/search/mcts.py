@@ -102,6 +102,7 @@ class Searcher:
         if self.config.strategy not in STRATEGIES:
             raise ValueError(f"unknown search strategy {self.config.strategy!r}; one of {STRATEGIES}")
         self.evaluator = evaluator or evaluator_for(self.config)
+        self._chooses_evaluator = evaluator is None  # per search, by the position (late_playouts), unless given
         self.key = jax.random.PRNGKey(seed)
         self._tie_rng = descent.new_rng(seed)  # the edge scores' tie-breaking noise
         self._path_depth = 64  # D: the longest descent path recorded (doubled when a descent is longer)
@@ -169,6 +170,8 @@ class Searcher:
         method = {"uct": self._search_tree, "rave": self._search_tree, "mc": self._search_flat,
                   "pp": self._search_flat, "amaf": self._search_amaf, "depth2": self._search_depth2}
         self._stop = stop
+        if self._chooses_evaluator and self.config.late_playouts:
+            self.evaluator = evaluator_for(self.config, stones=game.state.stones)
         try:
             result = method[self.config.strategy](game, playouts, seconds, start)
         finally:

@@ -401,8 +401,8 @@ class AnalysisEngine:
                 client.add_outstanding(-1)
                 return
         group = QueryState(left=len(turns))
-        evaluator = evaluator_for(config, self.config.devices)
         for turn in turns:
+            evaluator = evaluator_for(config, self.config.devices, turn.game.state.stones)
             self._active.append(Task(client=client, query=query, turn=turn.number, seq=next(self._seq), group=group,
                                      game=turn.game, config=config, evaluator=evaluator))
 

@@ -92,10 +92,10 @@ class Task:
 
     @property
     def batch_key(self) -> tuple:
-        """Tasks with equal keys share device calls: board size, playout policy, gammas and their temperature,
-        playouts per leaf."""
+        """Tasks with equal keys share device calls: board size, playout policy (the one of the task's position,
+        ``SearchConfig.playouts_at``), gammas and their temperature, playouts per leaf."""
         cfg = self.config
-        return (self.query.size, cfg.playouts, cfg.gammas, cfg.playout_temperature, cfg.playouts_per_leaf)
+        return (self.query.size, self.evaluator.policy, cfg.gammas, cfg.playout_temperature, cfg.playouts_per_leaf)
 
     @property
     def live(self) -> bool:

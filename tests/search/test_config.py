@@ -73,3 +73,22 @@ def test_playout_temperature_must_be_positive_and_reaches_the_evaluator():
         SearchConfig(playout_temperature=0.0)
     config, ignored = SearchConfig().with_overrides({"playout_temperature": 0.7})
     assert not ignored and evaluator_for(config) is make_evaluator("heavy", None, 1, 0.7)
+
+
+def test_late_playouts_switch_the_evaluator_once_stones_cover_late_fill():
+    import numpy as np
+
+    from jaxgo.playouts.evaluator import evaluator_for
+
+    config, ignored = SearchConfig().with_overrides({"late_playouts": "rules", "late_fill": 0.4})
+    assert not ignored and SearchConfig().playouts_at(81, 81) == "heavy"  # off by default
+    assert config.playouts_at(9, 25) == "heavy" and config.playouts_at(10, 25) == "rules"
+    stones = np.zeros(25, np.int8)
+    stones[:9] = 1
+    assert evaluator_for(config, stones=stones).policy == "heavy"
+    stones[9] = -1
+    assert evaluator_for(config, stones=stones).policy == "rules" and evaluator_for(config).policy == "heavy"
+    with pytest.raises(ValueError, match="late playout policy"):
+        SearchConfig(late_playouts="smart")
+    with pytest.raises(ValueError, match="late_fill"):
+        SearchConfig(late_fill=1.5)

@@ -358,3 +358,19 @@ def test_ladder_prune_tree_leaves_laddered_escapes_out_of_the_tree_nodes(in_tree
     assert len(quiet) > 5
     assert all(bool(tree.children_legal[c, e4]) is not in_tree for c in quiet)
     assert all(tree.children_legal[c, -1] for c in quiet)  # pass stays
+
+
+def test_late_playouts_take_over_the_searches_late_in_the_game():
+    # 10 of 25 points covered: from late_fill 0.4 on the searches run the rule playouts, before it heavy ones
+    crowded = board_game(["X O X O .", "O X O X .", "X O . . .", ". . . . .", ". . . . ."])
+    config = dataclasses.replace(SearchConfig(strategy="rave", leaves_per_batch=4, playouts_per_leaf=2),
+                                 late_playouts="rules", late_fill=0.4)
+    searcher = Searcher(crowded.rules, config, seed=0)
+    early = board_game(["X O . . .", ". . . . .", ". . . . .", ". . . . .", ". . . . ."])
+    assert searcher.search(early, playouts=16).playouts >= 16 and searcher.evaluator.policy == "heavy"
+    assert searcher.search(crowded, playouts=16).playouts >= 16 and searcher.evaluator.policy == "rules"
+    from jaxgo.playouts.evaluator import make_evaluator
+
+    given = Searcher(crowded.rules, config, seed=0, evaluator=make_evaluator("light"))  # a server's: kept
+    given.search(crowded, playouts=16)
+    assert given.evaluator.policy == "light"
