@@ -108,7 +108,7 @@ class Warmup:
             searcher.search(game, playouts=1)  # at least one batch of K leaves, L playouts each
             if config.late_playouts:  # and the playouts the searches switch to later in the game
                 late = dataclasses.replace(config, leaves_per_batch=leaves, playouts=config.late_playouts,
-                                           late_playouts="")
+                                           late_playouts=None)
                 Searcher(rules, late, seed=0).search(game, playouts=1)
             self.compiled.add(shape)
         return leaves

@@ -48,7 +48,7 @@ class SearchConfig:
     widen_factor: float = 1.4  # until widen_playouts visits, then one more each time its visits grow by this factor
     ladder_prune: bool = False  # leave out of the root the atari escapes that a ladder still captures (go.ladder)
     ladder_prune_tree: bool = False  # ... and out of every node the tree creates, for both sides
-    late_playouts: str = ""  # "" = off; else the playout policy of the searches from late_fill on (e.g. rules)
+    late_playouts: str | None = None  # None = off; else the playout policy of the searches from late_fill on
     late_fill: float = 0.45  # the fraction of the board's points covered by stones from which late_playouts apply
 
     def __post_init__(self):
@@ -103,7 +103,7 @@ class SearchConfig:
 
 def _coerce(key: str, value, default):
     """``value`` as the type of the field ``key`` (whose default is ``default``); ValueError if it is not."""
-    if key in ("gammas", "leaves_per_batch") and value is None:
+    if key in ("gammas", "leaves_per_batch", "late_playouts") and value is None:
         return None
     if isinstance(default, bool):
         return _as_bool(key, value)
