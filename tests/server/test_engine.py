@@ -544,3 +544,26 @@ def test_device_batch_buckets_split_evenly_over_the_devices():
         default_buckets(4096, 3)
     with pytest.raises(ValueError, match="not a multiple of devices 2"):
         AnalysisEngine(EngineConfig(max_boards=4096, buckets=(63, 4096), devices=2))
+
+
+def test_late_playouts_setting_picks_each_turns_policy_by_its_stones(server, monkeypatch):
+    # ALIVE covers 14 of 25 points: with late_fill 0.5 its turn runs the rule playouts, the empty board light ones.
+    from jaxgo.server import engine as server_engine
+
+    chosen = []
+
+    def recording(config, devices=1, stones=None):
+        evaluator = server_engine_evaluator_for(config, devices, stones)
+        chosen.append((int(np.count_nonzero(stones)), evaluator.policy))
+        return evaluator
+
+    server_engine_evaluator_for = server_engine.evaluator_for
+    monkeypatch.setattr(server_engine, "evaluator_for", recording)
+    client = ServerClient(server["tcp"])
+    late = {"late_playouts": "rules", "late_fill": 0.5}
+    crowded = client.query(query("late", initialStones=ascii_stones(ALIVE), overrideSettings=late)).results(TIMEOUT)
+    empty = client.query(query("early", overrideSettings=late)).results(TIMEOUT)
+    client.close()
+    check_sane(crowded[0], 5, 32, "B")
+    check_sane(empty[0], 5, 32, "B")
+    assert chosen == [(14, "rules"), (0, "light")]
