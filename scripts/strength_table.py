@@ -435,7 +435,7 @@ def report(args) -> int:
         if size == args.size and playouts and (not args.plot_labels or label in args.plot_labels):
             series[name].append((playouts, wins / len(recs), low, high, len(recs)))
     if args.plot:
-        plot_curves(series, games, args.size, args.plot)
+        plot_curves(series, games, args.size, args.plot, [parse_reference(text) for text in args.reference])
     if args.baseline:
         rows = ablation_rows(games, args.baseline)
         print()
@@ -473,8 +473,18 @@ def ablation_rows(games: dict, baselines: list[str]) -> list[dict]:
     return sorted(rows, key=lambda r: (r["size"], r["playouts"] or 0, str(r["clock"]), r["label"]))
 
 
-def plot_curves(series: dict, games: dict, size: int, path: str) -> None:
-    """Win rate against playouts per move, one line per series, with Wilson intervals."""
+def parse_reference(text: str) -> tuple[str, int, float]:
+    """(name, playouts, win rate) of a ``--reference NAME:PLAYOUTS:RATE`` (a published figure to plot)."""
+    name, sep, rest = text.rpartition(":")
+    name, sep2, playouts = name.rpartition(":")
+    if not (sep and sep2 and name):
+        raise ValueError(f"--reference {text!r}: expected NAME:PLAYOUTS:RATE")
+    return name, int(playouts), float(rest)
+
+
+def plot_curves(series: dict, games: dict, size: int, path: str, references=()) -> None:
+    """Win rate against playouts per move, one line per series, with Wilson intervals; ``references``:
+    [(name, playouts, win rate)] drawn as stars, one legend entry per name."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -489,6 +499,9 @@ def plot_curves(series: dict, games: dict, size: int, path: str) -> None:
         ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=name)
         for x, y, n in zip(xs, ys, [p[4] for p in points]):
             ax.annotate(f"n={n}", (x, y), textcoords="offset points", xytext=(4, 4), fontsize=7)
+    for name in dict.fromkeys(r[0] for r in references):
+        points = sorted((x, y) for n, x, y in references if n == name)
+        ax.plot([x for x, _ in points], [y for _, y in points], "*--", ms=10, lw=0.8, label=name)
     ax.set_xscale("log")
     ax.set_ylim(0, 1)
     ax.axhline(0.5, color="grey", lw=0.5)
@@ -576,6 +589,8 @@ def main(argv=None) -> int:
     p.add_argument("--size", type=int, default=9, help="board size of the plotted playout series (default 9)")
     p.add_argument("--plot-labels", nargs="+", default=None, metavar="LABEL",
                    help="draw only these labels' series in --plot (default: all)")
+    p.add_argument("--reference", action="append", default=[], metavar="NAME:PLAYOUTS:RATE",
+                   help="a published win rate to draw in --plot (repeatable), e.g. 'MoGo 2011:10000:0.82'")
     p.add_argument("--baseline", nargs="+", default=None, metavar="LABEL",
                    help="also print every series' difference to the series of the first of these labels with the "
                         "same board, strategy and budget (Newcombe's 95%% interval)")

@@ -223,3 +223,15 @@ def test_swings_estimates_every_game_of_a_series_and_resumes(strength_table, tmp
     assert summary["lost"]["behind_for_good"] == 1 and summary["lost"]["median_turning_move"] == 1
     assert summary["won"]["games"] == 1 and summary["won"]["behind_for_good"] == 0
     assert strength_table.main(argv) == 0 and len(out.read_text().splitlines()) == 2  # nothing left to estimate
+
+
+def test_reference_points_are_name_playouts_and_rate(strength_table, tmp_path, capsys):
+    assert strength_table.parse_reference("MoGo (2011): prior:10000:0.82") == ("MoGo (2011): prior", 10000, 0.82)
+    with pytest.raises(ValueError, match="NAME:PLAYOUTS:RATE"):
+        strength_table.parse_reference("10000:0.82")
+    log = tmp_path / "log.jsonl"
+    game = {"strategy": "rave", "playouts": 1000, "label": "d", "size": 9, "jaxgo_won": True}
+    log.write_text(json.dumps(game) + "\n")
+    plot = tmp_path / "curve.png"
+    assert strength_table.main(["report", "--log", str(log), "--plot", str(plot), "--reference", "MoGo:1000:0.5"]) == 0
+    assert plot.read_bytes().startswith(b"\x89PNG")
