@@ -543,8 +543,9 @@ def plot_forest(rows: list[dict], path: str) -> None:
 
 
 def add_series_arguments(parser) -> None:
-    """The options that pick one series and its SGFs (``audit``, ``ladders``)."""
+    """The options that pick one series and its SGFs (``audit``, ``ladders``, ``swings``)."""
     parser.add_argument("--log", required=True, help="the series' log (.jsonl or .jsonl.gz)")
+    parser.add_argument("--size", type=int, default=9, help="the series' board size (default 9)")
     parser.add_argument("--sgf-dir", required=True, help="the series' --sgf-dir folder, or a tar of it")
     parser.add_argument("--sgf-folder", default=None, help="in a tar of several series: the series' top folder")
     parser.add_argument("--label", default="")
@@ -597,7 +598,6 @@ def main(argv=None) -> int:
     p.add_argument("--forest", default=None, help="with --baseline: draw the differences to this file")
     w = sub.add_parser("swings", help="GNU Go's score estimate after every jaxgo move: where the games turned")
     add_series_arguments(w)
-    w.add_argument("--size", type=int, default=9)
     w.add_argument("--level", type=int, default=10)
     w.add_argument("--parallel", type=int, default=1, help="games estimated at once (one GNU Go each)")
     w.add_argument("--timeout", type=float, default=120.0)
@@ -606,7 +606,6 @@ def main(argv=None) -> int:
     add_series_arguments(a)
     a.add_argument("--estimate", action="store_true",
                    help="instead of playing on, ask GNU Go's estimate_score at each resigning position")
-    a.add_argument("--size", type=int, default=9)
     a.add_argument("--level", type=int, default=10)
     a.add_argument("--engine", default=DEFAULT_ENGINE)
     a.add_argument("--engine-options", default="")
@@ -616,7 +615,6 @@ def main(argv=None) -> int:
     a.add_argument("--timeout", type=float, default=600.0)
     d = sub.add_parser("ladders", help="count the atari escapes into working ladders each side played")
     add_series_arguments(d)
-    d.add_argument("--size", type=int, default=9)
     args = parser.parse_args(argv)
     return {"run": run, "report": report, "audit": audit, "ladders": ladders, "swings": swings}[args.command](args)
 
