@@ -1,12 +1,13 @@
 """The Evaluator: how a search values its leaves (mctx's injected ``RecurrentFn``, here a playout policy).
 
-``make_evaluator(policy, gammas)`` builds one of three evaluators, chosen once from a ``SearchConfig``:
+``make_evaluator(policy, gammas)`` builds one of four evaluators, chosen once from a ``SearchConfig``:
 
     light   uniform playouts (``jaxgo.playouts.light``), no own-eye fills;
     heavy   gamma-proportional playouts (``jaxgo.playouts.heavy``) under the given or shipped gammas;
-    rules   MoGo-style capture / save / shape tiers (``jaxgo.playouts.rule_policy``) on the heavy lane loop.
+    rules   MoGo-style capture / save / shape tiers (``jaxgo.playouts.rule_policy``) on the heavy lane loop;
+    safe_rules  the same tiers with self-ataris that join an own chain played last.
 
-All three have one interface::
+All four have one interface::
 
     evaluator.evaluate(states, key, playouts_per_state, komi, last_moves=None) -> PlayoutBatch
 
@@ -37,7 +38,7 @@ from jaxgo.features import moves as move_features
 from jaxgo.playouts import heavy, light, rule_policy
 from jaxgo.util.devices import BATCH_AXIS, shard_batch, visible_devices
 
-POLICIES = ("light", "heavy", "rules")
+POLICIES = ("light", "heavy", "rules", "safe_rules")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -220,8 +221,8 @@ def make_evaluator(policy: str = "heavy", gammas: str | None = None, devices: in
         return Evaluator("light", devices=devices)
     if policy == "heavy":
         return Evaluator("heavy", heavy.policy_tables(load_log_gammas(gammas) / np.float32(temperature)), devices)
-    if policy == "rules":
-        return Evaluator("rules", rule_policy.rule_tables(), devices)
+    if policy in ("rules", "safe_rules"):
+        return Evaluator(policy, rule_policy.rule_tables(avoid_self_atari=policy == "safe_rules"), devices)
     raise ValueError(f"unknown playout policy {policy!r}; one of {POLICIES}")
 
 

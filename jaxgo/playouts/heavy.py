@@ -445,14 +445,16 @@ def _rule_weights(boards: _Boards, tables, size: int):
     """float32 [N, N, B]: the rule policy's tier weight of every candidate (``rule_policy.tier_weights``:
     capture, save, MoGo shape next to the previous move, anything else), 0 elsewhere."""
     sets, _ = _tactics(boards, size)
-    sets = {name: _materialize(sets[name]) for name in ("capture", "extension", "legal", "eye")}
+    own = jnp.where(boards.to_play == BLACK, boards.black, boards.white)
+    sets["joined_self_atari"] = sets["self_atari"] & bb.neighbours(own, size)
+    sets = {name: _materialize(sets[name]) for name in ("capture", "extension", "legal", "eye", "joined_self_atari")}
 
     def bit(name):
         return _dense(sets[name], size)
 
     return rule_policy.tier_weights(_pattern_code(boards, size), bit("capture"), bit("extension"),
                                     _distance_levels(boards.prev, size), _dense(sets["legal"] & ~sets["eye"], size),
-                                    tables.shape)
+                                    tables.shape, bit("joined_self_atari"), tables.self_atari_factor)
 
 
 def _pick(weights, u):

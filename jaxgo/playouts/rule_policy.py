@@ -8,7 +8,11 @@ Every move of a playout is taken from the first non-empty tier:
    MoGo's hand-made shape patterns (``PATTERNS``: hane, cut, edge moves);
 4. anything else that the light playouts would play (legal, not filling the mover's own eye),
 
-uniformly at random within the tier.  The tiers are implemented as weights (``TIER_WEIGHTS``) on the move
+uniformly at random within the tier.  The ``safe`` variant (``rule_tables(avoid_self_atari=True)``, playout
+policy ``safe_rules``) also puts last, below tier 4, every self-atari that joins an own chain (the new chain keeps
+one liberty and captures nothing): such moves are played only when nothing else is.  A lone stone in self-atari
+(a throw-in, or a stone inside an eye space) keeps its tier, as do the self-ataris of the shape tier that stand
+alone.  Fuego and Pachi filter self-ataris the same way, with finer exceptions for nakade shapes.  The tiers are implemented as weights (``TIER_WEIGHTS``) on the move
 candidates of the heavy playout loop (``jaxgo.playouts.heavy``): a weight ratio of 1e8 between tiers makes a
 lower tier's chance at most 81 / 1e8 on 9x9, i.e. the ordering above for every practical purpose, and lets the
 rule policy share the heavy playouts' incremental features and sampler.
@@ -49,6 +53,7 @@ PATTERNS = (
 CELLS = ((-1, 0), (1, 0), (0, -1), (0, 1), (-1, -1), (-1, 1), (1, -1), (1, 1))
 EMPTY, OWN, OPPONENT, OFF_BOARD = 0, 1, 2, 3
 TIER_WEIGHTS = (1.0, 1e8, 1e16, 1e24)  # anything, shape near the previous move, save, capture
+SELF_ATARI_FACTOR = 1e-12  # the safe variant's factor on a joined self-atari: below tier 4 even from the shape tier
 CODE_BITS = 16
 
 
@@ -114,17 +119,22 @@ def near_previous(dist_prev_level):
     return (dist_prev_level == 1) | (dist_prev_level == 2)
 
 
-def tier_weights(code, capture, extension, dist_prev, candidate, table):
+def tier_weights(code, capture, extension, dist_prev, candidate, table, joined_self_atari=None,
+                 self_atari_factor=1.0):
     """float32 [...]: the rule policy's weight of every point.
 
     code: raw 3x3 codes int32 [...] (bits above 16 ignored); capture, extension: tactical levels int32 [...]
     (``jaxgo.features.moves``); dist_prev: distance level to the previous move int32 [...]; candidate: bool
-    [...] (legal and not the mover's own eye); table: ``pattern_table()`` as a bool array.
+    [...] (legal and not the mover's own eye); table: ``pattern_table()`` as a bool array; joined_self_atari:
+    bool [...] or None, the moves that leave a chain of two or more stones with one liberty and capture nothing,
+    whose weight is multiplied by ``self_atari_factor`` (float32 scalar; 1 = the plain rule policy).
     """
     shape = table[code & ((1 << CODE_BITS) - 1)] & near_previous(dist_prev)
     weight = jnp.where(capture > 0, TIER_WEIGHTS[3],
                        jnp.where(extension > 0, TIER_WEIGHTS[2],
                                  jnp.where(shape, TIER_WEIGHTS[1], TIER_WEIGHTS[0])))
+    if joined_self_atari is not None:
+        weight = jnp.where(joined_self_atari, weight * self_atari_factor, weight)
     return jnp.where(candidate, weight, 0.0).astype(jnp.float32)
 
 
@@ -133,8 +143,12 @@ class RuleTables:
     """What the playout loop needs for the rule policy (passed where heavy playouts take ``PolicyTables``)."""
 
     shape: chex.Array  # bool [4**8]: ``pattern_table()``
+    self_atari_factor: chex.Array  # float32 []: weight factor of a self-atari joining an own chain (1 = none)
 
 
 @functools.lru_cache(maxsize=None)
-def rule_tables() -> RuleTables:
-    return RuleTables(shape=jnp.asarray(pattern_table()))
+def rule_tables(avoid_self_atari: bool = False) -> RuleTables:
+    """The plain rule policy's tables, or with ``avoid_self_atari`` the safe variant's (the same arrays but for
+    one scalar, so both run the same compiled loop)."""
+    factor = SELF_ATARI_FACTOR if avoid_self_atari else 1.0
+    return RuleTables(shape=jnp.asarray(pattern_table()), self_atari_factor=jnp.float32(factor))

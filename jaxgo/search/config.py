@@ -19,7 +19,7 @@ import argparse
 import dataclasses
 
 STRATEGIES = ("uct", "rave", "mc", "amaf", "pp", "depth2", "random")
-PLAYOUT_POLICIES = ("light", "heavy", "rules")
+PLAYOUT_POLICIES = ("light", "heavy", "rules", "safe_rules")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -31,7 +31,7 @@ class SearchConfig:
     rave_c1: float = 0.0  # UCB exploration constant under RAVE (0, as MoGo and Fuego run RAVE: RAVE explores)
     rave_c3: float = 1e-3  # Silver's RAVE bias constant
     bias_c2: float = 1.0  # progressive bias c2 * K(s, a) / (n + 1); K = the gammas' move probability; 0 = off
-    playouts: str = "heavy"  # leaf playouts: light (uniform), heavy (gamma-proportional) or rules (MoGo tiers)
+    playouts: str = "heavy"  # leaf playouts: light (uniform), heavy (gamma-proportional) rules (MoGo tiers), safe_rules
     gammas: str | None = None  # gamma file for heavy playouts and priors (None: the shipped gammas)
     playout_temperature: float = 1.0  # heavy playouts sample gamma ** (1 / T): < 1 sharper, > 1 flatter
     prior_even: float = 0.0  # RAVE virtual playouts at 1/2 for every move (Gelly & Silver's prior)
@@ -144,8 +144,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--strategy", choices=STRATEGIES, default=d.strategy,
                        help="move generator (default %(default)s; random = a uniform legal move)")
     group.add_argument("--playout-policy", choices=PLAYOUT_POLICIES, default=d.playouts,
-                       help="leaf playouts: light (uniform), heavy (gamma-proportional) or rules (MoGo-style "
-                            "capture / save / shape tiers) (default %(default)s)")
+                       help="leaf playouts: light (uniform), heavy (gamma-proportional), rules (MoGo-style "
+                            "capture / save / shape tiers) or safe_rules (the same, joined self-ataris last) "
+                            "(default %(default)s)")
     group.add_argument("--bias", type=float, default=d.bias_c2,
                        help="progressive-bias weight c2; K(s,a) = the gammas' move probability, 0 = off "
                             "(default %(default)s)")

@@ -90,6 +90,12 @@ def test_padding_rows_are_ignored_and_positions_keep_their_order():
     check_well_formed(summarise("light", 1))
 
 
+def test_safe_rule_playouts_are_well_formed():
+    evaluator = make_evaluator("safe_rules")
+    assert evaluator.policy == "safe_rules" and float(evaluator.tables.self_atari_factor) < 1e-6
+    check_well_formed(summarise("safe_rules", 1))
+
+
 def test_more_devices_than_visible_is_a_clear_error():
     with pytest.raises(ValueError, match="devices asked for"):
         make_evaluator("light", None, len(jax.devices()) + 1)

@@ -150,6 +150,25 @@ def test_tier_weights_order():
     assert w[5] == 0.0  # not a candidate
 
 
+def test_safe_variant_puts_joined_self_ataris_last():
+    table = jnp.asarray(rp.pattern_table())
+    hane_codes, _ = codes_of(HANE, BLACK)
+    hane = int(hane_codes[point(HANE, 2, 2)])
+    code = jnp.array([0, 0, hane, hane])
+    zeros = jnp.zeros(4, jnp.int32)
+    dist_prev = jnp.array([0, 0, 1, 1])
+    joined = jnp.array([False, True, False, True])
+    candidate = jnp.ones(4, bool)
+    plain = np.asarray(rp.tier_weights(code, zeros, zeros, dist_prev, candidate, table, joined))
+    assert list(plain) == [rp.TIER_WEIGHTS[0], rp.TIER_WEIGHTS[0], rp.TIER_WEIGHTS[1], rp.TIER_WEIGHTS[1]]
+    safe = rp.rule_tables(avoid_self_atari=True)
+    w = np.asarray(rp.tier_weights(code, zeros, zeros, dist_prev, candidate, table, joined,
+                                   safe.self_atari_factor))
+    assert w[0] == rp.TIER_WEIGHTS[0] and w[2] == rp.TIER_WEIGHTS[1]  # the others keep their tiers
+    assert 0 < w[3] < w[0] and 0 < w[1] < w[3]  # a joined self-atari, even a shape move, comes after them all
+    assert float(rp.rule_tables().self_atari_factor) == 1.0  # the plain policy: no change
+
+
 # -- playouts with the rule policy (``jaxgo.playouts.heavy`` with ``rule_policy.rule_tables()``) -----------------
 KOMI = 7.5
 
@@ -169,13 +188,14 @@ def _reference_code(board: ReferenceBoard, move: int) -> int:
     return code
 
 
-def _reference_tiers(board: ReferenceBoard, prev: int) -> np.ndarray:
-    """int [P]: the rule tier of every point (-1: not a candidate; 0 plain, 1 shape, 2 save, 3 capture),
-    computed by playing each candidate on a copy of the reference board."""
+def _reference_tiers(board: ReferenceBoard, prev: int, safe: bool = False) -> np.ndarray:
+    """int [P]: the rule tier of every point (-100: not a candidate; 0 plain, 1 shape, 2 save, 3 capture; with
+    ``safe``, 10 less for a move that joins an own chain and leaves it one liberty), computed by playing each
+    candidate on a copy of the reference board."""
     size, points = board.size, board.size ** 2
     candidates = board.legal_mask()[:-1] & ~board.eye_mask(board.to_play)
     table = rp.pattern_table()
-    tiers = np.full(points, -1)
+    tiers = np.full(points, -100)
     for move in np.flatnonzero(candidates):
         row, col = divmod(int(move), size)
         neighbours = [(row + dr) * size + col + dc for dr, dc in rp.CELLS[:4]
@@ -193,33 +213,42 @@ def _reference_tiers(board: ReferenceBoard, prev: int) -> np.ndarray:
             tiers[move] = 1
         else:
             tiers[move] = 0
+        joins = any(board.stones[n] == board.to_play for n in neighbours)
+        if safe and joins and not captured and after.liberties(int(move)).sum() == 1:
+            tiers[move] -= 10
     return tiers
 
 
-def test_rule_playouts_take_the_highest_tier_and_follow_the_rules():
+@pytest.mark.parametrize("safe", [False, True], ids=["rules", "safe_rules"])
+def test_rule_playouts_take_the_highest_tier_and_follow_the_rules(safe):
     from jaxgo.playouts import heavy as hp
 
     size, per_state = 7, 2
     boards, last = random_positions(size, 24, seed=3, komi=KOMI)
     states = [rules.from_board(b.stones, b.to_play).replace(ko=jnp.int32(b.ko_point)) for b in boards]
     states = jax.tree_util.tree_map(lambda *xs: jnp.stack(xs), *states)
-    result = hp.run(states, jax.random.PRNGKey(2), KOMI, gammas=rp.rule_tables(), num_per_state=per_state,
-                    record_moves=True, last_moves=last, lanes=16)
-    points, checked, by_tier = size * size, 0, np.zeros(4, int)
+    result = hp.run(states, jax.random.PRNGKey(2), KOMI, gammas=rp.rule_tables(avoid_self_atari=safe),
+                    num_per_state=per_state, record_moves=True, last_moves=last, lanes=16)
+    points, checked, by_tier, avoidable = size * size, 0, np.zeros(4, int), 0
     for index in range(len(boards) * per_state):
         board, prev = boards[index // per_state].copy(), int(last[index // per_state, 0])
         played = np.asarray(result.moves[index])
         for move in played[played >= 0]:
-            tiers = _reference_tiers(board, prev)
+            tiers = _reference_tiers(board, prev, safe)
             where = f"playout {index}, move {move}\n{board.to_ascii()}"
             if move == points:
-                assert (tiers < 0).all(), f"passed with candidates left: {where}"
+                assert (tiers == -100).all(), f"passed with candidates left: {where}"
             else:
                 assert tiers[move] == tiers.max(), f"tier {tiers[move]} chosen over {tiers.max()}: {where}"
-                by_tier[tiers[move]] += 1
+                by_tier[tiers[move] % 10] += 1
+                safe_tiers = tiers if safe else _reference_tiers(board, prev, safe=True)
+                avoidable += safe_tiers[move] < 0 <= safe_tiers.max()
                 checked += 1
             board.play(int(move))
             prev = int(move)
         assert float(result.score[index]) == pytest.approx(board.area_score())
     assert checked > 1000
     assert (by_tier > 0).all(), by_tier  # every tier was exercised
+    # Joined self-ataris with something else left: the plain policy plays them, the safe one never (the tier
+    # check above), so these positions do exercise the difference.
+    assert (avoidable > 0) != safe, avoidable
