@@ -26,7 +26,8 @@ SUBCOMMANDS = {
 
 
 DEFAULT_ENGINE = ("The default engine (jaxgo gtp, serve, demo, match): RAVE tree search with heavy (gamma-proportional)\n"
-                  "playouts and progressive bias 1 from the move-pattern gammas shipped with jaxgo; see\n"
+                  "playouts, progressive bias 3 and virtual RAVE experience from the move-pattern gammas shipped\n"
+                  "with jaxgo, rule playouts once stones cover 45% of the board; see\n"
                   "`jaxgo gtp --help` for every option and its default.")
 
 

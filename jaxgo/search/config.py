@@ -6,7 +6,9 @@ their command lines (``add_arguments`` / ``from_args``), the analysis server als
 options it was started with to the server that way, so local and remote engines search alike.
 
 The defaults are the strongest configuration measured against GNU Go (benchmarks/RESULTS.md): RAVE with
-gamma-proportional heavy playouts and progressive bias from the shipped gammas.  The RAVE exploration constant
+gamma-proportional heavy playouts, progressive bias c2 = 3 and the gammas as virtual RAVE experience
+(``prior_pattern`` 20) from the shipped gammas, and MoGo-style rule playouts once stones cover 45% of the board
+(``late_playouts``).  The RAVE exploration constant
 is 0: with 0.1 the UCB term (0.25 for an unvisited move after 500 playouts) outweighs the differences between
 RAVE values, and a 500-playout search on 19x19 became a flat sweep of 128 moves with 4 playouts each; with 0 it
 concentrates (the most visited move holds about a third of the playouts) while RAVE's AMAF credit still tries
@@ -30,12 +32,12 @@ class SearchConfig:
     uct_c: float = 0.7  # UCB1 exploration constant (strategy uct)
     rave_c1: float = 0.0  # UCB exploration constant under RAVE (0, as MoGo and Fuego run RAVE: RAVE explores)
     rave_c3: float = 1e-3  # Silver's RAVE bias constant
-    bias_c2: float = 1.0  # progressive bias c2 * K(s, a) / (n + 1); K = the gammas' move probability; 0 = off
+    bias_c2: float = 3.0  # progressive bias c2 * K(s, a) / (n + 1); K = the gammas' move probability; 0 = off
     playouts: str = "heavy"  # leaf playouts: light (uniform), heavy (gamma-proportional) rules (MoGo tiers), safe_rules
     gammas: str | None = None  # gamma file for heavy playouts and priors (None: the shipped gammas)
     playout_temperature: float = 1.0  # heavy playouts sample gamma ** (1 / T): < 1 sharper, > 1 flatter
     prior_even: float = 0.0  # RAVE virtual playouts at 1/2 for every move (Gelly & Silver's prior)
-    prior_pattern: float = 0.0  # RAVE virtual wins prior_pattern * sqrt(K(s, a)) per move
+    prior_pattern: float = 20.0  # RAVE virtual wins prior_pattern * sqrt(K(s, a)) per move
     pass_prior_playouts: float = 64.0  # pseudo-playouts at the node's mean in pass's RAVE value
     n_expand: int = 1  # edge visits before a node is descended through
     resign_threshold: float = 0.08  # resign when the chosen move's win rate is below this (0 never resigns)
@@ -48,7 +50,7 @@ class SearchConfig:
     widen_factor: float = 1.4  # until widen_playouts visits, then one more each time its visits grow by this factor
     ladder_prune: bool = False  # leave out of the root the atari escapes that a ladder still captures (go.ladder)
     ladder_prune_tree: bool = False  # ... and out of every node the tree creates, for both sides
-    late_playouts: str | None = None  # None = off; else the playout policy of the searches from late_fill on
+    late_playouts: str | None = "rules"  # the playout policy of the searches from late_fill on; None (none) = off
     late_fill: float = 0.45  # the fraction of the board's points covered by stones from which late_playouts apply
 
     def __post_init__(self):
@@ -153,7 +155,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--prior", type=float, nargs=2, default=(d.prior_even, d.prior_pattern),
                        metavar=("EVEN", "PATTERN"),
                        help="RAVE virtual experience (Gelly & Silver): EVEN virtual playouts at 1/2 per move plus "
-                            "PATTERN * sqrt(K(s,a)) virtual wins (default %(default)s: off)")
+                            "PATTERN * sqrt(K(s,a)) virtual wins; 0 0 = off (default %(default)s)")
     group.add_argument("--gammas", default=d.gammas,
                        help="gamma file for heavy playouts and priors (default: the shipped gammas)")
     group.add_argument("--leaves", type=int, default=d.leaves_per_batch,

@@ -10,7 +10,9 @@ from jaxgo.search.config import SearchConfig
 
 def test_defaults_are_the_strongest_measured_configuration():
     config = SearchConfig()
-    assert (config.strategy, config.playouts, config.bias_c2) == ("rave", "heavy", 1.0)
+    assert (config.strategy, config.playouts, config.bias_c2, config.prior_even, config.prior_pattern) == \
+        ("rave", "heavy", 3.0, 0.0, 20.0)
+    assert config.late_playouts == "rules" and config.late_fill == 0.45
     assert config.uses_gammas
 
 
@@ -23,7 +25,7 @@ def test_command_line_round_trip_and_help_shows_defaults():
     assert (config.playouts, config.bias_c2, config.prior_even, config.prior_pattern, config.leaves_per_batch) == \
         ("light", 0.0, 20.0, 40.0, 8)
     text = parser.format_help()
-    assert "default heavy" in text and "default 1.0" in text and "default rave" in text
+    assert "default heavy" in text and "default 3.0" in text and "default rave" in text
 
 
 def test_overrides_set_known_fields_and_report_the_rest():
@@ -81,7 +83,7 @@ def test_late_playouts_switch_the_evaluator_once_stones_cover_late_fill():
     from jaxgo.playouts.evaluator import evaluator_for
 
     config, ignored = SearchConfig().with_overrides({"late_playouts": "rules", "late_fill": 0.4})
-    assert not ignored and SearchConfig().playouts_at(81, 81) == "heavy"  # off by default
+    assert not ignored and SearchConfig(late_playouts=None).playouts_at(81, 81) == "heavy"  # None: off
     assert config.playouts_at(9, 25) == "heavy" and config.playouts_at(10, 25) == "rules"
     stones = np.zeros(25, np.int8)
     stones[:9] = 1

@@ -17,7 +17,8 @@ from jaxgo.search.mcts import STRATEGIES, Searcher  # noqa: E402
 from jaxgo.search.player import LocalSearch  # noqa: E402
 from jaxgo.search.tree import Tree, hash_key, move_decided  # noqa: E402
 
-SMALL = dict(leaves_per_batch=16, playouts_per_leaf=8, flat_playouts_per_move=8, playouts="light", bias_c2=0.0)
+SMALL = dict(leaves_per_batch=16, playouts_per_leaf=8, flat_playouts_per_move=8, playouts="light", bias_c2=0.0,
+             prior_pattern=0.0, late_playouts=None)
 
 
 def board_game(rows: list[str], to_play=BLACK, komi=0.5):

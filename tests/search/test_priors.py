@@ -63,7 +63,7 @@ def test_priors_are_the_normalised_team_strengths():
 def test_uniform_without_bias():
     game = new_game(7, 7.5)
     searched = np.ones(50, bool)
-    np.testing.assert_allclose(priors.root_prior(SearchConfig(bias_c2=0.0), game, searched), np.full(50, 1 / 50))
+    np.testing.assert_allclose(priors.root_prior(SearchConfig(bias_c2=0.0, prior_pattern=0.0), game, searched), np.full(50, 1 / 50))
 
 
 def test_search_with_heavy_playouts_and_progressive_bias():
@@ -115,9 +115,10 @@ def test_tree_priors_take_the_game_last_moves_at_the_root():
     assert not np.allclose(tree.children_prior[child], old, rtol=1e-5, atol=1e-7)
 
 
-def test_virtual_rave_experience_is_off_by_default():
+def test_virtual_rave_experience_is_off_with_zero_priors():
     visits, values = np.array([0.0, 3.0, 10.0]), np.array([0.0, 2.0, 4.0])
-    out_visits, out_values = virtual_rave(SearchConfig(), visits, values, np.array([0.2, 0.3, 0.5]))
+    config = SearchConfig(prior_even=0.0, prior_pattern=0.0)
+    out_visits, out_values = virtual_rave(config, visits, values, np.array([0.2, 0.3, 0.5]))
     np.testing.assert_array_equal(out_visits, visits)
     np.testing.assert_array_equal(out_values, values)
 

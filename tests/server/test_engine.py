@@ -129,7 +129,7 @@ def test_a_default_19x19_search_at_500_visits_is_a_tree_and_reports_the_gammas_p
     assert result["rootInfo"]["visits"] >= 500
     assert visits[0] >= 0.1 * sum(visits) and len(visits) <= 64  # a flat sweep: 125 moves with 4 visits each
     assert max(len(info["pv"]) for info in infos) >= 3  # the search went below the root's children
-    assert result["searchConfig"]["playouts"] == "heavy" and result["searchConfig"]["bias_c2"] == 1.0
+    assert result["searchConfig"]["playouts"] == "heavy" and result["searchConfig"]["bias_c2"] == SearchConfig().bias_c2
     game = new_game(size=19)
     for colour, vertex in moves:
         game.play(1 if colour == "B" else -1, gtp_to_point(vertex, 19))
