@@ -15,7 +15,8 @@ def test_help_names_every_command_and_the_default_engine(capsys):
     assert cli.main(["--help"]) == 0
     text = capsys.readouterr().out
     assert all(f"  {name} " in text for name in cli.SUBCOMMANDS)
-    assert "RAVE" in text and "heavy" in text and "progressive bias 1" in text and "shipped" in text
+    assert "RAVE" in text and "heavy" in text and "progressive bias 3" in text and "shipped" in text
+    assert "rule playouts" in text
     assert "random game" not in text  # the demo plays the default engine, not random moves
 
 

@@ -17,7 +17,7 @@ def test_every_option_states_its_default():
         assert "default" in (action.help or ""), action.dest
     text = " ".join(parser.format_help().split())
     assert f"default {DEFAULT_PLAYOUTS}" in text
-    assert "RAVE" in text and "heavy" in text and "progressive bias 1" in text
+    assert "RAVE" in text and "heavy" in text and "progressive bias 3" in text and "rule playouts" in text
 
 
 @pytest.mark.parametrize("args", [["--komi", "1e300"], ["--komi", "nan"], ["--size", "40"], ["--playouts", "0"],

@@ -63,7 +63,8 @@ def test_priors_are_the_normalised_team_strengths():
 def test_uniform_without_bias():
     game = new_game(7, 7.5)
     searched = np.ones(50, bool)
-    np.testing.assert_allclose(priors.root_prior(SearchConfig(bias_c2=0.0, prior_pattern=0.0), game, searched), np.full(50, 1 / 50))
+    config = SearchConfig(bias_c2=0.0, prior_pattern=0.0)
+    np.testing.assert_allclose(priors.root_prior(config, game, searched), np.full(50, 1 / 50))
 
 
 def test_search_with_heavy_playouts_and_progressive_bias():
