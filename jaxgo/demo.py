@@ -3,9 +3,10 @@
 1. The light-playout benchmark on the default device (9x9 and 19x19, JSON lines as ``jaxgo bench``).
 2. A short game on 9x9 played through ``jaxgo.go.game`` (positional superko, area scoring), printed as a board.
    Default engine (``--engine rave``): the engine of ``jaxgo gtp`` with its default ``SearchConfig``: the
-   ``jaxgo.search.player.Player`` (move choice, pass and resign rules) over RAVE with heavy playouts and
-   progressive bias, both from the move model shipped in the package (Bradley-Terry gammas of 3x3 patterns and
-   tactical features, trained on KGS games), ``--playouts`` playouts per move; it resigns below a
+   ``jaxgo.search.player.Player`` (move choice, pass and resign rules) over RAVE with heavy playouts,
+   progressive bias and virtual RAVE experience, all from the move model shipped in the package (Bradley-Terry
+   gammas of 3x3 patterns and tactical features, trained on KGS games), and MoGo-style rule playouts once stones
+   cover 45% of the board, ``--playouts`` playouts per move; it resigns below a
    ``RESIGN_BELOW`` win rate.  ``--engine flat``: flat Monte Carlo, each legal move gets ``--playouts`` light
    playouts in one device call and the best win rate is played.
 """
@@ -103,7 +104,8 @@ def play_demo_game(size: int, playouts: int, max_moves: int, seed: int, engine: 
     if resigned is not None:
         result = colour_letter(-resigned) + f"+Resign ({color_name(resigned)} resigned; area count {result})"
     how = (f"flat Monte Carlo, {playouts} playouts per candidate" if engine == "flat" else
-           f"RAVE, heavy playouts and progressive bias from the shipped gammas, {playouts} playouts per move")
+           f"the default engine: RAVE, heavy playouts, progressive bias and virtual experience from the shipped "
+           f"gammas, rule playouts late in the game, {playouts} playouts per move")
     print(f"\n{len(game.moves)} moves in {elapsed:.1f} s ({how}); "
           f"captures B {game.captures(1)} W {game.captures(-1)}; Tromp-Taylor result {result}")
 
