@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import importlib
 import sys
+import textwrap
+
+from jaxgo.search.config import SearchConfig
 
 SUBCOMMANDS = {
     "demo": ("jaxgo.demo", "the main job: light-playout benchmark, then a short 9x9 game of the default engine"),
@@ -25,10 +28,8 @@ SUBCOMMANDS = {
 }
 
 
-DEFAULT_ENGINE = ("The default engine (jaxgo gtp, serve, demo, match): RAVE tree search with heavy (gamma-proportional)\n"
-                  "playouts, progressive bias 3 and virtual RAVE experience from the move-pattern gammas shipped\n"
-                  "with jaxgo, rule playouts once stones cover 45% of the board; see\n"
-                  "`jaxgo gtp --help` for every option and its default.")
+DEFAULT_ENGINE = textwrap.fill(f"The default engine (jaxgo gtp, serve, demo, match): {SearchConfig().describe()}; see "
+                               "`jaxgo gtp --help` for every option and its default.", width=110)
 
 
 def usage() -> str:

@@ -104,8 +104,7 @@ def play_demo_game(size: int, playouts: int, max_moves: int, seed: int, engine: 
     if resigned is not None:
         result = colour_letter(-resigned) + f"+Resign ({color_name(resigned)} resigned; area count {result})"
     how = (f"flat Monte Carlo, {playouts} playouts per candidate" if engine == "flat" else
-           f"the default engine: RAVE, heavy playouts, progressive bias and virtual experience from the shipped "
-           f"gammas, rule playouts late in the game, {playouts} playouts per move")
+           f"{config.describe()}, {playouts} playouts per move")
     print(f"\n{len(game.moves)} moves in {elapsed:.1f} s ({how}); "
           f"captures B {game.captures(1)} W {game.captures(-1)}; Tromp-Taylor result {result}")
 

@@ -24,11 +24,10 @@ from jaxgo.search import config as search_config
 MAX_KOMI = 1000.0  # as the GTP komi command (jaxgo.gtp.core.MAX_KOMI)
 MAX_SECONDS = 24 * 3600.0
 
-DESCRIPTION = """Go Text Protocol (v2) engine on stdin/stdout, for GUIs (Sabaki, GoGui, Lizzie) and match
-runners.  The default engine is the strongest configuration measured: RAVE tree search with heavy
-(gamma-proportional) playouts, progressive bias 3 and virtual RAVE experience from the move-pattern
-gammas shipped with jaxgo, and rule playouts once stones cover 45% of the board; 3000 playouts per move
-unless --playouts, --seconds or the GTP clock say otherwise."""
+DESCRIPTION = ("Go Text Protocol (v2) engine on stdin/stdout, for GUIs (Sabaki, GoGui, Lizzie) and match runners.  "
+               "The default engine is the strongest configuration measured: "
+               f"{search_config.SearchConfig().describe()}; 3000 playouts per move unless "
+               "--playouts, --seconds or the GTP clock say otherwise.")
 
 
 def build_parser(full_help: bool = True) -> argparse.ArgumentParser:

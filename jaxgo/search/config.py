@@ -22,6 +22,11 @@ import dataclasses
 
 STRATEGIES = ("uct", "rave", "mc", "amaf", "pp", "depth2", "random")
 PLAYOUT_POLICIES = ("light", "heavy", "rules", "safe_rules")
+_STRATEGY_TEXT = {"uct": "UCT tree search", "rave": "RAVE tree search", "mc": "flat Monte Carlo",
+                  "amaf": "flat AMAF", "pp": "flat progressive pruning", "depth2": "depth-2 minimax of playouts",
+                  "random": "uniform random legal moves (no search)"}
+_POLICY_TEXT = {"light": "light (uniform) playouts", "heavy": "heavy (gamma-proportional) playouts",
+                "rules": "MoGo-style rule playouts", "safe_rules": "rule playouts with joined self-ataris last"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -76,6 +81,23 @@ class SearchConfig:
         """Whether the tree's priors K(s, a) come from the gammas (else they are uniform): for progressive bias,
         virtual experience or progressive widening."""
         return bool(self.bias_c2 or self.prior_pattern or self.widen_playouts)
+
+    def describe(self) -> str:
+        """The engine in words for help texts and reports, e.g. "RAVE tree search with heavy (gamma-proportional)
+        playouts, progressive bias 3 and virtual RAVE experience (--prior 0 20) from the shipped gammas, and
+        MoGo-style rule playouts once stones cover 45% of the board"."""
+        if self.strategy == "random":
+            return _STRATEGY_TEXT["random"]
+        text = f"{_STRATEGY_TEXT[self.strategy]} with {_POLICY_TEXT[self.playouts]}"
+        priors = [f"progressive bias {self.bias_c2:g}"] if self.bias_c2 else []
+        if self.prior_even or self.prior_pattern:
+            priors.append(f"virtual RAVE experience (--prior {self.prior_even:g} {self.prior_pattern:g})")
+        if priors:
+            source = "the shipped gammas" if self.gammas is None else f"the gammas in {self.gammas}"
+            text += f", {' and '.join(priors)} from {source}"
+        if self.late_playouts:
+            text += f", and {_POLICY_TEXT[self.late_playouts]} once stones cover {self.late_fill:.0%} of the board"
+        return text
 
     def playouts_at(self, stones: int, points: int) -> str:
         """The playout policy of a search from a position with ``stones`` stones on a board of ``points``

@@ -94,3 +94,14 @@ def test_late_playouts_switch_the_evaluator_once_stones_cover_late_fill():
         SearchConfig(late_playouts="smart")
     with pytest.raises(ValueError, match="late_fill"):
         SearchConfig(late_fill=1.5)
+
+
+def test_describe_names_what_the_config_searches_with():
+    text = SearchConfig().describe()
+    assert text.startswith("RAVE tree search with heavy (gamma-proportional) playouts")
+    assert "progressive bias 3 and virtual RAVE experience (--prior 0 20) from the shipped gammas" in text
+    assert text.endswith("MoGo-style rule playouts once stones cover 45% of the board")
+    plain = SearchConfig(strategy="uct", playouts="light", bias_c2=0.0, prior_pattern=0.0, late_playouts=None)
+    assert plain.describe() == "UCT tree search with light (uniform) playouts"
+    assert "the gammas in g.npz" in SearchConfig(gammas="g.npz").describe()
+    assert SearchConfig(strategy="random").describe() == "uniform random legal moves (no search)"
