@@ -753,8 +753,8 @@ def default_lanes(num_points: int) -> int:
     """Boards advanced together by default.  A heavy lane carries ~3x the light one's working set (dense chain
     ids, liberty sums, weights), so on a CPU 9x9 runs best with fewer lanes than the light playouts: 256
     (measured on the shared 2-core CPU, one device, CPU time: 4,096 playouts/s at 256 lanes, 3,697 at 512,
-    2,946 at 1,024); 19x19 is flat between 64 and 256 lanes and keeps ``playout.default_lanes``, as do other
-    backends."""
+    2,946 at 1,024); 19x19 is flat between 64 and 256 lanes and keeps ``playout.default_lanes``, as do
+    accelerators (as many lanes as memory allows)."""
     if num_points <= 100 and jax.default_backend() == "cpu":
         return 256
     return playout.default_lanes(num_points)

@@ -237,9 +237,19 @@ def _playouts(states: rules.State, rng, komi, max_moves: int, record: bool, lane
     return out.replace(winner=jnp.sign(out.score).astype(jnp.int8))
 
 
+ACCELERATOR_LANES = {81: 262144, 361: 131072}  # by points; other sizes take the nearest of the two
+
+
 def default_lanes(num_points: int) -> int:
-    """Boards advanced together by default: about 80k points per iteration keeps the working set in cache on
-    a CPU (measured best: 512-1024 lanes on 9x9, 256 on 19x19)."""
+    """Boards advanced together by default (``run`` clips it to the playouts of the call).
+
+    On a CPU about 80k points per iteration keeps the working set in cache (measured best: 512-1024 lanes on
+    9x9, 256 on 19x19).  On an accelerator every iteration of the loop costs milliseconds of kernel launches
+    whatever its width, so as many boards as memory allows advance together: ``ACCELERATOR_LANES`` (on an H200,
+    benchmarks/RESULTS.md "GPU": 9x9 light playouts 231k/s at 65,536 lanes, 483k/s at 262,144, 381k/s at
+    1,048,576; 19x19 11.6k/s at 32,768, 19.8k/s at 131,072)."""
+    if jax.default_backend() != "cpu":
+        return ACCELERATOR_LANES[81] if num_points <= 200 else ACCELERATOR_LANES[361]
     return 1024 if num_points <= 100 else (512 if num_points <= 200 else 256)
 
 

@@ -8,7 +8,7 @@ Search: the strategy's ``Searcher.search`` from the empty board and from a posit
 timed after a warm-up search (compiles excluded).  ratio = search / raw.
 
 With ``--defaults`` the search runs the engine's default configuration (heavy playouts, progressive bias) at the
-given K and L instead of light playouts without priors, and no raw figure or ratio is printed: the rate a game on
+given K and L instead of light playouts without priors (no bias, no virtual experience, no late policy), and no raw figure or ratio is printed: the rate a game on
 a clock gets (``mcts.FIRST_SEARCH_RATES``).
 """
 
@@ -56,7 +56,8 @@ def main(argv=None):
         for label, position in (("empty", game), ("move20", mid)):
             config = SearchConfig(strategy=strategy, leaves_per_batch=k, playouts_per_leaf=lpl)
             if not args.defaults:
-                config = dataclasses.replace(config, playouts="light", bias_c2=0.0)
+                config = dataclasses.replace(config, playouts="light", bias_c2=0.0, prior_pattern=0.0,
+                                             late_playouts=None)
             searcher = Searcher(position.rules, config, seed=1)
             searcher.search(position, playouts=k * lpl)  # warm-up / compile
             done, seconds = 0, 0.0

@@ -117,6 +117,15 @@ def test_results_do_not_depend_on_the_number_of_lanes():
         _replay_and_check(boards[index // 20], reference, index, 3 * 49)
 
 
+def test_default_lanes_by_backend(monkeypatch):
+    """CPU: lanes sized to the cache; an accelerator: as many boards as ACCELERATOR_LANES, clipped to the call's
+    playouts by ``run`` (so a small call on a GPU advances all its boards at once)."""
+    assert [playout.default_lanes(p) for p in (49, 81, 169, 361)] == [1024, 1024, 512, 256]
+    monkeypatch.setattr(jax, "default_backend", lambda: "gpu")
+    assert playout.default_lanes(81) == playout.ACCELERATOR_LANES[81]
+    assert playout.default_lanes(361) == playout.ACCELERATOR_LANES[361]
+
+
 def test_light_playout_statistics_on_9x9():
     """Sanity figures for light playouts with komi 7.5: games of about 110 moves, Black winning 35-50%."""
     result = playout.run_from_empty(9, 512, jax.random.PRNGKey(7), KOMI)

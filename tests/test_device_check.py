@@ -1,0 +1,41 @@
+"""scripts/device_check.py: playout-by-playout comparison of two devices (here both the CPU)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from support import load_script
+
+SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "device_check.py"
+
+
+@pytest.fixture
+def check():
+    module = load_script(SCRIPT)
+    yield module
+    sys.modules.pop(module.__name__, None)
+
+
+def test_compare_marks_each_playout_that_differs_anywhere(check):
+    a = {"winner": np.array([1, -1, 1]), "score": np.array([2.5, -1.5, 0.5]),
+         "ownership": np.zeros((3, 4), np.int8)}
+    b = {name: value.copy() for name, value in a.items()}
+    b["ownership"][2, 3] = 1  # one point of the third playout
+    assert check.compare(a, b).tolist() == [True, True, False]
+    b["score"][0] = 3.5
+    assert check.compare(a, b).tolist() == [False, True, False]
+
+
+def test_a_run_on_one_device_prints_identical_playouts(check, capsys):
+    assert check.main(["--size", "7", "--batch", "24", "--lanes", "5", "--policies", "light", "rules"]) == 0
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(r["policy"], r["size"]) for r in records] == [("light", 7), ("rules", 7)]
+    for record in records:
+        assert record["same_device"] and record["device"] == "cpu"
+        # lanes 5 against the CPU's default: the playouts do not depend on the lanes
+        assert record["identical_playouts"] == 24 and record["identical_fraction"] == 1.0
+        assert record["mean_moves"][0] == record["mean_moves"][1] > 0
