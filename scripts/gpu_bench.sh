@@ -57,6 +57,9 @@ step pgx9-big 60 "$py" -m jaxgo bench playouts --size 9 --batch 262144 --lanes 2
 step heavy 90 "$py" -m jaxgo bench heavy --size 9 19 --batch 65536 --lanes 16384 --repeats 2
 step heavy9-lanes 60 "$py" -m jaxgo bench heavy --size 9 --batch 1048576 --lanes 262144 --repeats 2 --only heavy
 step heavy19-lanes 60 "$py" -m jaxgo bench heavy --size 19 --batch 262144 --lanes 65536 --repeats 2 --only heavy
+step heavy19-default 45 "$py" -m jaxgo bench heavy --size 19 --batch 262144 --repeats 2 --only heavy
+step serve 140 "$py" -m jaxgo bench serve --clients 64 256 --visits 8192 --queries 1 --leaves 256 \
+    --device-batch 65536 --repeats 2
 step search 90 "$py" -m jaxgo bench search --size 9 --playouts 65536 --leaves 1024 --playouts-per-leaf 16 \
     --strategies rave --repeats 2
 step search-defaults 60 "$py" -m jaxgo bench search --size 9 --playouts 65536 --leaves 1024 --playouts-per-leaf 16 \
