@@ -36,6 +36,7 @@ def test_a_run_on_one_device_prints_identical_playouts(check, capsys):
     assert [(r["policy"], r["size"]) for r in records] == [("light", 7), ("rules", 7)]
     for record in records:
         assert record["same_device"] and record["device"] == "cpu"
-        # lanes 5 against the CPU's default: the playouts do not depend on the lanes
+        # lanes 5 against the CPU run's 256: the playouts do not depend on the lanes
+        assert record["lanes"] == [5, 256]
         assert record["identical_playouts"] == 24 and record["identical_fraction"] == 1.0
         assert record["mean_moves"][0] == record["mean_moves"][1] > 0

@@ -237,7 +237,7 @@ def _playouts(states: rules.State, rng, komi, max_moves: int, record: bool, lane
     return out.replace(winner=jnp.sign(out.score).astype(jnp.int8))
 
 
-ACCELERATOR_LANES = {81: 262144, 361: 131072}  # by points; other sizes take the nearest of the two
+ACCELERATOR_LANES = {81: 262144, 361: 131072}  # by points: boards up to 200 points take the 9x9 value
 
 
 def default_lanes(num_points: int) -> int:

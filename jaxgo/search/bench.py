@@ -8,8 +8,8 @@ Search: the strategy's ``Searcher.search`` from the empty board and from a posit
 timed after a warm-up search (compiles excluded).  ratio = search / raw.
 
 With ``--defaults`` the search runs the engine's default configuration (heavy playouts, progressive bias) at the
-given K and L instead of light playouts without priors (no bias, no virtual experience, no late policy), and no raw figure or ratio is printed: the rate a game on
-a clock gets (``mcts.FIRST_SEARCH_RATES``).
+given K and L instead of light playouts without priors (no bias, no virtual experience, no late policy), and no
+raw figure or ratio is printed: the rate a game on a clock gets (``mcts.FIRST_SEARCH_RATES``).
 """
 
 from __future__ import annotations
