@@ -21,7 +21,6 @@ import random
 import sys
 from pathlib import Path
 
-import numpy as np
 
 from jaxgo.go.sgf import SGFError, load_sgf, replay
 from jaxgo.match import sgf_files

@@ -98,3 +98,20 @@ def load_script(path):
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def script_fixture(path, *also_loaded: str):
+    """A pytest fixture giving ``load_script(path)``'s module; afterwards it and the modules named in
+    ``also_loaded`` (scripts it imported) are removed from sys.modules."""
+    import sys
+
+    import pytest
+
+    @pytest.fixture
+    def fixture():
+        module = load_script(path)
+        yield module
+        for name in (module.__name__, *also_loaded):
+            sys.modules.pop(name, None)
+
+    return fixture

@@ -3,23 +3,16 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
-import pytest
-from support import load_script
+from support import script_fixture
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "balance_playouts.py"
 GAME = b"(;FF[4]GM[1]SZ[5]KM[0.5]RE[B+Resign];B[cc];W[aa];B[bb];W[ee];B[dd];W[ab];B[ba];W[de];B[ed])"
 
 
-@pytest.fixture
-def balance():
-    module = load_script(SCRIPT)
-    yield module
-    for name in (module.__name__, "playout_quality", "tune_spsa", "move_quality"):
-        sys.modules.pop(name, None)
+balance = script_fixture(SCRIPT, "playout_quality", "tune_spsa", "move_quality")
 
 
 def test_theta_scales_groups_and_zero_is_the_identity(balance):

@@ -3,21 +3,15 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
-import pytest
-from support import load_script
+from support import script_fixture
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "device_check.py"
 
 
-@pytest.fixture
-def check():
-    module = load_script(SCRIPT)
-    yield module
-    sys.modules.pop(module.__name__, None)
+check = script_fixture(SCRIPT)
 
 
 def test_compare_marks_each_playout_that_differs_anywhere(check):

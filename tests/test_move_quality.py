@@ -4,20 +4,15 @@ here), per-engine scores and the paired difference to the first engine."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
-from support import fake_gtp_engine, load_script
+from support import fake_gtp_engine, script_fixture
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "move_quality.py"
 
 
-@pytest.fixture
-def move_quality():
-    module = load_script(SCRIPT)
-    yield module
-    sys.modules.pop(module.__name__, None)
+move_quality = script_fixture(SCRIPT)
 
 
 SGF = b"(;FF[4]GM[1]SZ[5]KM[0.5];B[cc];W[bb];B[dd];W[db])"

@@ -4,12 +4,11 @@ a small end-to-end run comparing playout policies."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-from support import load_script
+from support import script_fixture
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "playout_quality.py"
 
@@ -17,11 +16,7 @@ SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "playout_quality.py"
 BLACK_WINS = b"(;FF[4]GM[1]SZ[5]KM[0.5]RE[B+Resign];B[cc];W[aa];B[bb];W[ee];B[dd];W[ab];B[ba];W[de];B[ed])"
 
 
-@pytest.fixture
-def playout_quality():
-    module = load_script(SCRIPT)
-    yield module
-    sys.modules.pop(module.__name__, None)
+playout_quality = script_fixture(SCRIPT)
 
 
 def test_winner_of_skips_what_says_nothing_about_the_position(playout_quality):

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from pathlib import Path
 
 import pytest
-from support import load_script
+from support import script_fixture
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
@@ -16,11 +15,7 @@ SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "rave_bias.py"
 GAME = "(;GM[1]FF[4]SZ[5]KM[0.5];B[cc];W[bc];B[cb];W[bb];B[dc];W[cd];B[dd];W[bd])"
 
 
-@pytest.fixture
-def script():
-    module = load_script(SCRIPT)
-    yield module
-    sys.modules.pop(module.__name__, None)
+script = script_fixture(SCRIPT)
 
 
 def test_positions_follow_the_move_window(script):
@@ -34,6 +29,8 @@ def test_positions_follow_the_move_window(script):
 
 
 def test_a_run_writes_its_summary_and_plot(script, tmp_path, capsys):
+    from jaxgo.search.config import SearchConfig
+
     games = tmp_path / "games"
     games.mkdir()
     (games / "a.sgf").write_text(GAME)
@@ -50,7 +47,7 @@ def test_a_run_writes_its_summary_and_plot(script, tmp_path, capsys):
     assert summary["edges"] == printed["edges"] > 0
     assert summary["edges"] == sum(row["edges"] for row in summary["by_depth"])
     assert summary["rave_c3"] == pytest.approx(summary["b2"] / summary["sigma2"])
-    assert summary["config_rave_c3"] == 1e-3 and len(summary["rave_c3_ci95"]) == 2
+    assert summary["config_rave_c3"] == SearchConfig().rave_c3 and len(summary["rave_c3_ci95"]) == 2
     assert png.stat().st_size > 1000
     assert script.main(argv[:2] + ["--strategy", "uct"]) == 2  # the estimate needs a RAVE search
     assert script.main(argv[:2] + ["--search-option", "nonsense=1"]) == 2

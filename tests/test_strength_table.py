@@ -5,20 +5,15 @@ from __future__ import annotations
 
 import gzip
 import json
-import sys
 from pathlib import Path
 
 import pytest
-from support import fake_gtp_engine, load_script
+from support import fake_gtp_engine, script_fixture
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "strength_table.py"
 
 
-@pytest.fixture
-def strength_table():
-    module = load_script(SCRIPT)
-    yield module
-    sys.modules.pop(module.__name__, None)
+strength_table = script_fixture(SCRIPT)
 
 
 def test_engine_command_takes_its_budget_from_playouts_or_the_clock(strength_table):

@@ -3,21 +3,16 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-from support import fake_gtp_engine, load_script
+from support import fake_gtp_engine, script_fixture
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "tune_spsa.py"
 
 
-@pytest.fixture
-def spsa():
-    module = load_script(SCRIPT)
-    yield module
-    sys.modules.pop(module.__name__, None)
+spsa = script_fixture(SCRIPT)
 
 
 def test_params_parse_and_map_to_units(spsa):
