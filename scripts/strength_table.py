@@ -453,13 +453,18 @@ def report(args) -> int:
 
 def ablation_rows(games: dict, baselines: list[str]) -> list[dict]:
     """Every series against its baseline: the series of the first label in ``baselines`` with the same board,
-    strategy and budget (``games``: {series_key: records}); the difference of the win rates with Newcombe's
+    strategy and budget, or for a series named in a ``LABEL=BASE`` item the series BASE at its board, strategy and
+    budget (a change made on top of another change; BASE stays a series of its own); ``games``: {series_key:
+    records}; the difference of the win rates with Newcombe's
     interval (``jaxgo.match.difference_interval``), ordered by board, budget and label."""
+    chosen = dict(item.split("=", 1) for item in baselines if "=" in item)  # LABEL=BASE: that series' own
+    plain = [item for item in baselines if "=" not in item]
     rows = []
     for (size, label, strategy, playouts, clock), recs in games.items():
-        if label in baselines:
+        if label in plain:
             continue
-        base_label = next((b for b in baselines if (size, b, strategy, playouts, clock) in games), None)
+        candidates = [chosen[label]] if label in chosen else plain
+        base_label = next((b for b in candidates if (size, b, strategy, playouts, clock) in games), None)
         if base_label is None:
             continue
         base = games[(size, base_label, strategy, playouts, clock)]
@@ -523,17 +528,18 @@ def plot_forest(rows: list[dict], path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 0.9 + 0.38 * max(len(rows), 1)))
+    fig, ax = plt.subplots(figsize=(8, 0.9 + 0.38 * max(len(rows), 1)))
     ys = list(range(len(rows)))[::-1]
     for y, row in zip(ys, rows):
         colour = "tab:blue" if row["low"] > 0 else "tab:red" if row["high"] < 0 else "tab:grey"
         xerr = [[row["difference"] - row["low"]], [row["high"] - row["difference"]]]
         ax.errorbar([row["difference"]], [y], xerr=xerr, marker="o", capsize=3, color=colour)
-        ax.annotate(f"{row['rate']:.2f} vs {row['baseline_rate']:.2f}, n={row['games']}/{row['baseline_games']}",
+        ax.annotate(f"{row['rate']:.2f} vs {row['baseline']} {row['baseline_rate']:.2f}, "
+                    f"n={row['games']}/{row['baseline_games']}",
                     (row["high"], y), textcoords="offset points", xytext=(5, -3), fontsize=7)
     ax.set_yticks(ys, [f"{r['label'] or r['name']}, {r['size']}x{r['size']}, {r['budget']}" for r in rows], fontsize=7)
     ax.axvline(0.0, color="grey", lw=0.8)
-    ax.set_xlim(-0.6, 0.8)
+    ax.set_xlim(-0.6, 1.0)
     ax.set_xlabel("win rate minus the baseline's (95% Newcombe interval)")
     ax.set_title("jaxgo vs GNU Go: each change against its baseline\n"
                  "(baseline: " + ", ".join(sorted({r["baseline"] for r in rows})) + ")", fontsize=10)
@@ -594,7 +600,8 @@ def main(argv=None) -> int:
                    help="a published win rate to draw in --plot (repeatable), e.g. 'MoGo 2011:10000:0.82'")
     p.add_argument("--baseline", nargs="+", default=None, metavar="LABEL",
                    help="also print every series' difference to the series of the first of these labels with the "
-                        "same board, strategy and budget (Newcombe's 95%% interval)")
+                        "same board, strategy and budget (Newcombe's 95%% interval); LABEL=BASE sets the series "
+                        "LABEL against BASE instead (a change on top of another)")
     p.add_argument("--forest", default=None, help="with --baseline: draw the differences to this file")
     w = sub.add_parser("swings", help="GNU Go's score estimate after every jaxgo move: where the games turned")
     add_series_arguments(w)

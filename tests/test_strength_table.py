@@ -72,6 +72,15 @@ def test_report_compares_each_series_with_its_baseline_at_the_same_budget(streng
         "| 9x9 | rave (prune) | 10000 playouts | 100 | 0.64 | default (100 games) | 0.70 | -0.06 (-0.19 to +0.07) |"]
     assert not any("lonely" in line and "default (" in line for line in lines)
     assert forest.read_bytes().startswith(b"\x89PNG")
+    # a change on top of another: prune=prior sets prune against prior (none at 10k: left out), prior stays a change
+    strength_table.main(["report", "--log", str(log), "--baseline", "default", "prune=prior"])
+    lines = capsys.readouterr().out.splitlines()
+    assert not any(line.startswith("| 9x9 | rave (prune)") and "games) |" in line for line in lines)
+    assert any(line.startswith("| 9x9 | rave (prior)") and "default (100 games)" in line for line in lines)
+    series = {(9, label, "rave", 1000, None): games(label, 1000, wins, 4) for label, wins in (("a", 3), ("b", 1),
+                                                                                              ("c", 2))}
+    rows = strength_table.ablation_rows(series, ["a", "c=b"])
+    assert [(r["label"], r["baseline"]) for r in rows] == [("b", "a"), ("c", "b")]
 
 
 def test_audit_plays_on_the_resigned_games_from_their_sgf(strength_table, tmp_path, monkeypatch, capsys):
