@@ -39,13 +39,14 @@ from jaxgo.go.sgf import SGFError, load_sgf, replay
 from jaxgo.match import CpuShares, sgf_files
 
 
-def sgf_records(paths: list[str]) -> list[tuple[str, object]]:
-    """[(name, GameRecord)] of the SGF files, folders and tars named, sorted by name; unreadable records
-    skipped (their count on stderr)."""
+def read_sgf_records(paths: list[str], folder: str | None = None) -> tuple[list[tuple[str, object]], int]:
+    """([(name, GameRecord)] of the SGF files, folders and tars named, sorted by name; the number of unreadable
+    records, skipped).  ``folder``: of a folder or tar only the members under that top folder."""
     blobs = {}
     for path in map(Path, paths):
         if path.is_dir() or tarfile.is_tarfile(path):
-            blobs.update({f"{path}:{name}": data for name, data in sgf_files(path).items()})
+            blobs.update({f"{path}:{name}": data for name, data in sgf_files(path).items()
+                          if folder is None or name.split("/")[0] == folder})
         else:
             blobs[str(path)] = path.read_bytes()
     records, broken = [], 0
@@ -54,6 +55,12 @@ def sgf_records(paths: list[str]) -> list[tuple[str, object]]:
             records.append((name, load_sgf(blobs[name])))
         except SGFError:
             broken += 1
+    return records, broken
+
+
+def sgf_records(paths: list[str]) -> list[tuple[str, object]]:
+    """``read_sgf_records``' records, with the count of unreadable ones on stderr."""
+    records, broken = read_sgf_records(paths)
     if broken:
         print(f"skipped {broken} unreadable SGF records", file=sys.stderr)
     return records

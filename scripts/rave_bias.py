@@ -7,10 +7,11 @@ schedule it implies (``jaxgo.search.rave_bias``): rave_c3 = b^2 / sigma^2.
 Positions are drawn from the games of ``--sgf`` (a folder of SGF files or a tar of them; ``--sgf-folder`` keeps
 the members under one top folder): a game at random, a move number uniform in [``--first-move``,
 ``--last-move``] (at most the game's length).  Each is searched once with ``SearchConfig()``'s defaults (changed
-by the engine's own search options: ``--bias``, ``--prior``, ``--search-option FIELD=VALUE`` ...) at ``--playouts``; the edges with at least ``--min-visits`` Monte Carlo playouts
-and as many other RAVE playouts give the estimate.  It prints a table by depth (the root's moves are depth 0) and
+by the engine's own search options: ``--bias``, ``--prior``, ``--search-option FIELD=VALUE`` ...) at
+``--playouts``; the edges with at least ``--min-visits`` Monte Carlo playouts and as many other RAVE playouts give
+the estimate.  It prints a table by depth (the root's moves are depth 0) and
 a JSON summary (also written to ``--out``) with rave_c3's 95% interval from resampling whole positions; ``--plot``
-draws b^2 by depth with those intervals.
+draws rave_c3 by depth with those intervals.
 """
 
 from __future__ import annotations
@@ -21,12 +22,13 @@ import random
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from move_quality import read_sgf_records  # noqa: E402
 
-from jaxgo.go.sgf import SGFError, load_sgf, replay
-from jaxgo.match import sgf_files
-from jaxgo.search.config import add_arguments as add_search_arguments
-from jaxgo.search.config import from_args as search_config_from_args
-from jaxgo.search.rave_bias import EdgeStatistics, bootstrap_c3, edge_statistics, rave_bias
+from jaxgo.go.sgf import replay  # noqa: E402
+from jaxgo.search.config import add_arguments as add_search_arguments  # noqa: E402
+from jaxgo.search.config import from_args as search_config_from_args  # noqa: E402
+from jaxgo.search.rave_bias import EdgeStatistics, RaveBias, bootstrap_c3, edge_statistics, rave_bias  # noqa: E402
 
 DEPTHS = ((0, 0), (1, 1), (2, 3), (4, None))
 
@@ -45,14 +47,15 @@ def sample_positions(records: list, count: int, first_move: int, last_move: int,
     return picks
 
 
+def estimate_row(depth: str, est: RaveBias) -> dict:
+    """One row of the table and of the JSON summary."""
+    return {"depth": depth, "edges": est.edges, "mean_difference": est.mean_difference, "b2": est.bias_squared,
+            "sigma2": est.sigma_squared, "rave_c3": est.rave_c3}
+
+
 def depth_rows(stats: EdgeStatistics) -> list[dict]:
-    rows = []
-    for low, high in DEPTHS:
-        est = rave_bias(stats.at_depths(low, high))
-        rows.append({"depth": f"{low}" if low == high else (f"{low}-{high}" if high else f"{low}+"),
-                     "edges": est.edges, "mean_difference": est.mean_difference, "b2": est.bias_squared,
-                     "sigma2": est.sigma_squared, "rave_c3": est.rave_c3})
-    return rows
+    return [estimate_row(f"{low}" if low == high else (f"{low}-{high}" if high else f"{low}+"),
+                         rave_bias(stats.at_depths(low, high))) for low, high in DEPTHS]
 
 
 def plot(rows: list[dict], intervals: list[tuple], summary: dict, path: str) -> None:
@@ -107,14 +110,8 @@ def main(argv=None) -> int:
     if config.strategy != "rave":
         print("rave_bias: the search must be RAVE (strategy rave)", file=sys.stderr)
         return 2
-    records, broken = [], 0
-    for name, data in sorted(sgf_files(Path(args.sgf)).items()):
-        if args.sgf_folder and name.split("/")[0] != args.sgf_folder:
-            continue
-        try:
-            records.append(load_sgf(data))
-        except SGFError:
-            broken += 1
+    named, broken = read_sgf_records([args.sgf], args.sgf_folder)
+    records = [record for _, record in named]
     try:
         picks = sample_positions(records, args.positions, args.first_move, args.last_move, args.seed)
     except ValueError as exc:
@@ -127,20 +124,16 @@ def main(argv=None) -> int:
         searcher.search(game, playouts=args.playouts)
         per_position.append(edge_statistics(searcher.tree, args.min_visits))
     stats = EdgeStatistics.concatenate(per_position)
-    est = rave_bias(stats)
     rows = depth_rows(stats)
-    intervals = []
-    for low, high in DEPTHS + ((0, None),):
-        intervals.append(bootstrap_c3([s.at_depths(low, high) for s in per_position], seed=args.seed))
+    total = estimate_row("all", rave_bias(stats))
+    intervals = [bootstrap_c3([s.at_depths(low, high) for s in per_position], seed=args.seed)
+                 for low, high in DEPTHS + ((0, None),)]
     summary = {"games": len(records), "broken": broken, "positions": len(picks), "playouts": args.playouts,
-               "min_visits": args.min_visits, "edges": est.edges, "mean_difference": est.mean_difference,
-               "b2": est.bias_squared, "sigma2": est.sigma_squared, "rave_c3": est.rave_c3,
+               "min_visits": args.min_visits, **{k: v for k, v in total.items() if k != "depth"},
                "rave_c3_ci95": list(intervals[-1]), "config_rave_c3": config.rave_c3, "by_depth": rows}
     print("| depth | edges | mean Q - Q_other | b^2 | sigma^2 | rave_c3 = b^2/sigma^2 (95%) |", file=sys.stderr)
     print("|---|---|---|---|---|---|", file=sys.stderr)
-    for row, (low, high) in zip(rows + [{"depth": "all", "edges": est.edges, "mean_difference": est.mean_difference,
-                                          "b2": est.bias_squared, "sigma2": est.sigma_squared,
-                                          "rave_c3": est.rave_c3}], intervals):
+    for row, (low, high) in zip(rows + [total], intervals):
         print(f"| {row['depth']} | {row['edges']} | {row['mean_difference']:+.3f} | {row['b2']:.4f} | "
               f"{row['sigma2']:.3f} | {row['rave_c3']:.3f} ({low:.3f}-{high:.3f}) |", file=sys.stderr)
     if args.out:
