@@ -28,39 +28,19 @@ import argparse
 import json
 import math
 import sys
-import tarfile
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from jaxgo.go.coords import point_to_gtp
 from jaxgo.go.gtp_client import GtpFailure, GtpProcess, find_gnugo
-from jaxgo.go.sgf import SGFError, load_sgf, replay
-from jaxgo.match import CpuShares, sgf_files
-
-
-def read_sgf_records(paths: list[str], folder: str | None = None) -> tuple[list[tuple[str, object]], int]:
-    """([(name, GameRecord)] of the SGF files, folders and tars named, sorted by name; the number of unreadable
-    records, skipped).  ``folder``: of a folder or tar only the members under that top folder."""
-    blobs = {}
-    for path in map(Path, paths):
-        if path.is_dir() or tarfile.is_tarfile(path):
-            blobs.update({f"{path}:{name}": data for name, data in sgf_files(path).items()
-                          if folder is None or name.split("/")[0] == folder})
-        else:
-            blobs[str(path)] = path.read_bytes()
-    records, broken = [], 0
-    for name in sorted(blobs):
-        try:
-            records.append((name, load_sgf(blobs[name])))
-        except SGFError:
-            broken += 1
-    return records, broken
+from jaxgo.go.sgf import replay
+from jaxgo.match import CpuShares, read_game_records
 
 
 def sgf_records(paths: list[str]) -> list[tuple[str, object]]:
-    """``read_sgf_records``' records, with the count of unreadable ones on stderr."""
-    records, broken = read_sgf_records(paths)
+    """``jaxgo.match.read_game_records``' records, with the count of unreadable ones on stderr."""
+    records, broken = read_game_records(paths)
     if broken:
         print(f"skipped {broken} unreadable SGF records", file=sys.stderr)
     return records

@@ -40,7 +40,6 @@ from jaxgo.go.sgf import replay  # noqa: E402
 from jaxgo.features import moves as move_features  # noqa: E402
 from jaxgo.playouts import heavy  # noqa: E402
 from jaxgo.playouts.evaluator import Evaluator, load_log_gammas, make_evaluator  # noqa: E402
-from jaxgo.search.mcts import stack_state  # noqa: E402
 from jaxgo.search.priors import game_last_moves  # noqa: E402
 
 

@@ -22,13 +22,11 @@ import random
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from move_quality import read_sgf_records  # noqa: E402
-
-from jaxgo.go.sgf import replay  # noqa: E402
-from jaxgo.search.config import add_arguments as add_search_arguments  # noqa: E402
-from jaxgo.search.config import from_args as search_config_from_args  # noqa: E402
-from jaxgo.search.rave_bias import EdgeStatistics, RaveBias, bootstrap_c3, edge_statistics, rave_bias  # noqa: E402
+from jaxgo.go.sgf import replay
+from jaxgo.match import read_game_records
+from jaxgo.search.config import add_arguments as add_search_arguments
+from jaxgo.search.config import from_args as search_config_from_args
+from jaxgo.search.rave_bias import EdgeStatistics, RaveBias, bootstrap_c3, edge_statistics, rave_bias
 
 DEPTHS = ((0, 0), (1, 1), (2, 3), (4, None))
 
@@ -110,7 +108,7 @@ def main(argv=None) -> int:
     if config.strategy != "rave":
         print("rave_bias: the search must be RAVE (strategy rave)", file=sys.stderr)
         return 2
-    named, broken = read_sgf_records([args.sgf], args.sgf_folder)
+    named, broken = read_game_records([args.sgf], args.sgf_folder)
     records = [record for _, record in named]
     try:
         picks = sample_positions(records, args.positions, args.first_move, args.last_move, args.seed)

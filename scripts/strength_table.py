@@ -176,9 +176,7 @@ def sgf_sources(path: Path, folder: str | None = None) -> dict:
 
     pattern = re.compile(r"([a-z0-9]+)_([^/_]+)_(\d{4})/game_(\d{4})\.sgf$")
     found = {}
-    for name, data in sgf_files(path).items():
-        if folder and name.split("/")[0] != folder:
-            continue
+    for name, data in sgf_files(path, folder or None).items():
         match = pattern.search(name)
         if match:
             strategy, budget, first, index = match.groups()

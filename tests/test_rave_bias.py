@@ -15,7 +15,7 @@ SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "rave_bias.py"
 GAME = "(;GM[1]FF[4]SZ[5]KM[0.5];B[cc];W[bc];B[cb];W[bb];B[dc];W[cd];B[dd];W[bd])"
 
 
-script = script_fixture(SCRIPT, "move_quality")
+script = script_fixture(SCRIPT)
 
 
 def test_positions_follow_the_move_window(script):
