@@ -9,9 +9,9 @@ the members under one top folder): a game at random, a move number uniform in [`
 ``--last-move``] (at most the game's length).  Each is searched once with ``SearchConfig()``'s defaults (changed
 by the engine's own search options: ``--bias``, ``--prior``, ``--search-option FIELD=VALUE`` ...) at
 ``--playouts``; the edges with at least ``--min-visits`` Monte Carlo playouts and as many other RAVE playouts give
-the estimate.  It prints a table by depth (the root's moves are depth 0) and
-a JSON summary (also written to ``--out``) with rave_c3's 95% interval from resampling whole positions; ``--plot``
-draws rave_c3 by depth with those intervals.
+the estimate.  It prints a table by depth (the root's moves are depth 0) and a JSON summary (also written to
+``--out``) with rave_c3's 95% interval from resampling whole positions; ``--plot`` draws rave_c3 by depth with
+those intervals.
 """
 
 from __future__ import annotations
