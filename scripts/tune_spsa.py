@@ -13,6 +13,9 @@ engines at ``--playouts`` per move, and moves theta along the measured differenc
     a_k = a / (k + 1 + A) ** 0.602,  c_k = c / (k + 1) ** 0.101
 
 with the score a win rate in [0, 1] and the parameters in units of their STEP (so one ``a`` serves all of them).
+The report gives the last quarter's mean of every parameter and how far it moved from the start in STEPs
+(``steps_moved``; within one STEP is within the perturbation the run itself tried, so the start stands), and how
+many iterations one colour won outright (``colour_decided``: with alternating colours they move nothing).
 One JSON line per iteration goes to ``--log`` (theta before the step, delta, both configurations' engine options,
 the games' results, theta after); running the same command again continues from the last line (a killed run loses
 at most the iteration in progress).  ``--report`` prints the trajectory and the final values (and with ``--plot``
@@ -94,6 +97,12 @@ def options(params: list[Param], theta: np.ndarray) -> str:
     return " ".join(f"--search-option {p.name}={p.from_unit(t):.6g}" for p, t in zip(params, theta))
 
 
+def colour_decided(results: list[str]) -> bool:
+    """Whether one colour won every game of an iteration (results like "B+Resign"): with colours alternating,
+    such an iteration scores both configurations 1/2 and moves nothing."""
+    return len({text[:1] for text in results}) == 1 and len(results) > 1
+
+
 def read_log(log: Path) -> list[dict]:
     if not log.exists():
         return []
@@ -143,27 +152,40 @@ def report(args) -> int:
     if not history:
         print(f"{args.log}: no iterations yet", file=sys.stderr)
         return 1
-    names = [p["name"] for p in history[0]["params"]]
+    params = [Param(**p) for p in history[0]["params"]]
+    names = [p.name for p in params]
     games = sum(len(h["results"]) for h in history)
     final = history[-1]["after"]
     tail = history[-max(1, len(history) // 4):]  # the mean of the last quarter smooths SPSA's noise
     smoothed = {name: float(np.mean([h["after"][name] for h in tail])) for name in names}
-    print(json.dumps({"iterations": len(history), "games": games, "start": history[0]["before"], "final": final,
-                      "last_quarter_mean": smoothed,
+    start = history[0]["before"]
+    moved = {p.name: round(p.to_unit(smoothed[p.name]) - p.to_unit(start[p.name]), 3) for p in params}
+    print(json.dumps({"iterations": len(history), "games": games, "start": start, "final": final,
+                      "last_quarter_mean": smoothed, "steps_moved": moved,
+                      "colour_decided": sum(colour_decided(h["results"]) for h in history),
                       "forfeits": sum(h["forfeits"] for h in history)}))
     if args.plot:
         import matplotlib
+        import matplotlib.ticker
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
         fig, axes = plt.subplots(len(names), 1, figsize=(6, 2.2 * len(names)), sharex=True, squeeze=False)
-        for ax, param in zip(axes[:, 0], history[0]["params"]):
-            ys = [history[0]["before"][param["name"]]] + [h["after"][param["name"]] for h in history]
-            ax.plot(range(len(ys)), ys, lw=1)
-            ax.set_ylabel(param["name"])
-            if param["log"]:
+        for ax, param in zip(axes[:, 0], params):
+            ys = [start[param.name]] + [h["after"][param.name] for h in history]
+            unit = param.to_unit(start[param.name])
+            ax.axhspan(param.from_unit(unit - 1), param.from_unit(unit + 1), color="0.9", lw=0,
+                       label="start +- one STEP")
+            ax.axhline(start[param.name], color="0.5", ls="--", lw=0.8)
+            ax.plot(range(len(ys)), ys, lw=1, label="theta")
+            ax.set_ylabel(param.name)
+            if param.log:
                 ax.set_yscale("log")
+                ax.yaxis.set_major_locator(matplotlib.ticker.LogLocator(subs=(1.0, 2.0, 3.0, 5.0)))
+                ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+                ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+        axes[0, 0].legend(fontsize=7, loc="upper left")
         axes[-1, 0].set_xlabel("SPSA iteration")
         fig.suptitle(f"SPSA self-play tuning, {games} games", fontsize=10)
         fig.tight_layout()

@@ -36,6 +36,11 @@ def test_gains_follow_spalls_schedule_and_the_step_climbs_the_difference(spsa):
     assert spsa.step(theta, delta, 0.5, 0.5, 0.5, 1.0).tolist() == [0.0, 0.0]
 
 
+def test_colour_decided_iterations_are_those_one_colour_won_outright(spsa):
+    assert spsa.colour_decided(["B+Resign", "B+2.5"]) and spsa.colour_decided(["W+0.5", "W+Resign"])
+    assert not spsa.colour_decided(["B+Resign", "W+Resign"]) and not spsa.colour_decided(["B+1.5"])
+
+
 def test_a_run_logs_every_iteration_resumes_and_reports(spsa, tmp_path, capsys):
     engine = fake_gtp_engine(tmp_path / "passer.py")  # passes every move: White wins on komi
     log = tmp_path / "spsa.jsonl"
@@ -50,4 +55,7 @@ def test_a_run_logs_every_iteration_resumes_and_reports(spsa, tmp_path, capsys):
     assert "--search-option bias_c2=" in records[0]["plus"]
     summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert summary["iterations"] == 2 and summary["games"] == 4 and summary["final"]["bias_c2"] == 1.0
+    assert summary["steps_moved"] == {"bias_c2": 0.0, "rave_c3": 0.0} and summary["colour_decided"] == 2
+    plot = tmp_path / "spsa.png"
+    assert spsa.main(["--report", "--log", str(log), "--plot", str(plot)]) == 0 and plot.stat().st_size > 0
     assert spsa.main(argv[:2] + ["--log", str(log), "--iterations", "3"]) == 2  # other parameters: refused
