@@ -100,7 +100,7 @@ def options(params: list[Param], theta: np.ndarray) -> str:
 def colour_decided(results: list[str]) -> bool:
     """Whether one colour won every game of an iteration (results like "B+Resign"): with colours alternating,
     such an iteration scores both configurations 1/2 and moves nothing."""
-    return len({text[:1] for text in results}) == 1 and len(results) > 1
+    return len(results) > 1 and {text[:2] for text in results} in ({"B+"}, {"W+"})
 
 
 def read_log(log: Path) -> list[dict]:

@@ -39,6 +39,7 @@ def test_gains_follow_spalls_schedule_and_the_step_climbs_the_difference(spsa):
 def test_colour_decided_iterations_are_those_one_colour_won_outright(spsa):
     assert spsa.colour_decided(["B+Resign", "B+2.5"]) and spsa.colour_decided(["W+0.5", "W+Resign"])
     assert not spsa.colour_decided(["B+Resign", "W+Resign"]) and not spsa.colour_decided(["B+1.5"])
+    assert not spsa.colour_decided(["0", "0"])  # draws: no colour won
 
 
 def test_a_run_logs_every_iteration_resumes_and_reports(spsa, tmp_path, capsys):
