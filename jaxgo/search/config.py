@@ -57,6 +57,7 @@ class SearchConfig:
     ladder_prune_tree: bool = False  # ... and out of every node the tree creates, for both sides
     late_playouts: str | None = "rules"  # the playout policy of the searches from late_fill on; None (none) = off
     late_fill: float = 0.45  # the fraction of the board's points covered by stones from which late_playouts apply
+    score_utility: float = 0.0  # share u of the score in a playout's value (descent.playout_values; 0 = win / loss only)
 
     def __post_init__(self):
         if self.strategy not in STRATEGIES:
@@ -75,6 +76,8 @@ class SearchConfig:
             raise ValueError(f"unknown late playout policy {self.late_playouts!r}; one of {PLAYOUT_POLICIES}")
         if not 0 <= self.late_fill <= 1:
             raise ValueError("late_fill must be between 0 and 1")
+        if not 0 <= self.score_utility < 0.5:
+            raise ValueError("score_utility must be at least 0 and below 0.5 (a won playout must outweigh a lost one)")
 
     @property
     def uses_gammas(self) -> bool:

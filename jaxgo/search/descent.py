@@ -217,27 +217,22 @@ def descend_batch(k, root, room, terminal, parents, action_from_parent, children
 
 
 @numba.njit(cache=True)
-def backup_batch(rows, path_nodes, path_actions, lengths, leaves, winner, first, to_play, children_visits,
+def backup_batch(rows, path_nodes, path_actions, lengths, leaves, value, first, to_play, children_visits,
                  children_values, children_rave_visits, children_rave_values, use_rave):
-    """Add the playouts of the leaves ``rows`` int [R] (rows of the paths) along their paths: winner int [K, L]
-    (1 Black, -1 White, 0 draw), first int [K, L, P] (the colour that played each point first in each playout,
-    0 none).  Every edge on a path gains L - 1 visits (its virtual loss was the first) and the wins of the
-    player to move at its node (draws count half); under RAVE every node on the path (the leaf too) gains the
-    AMAF credit of the playouts' first plays and of the same player's later tree moves on the path."""
+    """Add the playouts of the leaves ``rows`` int [R] (rows of the paths) along their paths: value float [K, L]
+    (Black's value of each playout in [0, 1]: 1 a Black win, 0 a White win, 1/2 a draw, or ``playout_values``
+    with a share of the score), first int [K, L, P] (the colour that played each point first in each playout,
+    0 none).  Every edge on a path gains L - 1 visits (its virtual loss was the first) and the value of the
+    player to move at its node (White's is 1 - Black's); under RAVE every node on the path (the leaf too) gains
+    the AMAF credit of the playouts' first plays and of the same player's later tree moves on the path."""
     pass_action = children_visits.shape[1] - 1
-    count = winner.shape[1]
+    count = value.shape[1]
     points = first.shape[2]
     for row in rows:
         black = 0.0
-        white = 0.0
         for l in range(count):
-            if winner[row, l] == 1:
-                black += 1.0
-            elif winner[row, l] == -1:
-                white += 1.0
-            else:
-                black += 0.5
-                white += 0.5
+            black += value[row, l]
+        white = count - black
         length = lengths[row]
         for depth in range(length + 1):
             node = path_nodes[row, depth] if depth < length else leaves[row]
@@ -249,17 +244,32 @@ def backup_batch(rows, path_nodes, path_actions, lengths, leaves, winner, first,
                 children_values[node, action] += wins
             if use_rave:
                 for l in range(count):
-                    won = winner[row, l] == color
+                    won = value[row, l] if color == 1 else 1.0 - value[row, l]
                     for p in range(points):
                         if first[row, l, p] == color:
                             children_rave_visits[node, p] += 1.0
-                            if won:
-                                children_rave_values[node, p] += 1.0
+                            children_rave_values[node, p] += won
                 for later in range(depth, length, 2):
                     action = path_actions[row, later]
                     if action != pass_action:
                         children_rave_visits[node, action] += count
                         children_rave_values[node, action] += wins
+
+
+def playout_values(winner, score, score_utility: float = 0.0, scale: float = 9.0) -> np.ndarray:
+    """float64 [...]: Black's value of each playout in [0, 1] from its winner int [...] (1 Black, -1 White, 0
+    draw) and final score float [...] (Black - White - komi), with a share ``score_utility`` (u) of a
+    saturating score term (KataGo's score utility, Fuego's score modification):
+
+        v = (1 - u) * win + u * (1/2 + atan(score / scale) / pi),   win = 1, 0 or 1/2,
+
+    so that a won playout is worth more than a lost one for u < 1/2 and, between two won ones, the larger
+    margin is worth more.  u = 0 gives the plain win / loss / draw values (exactly 1, 0, 1/2)."""
+    win = (np.asarray(winner, np.float64) + 1.0) / 2.0
+    if not score_utility:
+        return win
+    margin = 0.5 + np.arctan(np.asarray(score, np.float64) / scale) / math.pi
+    return (1.0 - score_utility) * win + score_utility * margin
 
 
 def descend(tree, k: int, params: np.ndarray, rng: np.ndarray, room: int, depth: int = 64):

@@ -156,9 +156,12 @@ class Searcher:
         """Playouts of the evaluator from the first ``active`` (default all) of a batched state [S]; (winner
         [active, L], first_colour [active, L, P]).  last_moves: int [S, 2] (the positions' last two moves), used
         by the heavy and rule policies for the first playout move's distance features."""
-        batch = self.evaluator.evaluate(states, self._next_key(), num_per_state, self.rules.komi, last_moves,
-                                        active)
+        batch = self._evaluate_batch(states, num_per_state, last_moves, active)
         return batch.winner, batch.first_colour
+
+    def _evaluate_batch(self, states, num_per_state: int, last_moves=None, active: int | None = None):
+        """The evaluator's ``PlayoutBatch`` of the first ``active`` of a batched state [S] (see ``_evaluate``)."""
+        return self.evaluator.evaluate(states, self._next_key(), num_per_state, self.rules.komi, last_moves, active)
 
     def search(self, game, playouts: int | None = None, seconds: float | None = None, stop=None) -> SearchResult:
         """Search the game's current position for its side to move, within a playout and/or time budget.
@@ -236,9 +239,9 @@ class Searcher:
                 if job.exhausted:
                     break
                 continue
-            winner, first = self._evaluate(leaf_states, self.config.playouts_per_leaf, job.last_moves,
-                                           active=len(job.pending[1]))
-            self.backup_leaves(job, winner, first)
+            batch = self._evaluate_batch(leaf_states, self.config.playouts_per_leaf, job.last_moves,
+                                         active=len(job.pending[1]))
+            self.backup_leaves(job, batch.winner, batch.first_colour, batch.score)
             if self.config.early_stop and seconds is not None and self._move_decided(job, playouts, seconds, start):
                 job.stopped_early = True
                 break
@@ -359,14 +362,19 @@ class Searcher:
         job.last_moves = _last_moves(tree, leaf_nodes, job.root_last)
         return tree.gather_states(leaf_nodes)
 
-    def backup_leaves(self, job: "TreeJob", winner: np.ndarray, first: np.ndarray) -> None:
-        """Back up the playouts of the last ``select_leaves``: winner int [K, L], first colour int [K, L, P]
-        (rows beyond the valid leaves are padding and ignored)."""
+    def backup_leaves(self, job: "TreeJob", winner: np.ndarray, first: np.ndarray, score=None) -> None:
+        """Back up the playouts of the last ``select_leaves``: winner int [K, L], first colour int [K, L, P],
+        score float [K, L] (Black - White - komi; needed when ``score_utility`` is set) (rows beyond the valid
+        leaves are padding and ignored)."""
         paths, leaves = job.pending
         tree, n = job.tree, len(leaves)
         path_nodes, path_actions, lengths = job.pending_paths
+        if self.config.score_utility and score is None:
+            raise ValueError("score_utility needs the playouts' scores")
+        value = descent.playout_values(np.asarray(winner)[:n], None if score is None else np.asarray(score)[:n],
+                                       self.config.score_utility, self.rules.size)
         descent.backup_batch(np.arange(n), path_nodes, path_actions, lengths, np.asarray(leaves, np.int32),
-                             np.asarray(winner, np.int8)[:n], np.asarray(first, np.int8)[:n], tree.to_play,
+                             value, np.asarray(first, np.int8)[:n], tree.to_play,
                              tree.children_visits, tree.children_values, tree.children_rave_visits,
                              tree.children_rave_values, self.config.strategy == "rave")
         job.pending_paths = None
@@ -614,16 +622,17 @@ def descend_reference(cfg: SearchConfig, tree: Tree, k: int, max_nodes: int | No
     return out
 
 
-def backup_reference(cfg: SearchConfig, tree: Tree, path, leaf: int, winner: np.ndarray, first: np.ndarray) -> None:
+def backup_reference(cfg: SearchConfig, tree: Tree, path, leaf: int, value: np.ndarray, first: np.ndarray) -> None:
     """Add a leaf's L playout results along ``path`` [(node, action)] (its virtual loss already counted one
-    visit per edge): winner int [L], first int [L, P] (the colour that played each point first)."""
-    count = len(winner)
-    draws = 0.5 * np.sum(winner == 0)
-    wins = {1: float(np.sum(winner == 1) + draws), -1: float(np.sum(winner == -1) + draws)}
+    visit per edge): value float [L] (Black's value of each playout in [0, 1], ``descent.playout_values``),
+    first int [L, P] (the colour that played each point first)."""
+    value = np.asarray(value, np.float64)
+    count = len(value)
+    wins = {1: float(value.sum()), -1: float(count - value.sum())}
     use_rave = cfg.strategy == "rave"
     if use_rave:
         amaf_n = {c: (first == c).sum(axis=0) for c in (1, -1)}
-        amaf_w = {c: ((first == c) & (winner == c)[:, None]).sum(axis=0) for c in (1, -1)}
+        amaf_w = {c: ((first == c) * (value if c == 1 else 1.0 - value)[:, None]).sum(axis=0) for c in (1, -1)}
     nodes = [node for node, _ in path] + [leaf]
     actions = [action for _, action in path]
     pass_action = tree.num_actions - 1

@@ -518,7 +518,7 @@ class AnalysisEngine:
                 offset += count
                 try:
                     task.accumulate(final[rows], owner[rows])
-                    task.searcher.backup_leaves(task.job, winner[rows], first[rows])
+                    task.searcher.backup_leaves(task.job, winner[rows], first[rows], final[rows])
                 except Exception as exc:
                     self._fail(task, exc)
 

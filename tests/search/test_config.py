@@ -105,3 +105,11 @@ def test_describe_names_what_the_config_searches_with():
     assert plain.describe() == "UCT tree search with light (uniform) playouts"
     assert "the gammas in g.npz" in SearchConfig(gammas="g.npz").describe()
     assert SearchConfig(strategy="random").describe() == "uniform random legal moves (no search)"
+
+
+def test_score_utility_is_a_share_below_one_half():
+    config, ignored = SearchConfig().with_overrides({"score_utility": 0.1})
+    assert not ignored and config.score_utility == 0.1 and SearchConfig().score_utility == 0.0
+    for bad in (-0.1, 0.5, 1.0):
+        with pytest.raises(ValueError, match="score_utility"):
+            SearchConfig(score_utility=bad)

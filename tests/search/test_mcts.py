@@ -375,3 +375,15 @@ def test_late_playouts_take_over_the_searches_late_in_the_game():
     given = Searcher(crowded.rules, config, seed=0, evaluator=make_evaluator("light"))  # a server's: kept
     given.search(crowded, playouts=16)
     assert given.evaluator.policy == "light"
+
+
+def test_score_utility_prefers_the_larger_margin_when_every_move_wins():
+    # With a komi of -30.5 Black wins every playout, so win / loss values cannot tell the moves apart; with a
+    # share of the score in the value the capture of the six stones (the largest margin) is the move.
+    game = board_game(CAPTURE, BLACK, komi=-30.5)
+    config = SearchConfig(strategy="rave", score_utility=0.3, **SMALL)
+    result = Searcher(game.rules, config, seed=4).search(game, playouts=1024)
+    assert point_to_gtp(result.move, 5) == "C2"
+    assert 0.7 < result.win_rate < 1.0  # the value: wins (0.7) plus a share of a large margin
+    plain = Searcher(game.rules, SearchConfig(strategy="rave", **SMALL), seed=4).search(game, playouts=1024)
+    assert plain.win_rate == 1.0

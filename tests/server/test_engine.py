@@ -567,3 +567,24 @@ def test_late_playouts_setting_picks_each_turns_policy_by_its_stones(server, mon
     check_sane(crowded[0], 5, 32, "B")
     check_sane(empty[0], 5, 32, "B")
     assert chosen == [(14, "rules"), (0, "light")]
+
+
+CAPTURE = """
+X X X X .
+X O O O X
+X O O O X
+X X . X X
+. . . . .
+"""
+
+
+def test_score_utility_setting_reaches_the_turns_search(server):
+    # Komi -30.5: Black wins every playout, so only the score share of the value prefers the capture at C2.
+    client = ServerClient(server["tcp"])
+    extra = dict(initialStones=ascii_stones(CAPTURE), komi=-30.5, initialPlayer="B")
+    scored = client.query(query("score", visits=512, overrideSettings={"score_utility": 0.3}, **extra)).results(TIMEOUT)
+    plain = client.query(query("plain", visits=512, **extra)).results(TIMEOUT)
+    client.close()
+    assert scored[0]["rootInfo"]["visits"] >= 512 and scored[0]["rootInfo"]["scoreLead"] > 30  # komi -30.5
+    assert scored[0]["moveInfos"][0]["move"] == "C2" and scored[0]["searchConfig"]["score_utility"] == 0.3
+    assert scored[0]["rootInfo"]["winrate"] < 0.99 and plain[0]["rootInfo"]["winrate"] > 0.99
