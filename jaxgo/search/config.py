@@ -7,8 +7,8 @@ options it was started with to the server that way, so local and remote engines 
 
 The defaults are the strongest configuration measured against GNU Go (benchmarks/RESULTS.md): RAVE with
 gamma-proportional heavy playouts, progressive bias c2 = 3 and the gammas as virtual RAVE experience
-(``prior_pattern`` 20) from the shipped gammas, and MoGo-style rule playouts once stones cover 45% of the board
-(``late_playouts``).  The RAVE exploration constant
+(``prior_pattern`` 20) from the shipped gammas, MoGo-style rule playouts once stones cover 45% of the board
+(``late_playouts``), and a playout value that gives the score a share of 0.1 beside the win (``score_utility``).  The RAVE exploration constant
 is 0: with 0.1 the UCB term (0.25 for an unvisited move after 500 playouts) outweighs the differences between
 RAVE values, and a 500-playout search on 19x19 became a flat sweep of 128 moves with 4 playouts each; with 0 it
 concentrates (the most visited move holds about a third of the playouts) while RAVE's AMAF credit still tries
@@ -57,7 +57,7 @@ class SearchConfig:
     ladder_prune_tree: bool = False  # ... and out of every node the tree creates, for both sides
     late_playouts: str | None = "rules"  # the playout policy of the searches from late_fill on; None (none) = off
     late_fill: float = 0.45  # the fraction of the board's points covered by stones from which late_playouts apply
-    score_utility: float = 0.0  # share u of the score in a playout's value (descent.playout_values; 0 = win / loss only)
+    score_utility: float = 0.1  # share u of the score in a playout's value (descent.playout_values; 0 = win / loss only)
 
     def __post_init__(self):
         if self.strategy not in STRATEGIES:
@@ -100,6 +100,8 @@ class SearchConfig:
             text += f", {' and '.join(priors)} from {source}"
         if self.late_playouts:
             text += f", and {_POLICY_TEXT[self.late_playouts]} once stones cover {self.late_fill:.0%} of the board"
+        if self.score_utility and self.strategy in ("uct", "rave"):
+            text += f"; playouts valued with a score share of {self.score_utility:g}"
         return text
 
     def playouts_at(self, stones: int, points: int) -> str:

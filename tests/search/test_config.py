@@ -12,7 +12,7 @@ def test_defaults_are_the_strongest_measured_configuration():
     config = SearchConfig()
     assert (config.strategy, config.playouts, config.bias_c2, config.prior_even, config.prior_pattern) == \
         ("rave", "heavy", 3.0, 0.0, 20.0)
-    assert config.late_playouts == "rules" and config.late_fill == 0.45
+    assert config.late_playouts == "rules" and config.late_fill == 0.45 and config.score_utility == 0.1
     assert config.uses_gammas
 
 
@@ -100,16 +100,18 @@ def test_describe_names_what_the_config_searches_with():
     text = SearchConfig().describe()
     assert text.startswith("RAVE tree search with heavy (gamma-proportional) playouts")
     assert "progressive bias 3 and virtual RAVE experience (--prior 0 20) from the shipped gammas" in text
-    assert text.endswith("MoGo-style rule playouts once stones cover 45% of the board")
-    plain = SearchConfig(strategy="uct", playouts="light", bias_c2=0.0, prior_pattern=0.0, late_playouts=None)
+    assert "MoGo-style rule playouts once stones cover 45% of the board" in text
+    assert text.endswith("playouts valued with a score share of 0.1")
+    plain = SearchConfig(strategy="uct", playouts="light", bias_c2=0.0, prior_pattern=0.0, late_playouts=None,
+                         score_utility=0.0)
     assert plain.describe() == "UCT tree search with light (uniform) playouts"
     assert "the gammas in g.npz" in SearchConfig(gammas="g.npz").describe()
     assert SearchConfig(strategy="random").describe() == "uniform random legal moves (no search)"
 
 
 def test_score_utility_is_a_share_below_one_half():
-    config, ignored = SearchConfig().with_overrides({"score_utility": 0.1})
-    assert not ignored and config.score_utility == 0.1 and SearchConfig().score_utility == 0.0
+    config, ignored = SearchConfig().with_overrides({"score_utility": 0})
+    assert not ignored and config.score_utility == 0.0 and SearchConfig().score_utility == 0.1
     for bad in (-0.1, 0.5, 1.0):
         with pytest.raises(ValueError, match="score_utility"):
             SearchConfig(score_utility=bad)

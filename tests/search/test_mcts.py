@@ -385,5 +385,6 @@ def test_score_utility_prefers_the_larger_margin_when_every_move_wins():
     result = Searcher(game.rules, config, seed=4).search(game, playouts=1024)
     assert point_to_gtp(result.move, 5) == "C2"
     assert 0.7 < result.win_rate < 1.0  # the value: wins (0.7) plus a share of a large margin
-    plain = Searcher(game.rules, SearchConfig(strategy="rave", **SMALL), seed=4).search(game, playouts=1024)
+    plain = Searcher(game.rules, SearchConfig(strategy="rave", **dict(SMALL, score_utility=0.0)), seed=4)
+    plain = plain.search(game, playouts=1024)
     assert plain.win_rate == 1.0

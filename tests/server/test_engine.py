@@ -127,7 +127,9 @@ def test_a_default_19x19_search_at_500_visits_is_a_tree_and_reports_the_gammas_p
     infos = result["moveInfos"]
     visits = [info["visits"] for info in infos]
     assert result["rootInfo"]["visits"] >= 500
-    assert visits[0] >= 0.1 * sum(visits) and len(visits) <= 64  # a flat sweep: 125 moves with 4 visits each
+    # A flat sweep: 125 moves with 4 visits each (under 1% for the first); the default search's first move holds
+    # 9-27% of 512 visits from run to run (with and without the score share).
+    assert visits[0] >= 0.05 * sum(visits) and len(visits) <= 64
     assert max(len(info["pv"]) for info in infos) >= 3  # the search went below the root's children
     assert result["searchConfig"]["playouts"] == "heavy" and result["searchConfig"]["bias_c2"] == SearchConfig().bias_c2
     game = new_game(size=19)
@@ -583,7 +585,7 @@ def test_score_utility_setting_reaches_the_turns_search(server):
     client = ServerClient(server["tcp"])
     extra = dict(initialStones=ascii_stones(CAPTURE), komi=-30.5, initialPlayer="B")
     scored = client.query(query("score", visits=512, overrideSettings={"score_utility": 0.3}, **extra)).results(TIMEOUT)
-    plain = client.query(query("plain", visits=512, **extra)).results(TIMEOUT)
+    plain = client.query(query("plain", visits=512, overrideSettings={"score_utility": 0}, **extra)).results(TIMEOUT)
     client.close()
     assert scored[0]["rootInfo"]["visits"] >= 512 and scored[0]["rootInfo"]["scoreLead"] > 30  # komi -30.5
     assert scored[0]["moveInfos"][0]["move"] == "C2" and scored[0]["searchConfig"]["score_utility"] == 0.3
