@@ -362,17 +362,15 @@ class Searcher:
         job.last_moves = _last_moves(tree, leaf_nodes, job.root_last)
         return tree.gather_states(leaf_nodes)
 
-    def backup_leaves(self, job: "TreeJob", winner: np.ndarray, first: np.ndarray, score=None) -> None:
+    def backup_leaves(self, job: "TreeJob", winner: np.ndarray, first: np.ndarray, score: np.ndarray) -> None:
         """Back up the playouts of the last ``select_leaves``: winner int [K, L], first colour int [K, L, P],
-        score float [K, L] (Black - White - komi; needed when ``score_utility`` is set) (rows beyond the valid
-        leaves are padding and ignored)."""
+        score float [K, L] (Black - White - komi) (rows beyond the valid leaves are padding and ignored); each
+        playout's value is ``descent.playout_values`` under the config's ``score_utility``."""
         paths, leaves = job.pending
         tree, n = job.tree, len(leaves)
         path_nodes, path_actions, lengths = job.pending_paths
-        if self.config.score_utility and score is None:
-            raise ValueError("score_utility needs the playouts' scores")
-        value = descent.playout_values(np.asarray(winner)[:n], None if score is None else np.asarray(score)[:n],
-                                       self.config.score_utility, self.rules.size)
+        value = descent.playout_values(np.asarray(winner)[:n], np.asarray(score)[:n], self.config.score_utility,
+                                       self.rules.size)
         descent.backup_batch(np.arange(n), path_nodes, path_actions, lengths, np.asarray(leaves, np.int32),
                              value, np.asarray(first, np.int8)[:n], tree.to_play,
                              tree.children_visits, tree.children_values, tree.children_rave_visits,
