@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import stat
 
 from jaxgo import __version__
@@ -42,8 +43,21 @@ def name(session, args):
     return ENGINE_NAME
 
 
+def gtp_version(package_version: str = __version__) -> str:
+    """``version``'s answer: jaxgo's version as ``MAJOR.N`` with N = 100 x (minor + 1) + patch (0.1 -> "0.200",
+    0.2.3 -> "0.303", 1.0 -> "1.100"), so N grows with every release and is never below 100.
+
+    Why: Lizzie (0.7.4) reads ``Integer.parseInt(answer.split("\\.")[1])`` of any engine whose ``name`` does
+    not start with "KataGo" and, when that number is below 15, opens a warning box while it holds its engine
+    lock, after which it stays on "Loading..." for good (tests/gtp/test_clients.py runs Lizzie's own check).
+    The name stays "jaxgo": Lizzie then uses lz-analyze, which jaxgo answers in Leela Zero's format.
+    """
+    parts = [int(part) for part in re.findall(r"\d+", package_version)[:3]] + [0, 0, 0]
+    return f"{parts[0]}.{100 * (parts[1] + 1) + parts[2]}"
+
+
 def version(session, args):
-    return __version__
+    return gtp_version()
 
 
 def known_command(session, args):

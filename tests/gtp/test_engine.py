@@ -12,7 +12,7 @@ import pytest
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
-from jaxgo import __version__  # noqa: E402
+from jaxgo.gtp.core import gtp_version  # noqa: E402
 from jaxgo.go.config import Rules  # noqa: E402
 from jaxgo.go.coords import BLACK, WHITE, gtp_to_point  # noqa: E402
 from jaxgo.gtp.cli import build_parser, main  # noqa: E402
@@ -113,7 +113,7 @@ def test_quit_answers_then_stops(engine):
 
 def test_run_script_skips_blank_and_comment_lines(engine):
     out = engine.run_script("# header\n\nname\n\n  \nversion # v\n")
-    assert out == f"= jaxgo\n\n= {__version__}\n\n"
+    assert out == f"= jaxgo\n\n= {gtp_version()}\n\n"
 
 
 # -- administrative commands ----------------------------------------------------------------------------
@@ -121,7 +121,7 @@ def test_protocol_name_version(engine):
     assert ask(engine, "protocol_version") == "2"
     assert ask(engine, "name") == "jaxgo"
     version = ask(engine, "version")
-    assert version == __version__ and re.fullmatch(r"\d+\.\d+", version)
+    assert version == gtp_version() and re.fullmatch(r"\d+\.\d+", version)
 
 
 def test_known_command_and_list_commands(engine):
@@ -440,4 +440,4 @@ def test_end_to_end_survives_bad_bytes():
                           input=b"1 name\r\n2 na\xffme\n3 version\n", capture_output=True, env=env, cwd=REPO,
                           timeout=300)
     assert proc.returncode == 0
-    assert proc.stdout == f"=1 jaxgo\n\n?2 unknown command\n\n=3 {__version__}\n\n".encode()
+    assert proc.stdout == f"=1 jaxgo\n\n?2 unknown command\n\n=3 {gtp_version()}\n\n".encode()

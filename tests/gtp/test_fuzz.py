@@ -274,7 +274,7 @@ def test_random_command_lines_never_crash_nor_break_framing_and_follow_the_refer
 
 
 def test_known_hostile_lines_keep_the_framing():
-    from jaxgo import __version__
+    from jaxgo.gtp.core import gtp_version
 
     lines = [b"\xff\xfe\n", b"1 \x00name\n", b"   \n", b"# only a comment\n", b"2\n", b"name # trailing comment\n",
              b"play b " + b"C" * 100_000 + b"\n", b"\tversion\t\n", b"3 play w A\xd9\xa1\n", b"4 komi 1e300\n",
@@ -282,6 +282,6 @@ def test_known_hostile_lines_keep_the_framing():
              b"kata-set_param gammas /dev/zero\n", b"quit\n", b"name\n"]
     text, _ = run_script(lines, quick_start=True)
     assert split_replies(text, lines) == [
-        "? unknown command", "=1 jaxgo", "?2 syntax error", "= jaxgo", "? syntax error", f"= {__version__}",
+        "? unknown command", "=1 jaxgo", "?2 syntax error", "= jaxgo", "? syntax error", f"= {gtp_version()}",
         "?3 syntax error", "?4 komi out of range (at most 1000 points)", "?5 unacceptable size",
         "? playouts_per_leaf: at most 256", "? gammas: /dev/zero is not a gamma file", "= "]
