@@ -18,6 +18,8 @@ SUBCOMMANDS = {
     "bench": ("jaxgo.bench", "benchmarks: `jaxgo bench playouts --size 9 --batch 1024 --compare pgx,openspiel`"),
     "gtp": ("jaxgo.gtp.cli", "Go Text Protocol engine on stdin/stdout"),
     "match": ("jaxgo.match", "GTP engines against each other: two (default jaxgo vs GNU Go) or a round robin, Elo"),
+    "eval": ("jaxgo.eval.cli", "evaluation tools: strength, spsa, move-quality, playout-quality, balance, rave-bias, "
+                               "compare, device-check"),
     "solve": ("jaxgo.proof.cli", "proof search on GNU Go capture regressions: `jaxgo solve FILE.tst`"),
     "cgt": ("jaxgo.cgt.cli", "combinatorial game theory: thermographs, CG-TD, HOTSTRAT experiments"),
     "bpip": ("jaxgo.bpip.cli", "decision-theoretic search control (BPIP/QSS/TRQSS/ATRQSS)"),

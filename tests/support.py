@@ -84,34 +84,3 @@ def fake_gtp_engine(path, plays_if: str | None = None, replies: dict | None = No
     path.chmod(path.stat().st_mode | stat.S_IEXEC)
     return str(path)
 
-
-def load_script(path):
-    """The module of a script under scripts/ (registered in sys.modules while it loads, as dataclasses need);
-    the caller removes it with ``sys.modules.pop(module.__name__)``."""
-    import importlib.util
-    import sys
-    from pathlib import Path
-
-    path = Path(path)
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-def script_fixture(path, *also_loaded: str):
-    """A pytest fixture giving ``load_script(path)``'s module; afterwards it and the modules named in
-    ``also_loaded`` (scripts it imported) are removed from sys.modules."""
-    import sys
-
-    import pytest
-
-    @pytest.fixture
-    def fixture():
-        module = load_script(path)
-        yield module
-        for name in (module.__name__, *also_loaded):
-            sys.modules.pop(name, None)
-
-    return fixture

@@ -10,14 +10,16 @@ import jaxgo
 
 PACKAGE = Path(jaxgo.__file__).parent
 
+TOP = 10  # the commands at the top: jaxgo/cli.py, demo.py, bench.py, match, eval (they may use each other)
+
 # Lower first.  A module may import its own package and any package of a lower rank; the studies (rank 7) use
 # the engine and are used by nothing below them, nor by each other.
 LAYERS = {
     "util": 0, "go": 1, "data": 2, "features": 3, "playouts": 4, "learn": 5, "search": 6,
     "proof": 7, "bpip": 7, "cgt": 7, "crf": 7,
     "server": 8, "gtp": 9,
+    "match": TOP, "eval": TOP,
 }
-TOP = 10  # jaxgo/cli.py, demo.py, bench.py, match.py: the commands at the top
 
 
 def module_names() -> dict[str, Path]:
@@ -147,3 +149,4 @@ def test_the_checks_catch_what_they_should():
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert rank("jaxgo.search.mcts") > rank("jaxgo.playouts.light") > rank("jaxgo.go.rules")
     assert rank("jaxgo.cli") == TOP and rank("jaxgo") < 0
+    assert rank("jaxgo.eval.strength") == rank("jaxgo.match") == TOP > rank("jaxgo.gtp.engine")

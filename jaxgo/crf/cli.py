@@ -1,10 +1,11 @@
 """`jaxgo territory` — train, evaluate and draw the territory CRFs (Stern, Graepel, MacKay 2004).
 
+  jaxgo territory label --games 40 --out NPZ [--split train|test] [--sgf-dir DIR ...]
   jaxgo territory train --labels NPZ [NPZ ...] --model b5|blib --inference bp|sw --out MODEL.json
   jaxgo territory eval --model MODEL.json|b5|blib --positions NPZ [--inference bp|sw|exact] [--json]
   jaxgo territory show GAME.sgf [--move N] --out PNG
 
-Labelled sets (NPZ) come from scripts/crf_labels.py: `labels` [G, P] GNU Go area outcomes (+1/-1/0 neutral),
+Labelled sets (NPZ) come from `jaxgo territory label` (jaxgo/crf/label_sets.py): `labels` [G, P] GNU Go area outcomes (+1/-1/0 neutral),
 `moves20`/`moves80`/`moves150` [G, P] positions, `komi` [G].  Training resumes from its checkpoint
 (`--checkpoint`, default MODEL.json.ckpt.npz) when one exists.
 """
@@ -68,7 +69,7 @@ def _initial(model, init):
 
 def train(argv) -> int:
     ap = argparse.ArgumentParser(prog="jaxgo territory train", description="ML training of a territory CRF")
-    ap.add_argument("--labels", nargs="+", required=True, help="labelled sets from scripts/crf_labels.py")
+    ap.add_argument("--labels", nargs="+", required=True, help="labelled sets from `jaxgo territory label`")
     ap.add_argument("--model", choices=("b5", "blib"), default="b5")
     ap.add_argument("--inference", choices=("bp", "sw"), default="bp",
                     help="model expectations by loopy BP or persistent Swendsen-Wang chains")
@@ -192,7 +193,7 @@ def eval_main(argv) -> int:
     ap = argparse.ArgumentParser(prog="jaxgo territory eval",
                                  description="per-point cross-entropy (Figure 4) and sign accuracy on a labelled set")
     ap.add_argument("--model", default="b5", help="MODEL.json or a shipped default (b5, blib)")
-    ap.add_argument("--positions", required=True, help="labelled set from scripts/crf_labels.py")
+    ap.add_argument("--positions", required=True, help="labelled set from `jaxgo territory label`")
     ap.add_argument("--inference", choices=("bp", "sw", "gibbs", "exact"), default="bp")
     ap.add_argument("--moves", type=_moves, default=(20, 80, 150))
     ap.add_argument("--sweeps", type=int, default=200)
@@ -246,7 +247,9 @@ def show(argv) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    cmds = {"train": train, "eval": eval_main, "show": show}
+    from jaxgo.crf import label_sets
+
+    cmds = {"label": label_sets.main, "train": train, "eval": eval_main, "show": show}
     if not argv or argv[0] not in cmds:
         print(__doc__.strip())
         return 0 if argv and argv[0] in ("-h", "--help") else 2

@@ -1,16 +1,26 @@
-"""Build GNU Go territory labels from the training split (KGS 2001/2002/2003/2006/2015; default) or the
-test split (KGS 2017-01..06, `--split test`) of DATA/games/kgs-highdan (DATA: `jaxgo.util.paths.data_dir()`; the split is
-`jaxgo.data.archives.kgs_split`).  Keeps games with a counted score (RE[B+x]/RE[W+x], x numeric)
-and >= 160 moves; stores positions at moves 20, 80, 150 and the labels.
-Usage: python scripts/crf_labels.py [--split train|test] [--offset K] --games 40 --out /tmp/crf_labels.npz
-With --sgf-dir DIR [DIR ...] the games are the *.sgf files of those folders (any board size, e.g. 9x9 GNU Go self-play from
-scripts/crf_9x9_games.py) instead of the archives:
-       python scripts/crf_labels.py --sgf-dir /tmp/crf9/games --moves 10,25,40 --min-moves 40 --out SET9.npz"""
+"""Labelled sets for the territory CRFs: positions of finished games and GNU Go's final area as labels
+(``jaxgo territory label``).
+
+By default the games are the training split (KGS 2001/2002/2003/2006/2015) or the test split (KGS 2017-01..06,
+``--split test``) of DATA/games/kgs-highdan (DATA: ``jaxgo.util.paths.data_dir()``; the split is
+``jaxgo.data.archives.kgs_split``).  Keeps games with a counted score (RE[B+x]/RE[W+x], x numeric) and >= 160
+moves; stores the positions before moves 20, 80 and 150 and the labels:
+
+    jaxgo territory label [--split train|test] [--offset K] --games 40 --out /tmp/crf_labels.npz
+
+With ``--sgf-dir DIR [DIR ...]`` the games are the *.sgf files of those folders (any board size, e.g. 9x9 GNU Go
+self-play from studies/crf/crf_9x9_games.py, whose match command ``match_command`` builds):
+
+    jaxgo territory label --sgf-dir /tmp/crf9/games --moves 10,25,40 --min-moves 40 --out SET9.npz
+"""
+
+from __future__ import annotations
+
 import argparse
 import os
+import sys
 import tarfile
 
-os.environ.setdefault("JAX_PLATFORMS", "cpu")
 import numpy as np
 from tqdm import tqdm
 
@@ -25,6 +35,7 @@ MOVES = (20, 80, 150)
 
 
 def counted(b: bytes) -> bool:
+    """Whether an SGF's result is a counted score (``RE[B+x]`` / ``RE[W+x]`` with x a number)."""
     i = b.find(b"RE[")
     if i < 0:
         return False
@@ -37,6 +48,7 @@ def counted(b: bytes) -> bool:
 
 
 def save(out, labels, komis, names, pos):
+    """Write the set: ``labels`` int8 [G, P], ``komi`` [G], ``names`` [G], ``moves{m}`` int8 [G, P] per move."""
     save_npz_atomic(out, dict(labels=np.array(labels, np.int8), komi=np.array(komis, np.float32),
                               names=np.array(names), **{f"moves{m}": np.array(pos[m], np.int8) for m in pos}))
 
@@ -70,8 +82,18 @@ def archive_records(data, split):
                     yield m.name, tf.extractfile(m).read()
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser()
+def match_command(gnugo: str, games: int, sgf_dir: str, level_a: int, level_b: int, parallel: int,
+                  komi: float = 7.5) -> list[str]:
+    """argv of the ``jaxgo.match`` run of 9x9 GNU Go self-play for a 9x9 set (``{seed}`` = the game number)."""
+    engine = f"{gnugo} --mode gtp --chinese-rules --level {{level}} --seed {{{{seed}}}}"
+    return [sys.executable, "-m", "jaxgo.match",
+            "--black", engine.format(level=level_a), "--white", engine.format(level=level_b),
+            "--size", "9", "--komi", str(komi), "--games", str(games), "--alternate",
+            "--sgf-dir", sgf_dir, "--parallel", str(parallel)]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="jaxgo territory label", description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", default=str(data_dir() / "games" / "kgs-highdan"))
     ap.add_argument("--sgf-dir", nargs="+", default=None,
                     help="label the *.sgf files of these folders instead of --data")
@@ -128,7 +150,4 @@ def main(argv=None):
     save(a.out, labels, komis, names, pos)
     dup = f", {duplicates} duplicate games skipped" if a.sgf_dir else ""
     print(f"{len(labels)} games labelled, {broken} skipped as broken{dup} -> {a.out}")
-
-
-if __name__ == "__main__":
-    main()
+    return 0

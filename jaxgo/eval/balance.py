@@ -1,18 +1,18 @@
 """Balance the heavy playouts on game results: SPSA on per-group gamma factors, scored by the playouts' Brier score.
 
-    python scripts/balance_playouts.py --sgf benchmarks/games/sgf_9x9_default.tar.xz benchmarks/games/sgf_9x9_time.tar.xz \\
+    jaxgo eval balance --sgf benchmarks/games/sgf_9x9_default.tar.xz benchmarks/games/sgf_9x9_time.tar.xz \\
         --iterations 40 --positions 1200 --playouts 32 --log /tmp/balance.jsonl --save /tmp/balanced_gammas.npz
 
 Simulation balancing (Huang, Coulom & Lin 2010) changes a playout policy so that its mean outcome is right rather
 than its moves likely.  This is its derivative-free form on a few parameters: theta holds one log-factor per
 small feature group of the shipped gammas (capture, extension, self_atari, atari, dist_prev, dist_prev2, line:
 every present level of the group multiplied by exp(theta_g)) and one log-exponent on the 3x3 pattern gammas
-(pattern log-gammas times exp(theta_pattern)).  The objective is ``scripts/playout_quality.py``'s Brier score of
+(pattern log-gammas times exp(theta_pattern)).  The objective is ``jaxgo.eval.playout_quality``'s Brier score of
 the playouts' Black win rate against the game's winner, on the positions of a training half of the games
 (split by a hash of the record name; the other half is held out).  Iteration k evaluates theta + c_k delta and
 theta - c_k delta (delta random signs) on ``--positions`` training positions with the same random key (common
 random numbers, so the difference is mostly the policies') and steps down the measured slope (Spall's gains,
-as ``scripts/tune_spsa.py``).  One JSON line per iteration goes to ``--log``; the same command continues a
+as ``jaxgo/eval/spsa.py``).  One JSON line per iteration goes to ``--log``; the same command continues a
 killed run from its last line.  At the end the final theta and the shipped gammas (theta = 0) are scored on
 every held-out position (paired Brier difference, game-bootstrap interval), and ``--save`` writes the balanced
 gammas (``jaxgo gtp --gammas FILE`` plays with them).
@@ -29,13 +29,11 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import playout_quality as quality  # noqa: E402
-from tune_spsa import gains  # noqa: E402
-
-from jaxgo.features import gammas as gamma_files  # noqa: E402
-from jaxgo.playouts import heavy  # noqa: E402
-from jaxgo.playouts.evaluator import Evaluator, load_log_gammas  # noqa: E402
+from jaxgo.eval import playout_quality as quality
+from jaxgo.eval.spsa import gains
+from jaxgo.features import gammas as gamma_files
+from jaxgo.playouts import heavy
+from jaxgo.playouts.evaluator import Evaluator, load_log_gammas
 
 GROUPS = ("capture", "extension", "self_atari", "atari", "dist_prev", "dist_prev2", "line", "pattern")
 
@@ -72,7 +70,7 @@ def read_log(path: Path) -> list[dict]:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+    parser = argparse.ArgumentParser(prog="jaxgo eval balance", description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sgf", nargs="+", required=True, help="SGF files, folders or tars of folders")
     parser.add_argument("--moves", type=int, nargs="+", default=[10, 20, 30, 40])
@@ -126,6 +124,3 @@ def main(argv=None) -> int:
         gamma_files.Gammas(log_gamma=balanced_log_gamma(base, theta).astype(np.float32), meta=meta).save(args.save)
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,6 +1,6 @@
 """Before/after check of a change: playout speed and gammas accuracy of two revisions, measured in one run.
 
-    python scripts/compare_revisions.py --before f9986a8 [--after WORKTREE] [--rounds 3] [--games ARCHIVE]
+    jaxgo eval compare --before f9986a8 [--after WORKTREE] [--rounds 3] [--games ARCHIVE]
 
 The ``--before`` revision is checked out into a temporary git worktree and imported from there (``PYTHONPATH``),
 the ``--after`` code is this checkout (or another folder).  Playout throughput (``jaxgo bench playouts --size 9
@@ -20,7 +20,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]  # the checkout this module is in
 
 
 def jaxgo_json(code_dir: Path, args: list[str]) -> list[dict]:
@@ -41,7 +41,8 @@ def best_playouts(records: list[dict]) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog="jaxgo eval compare", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--before", required=True, help="git revision of the 'before' code")
     parser.add_argument("--after", default=str(REPO), help="folder of the 'after' code (default: this checkout)")
     parser.add_argument("--rounds", type=int, default=3, help="alternating benchmark rounds (default 3)")
@@ -86,6 +87,3 @@ def main(argv: list[str] | None = None) -> int:
     print(json.dumps(summary), flush=True)
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

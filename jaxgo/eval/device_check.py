@@ -7,7 +7,7 @@ pick another move now and then.  This runs the same keys on JAX's default device
 on the CPU in one process and prints, per policy and board size, how many playouts agree in every output
 (winner, score, move count, final ownership), and the mean move count and Black's win rate on each device:
 
-    python scripts/device_check.py --size 9 19 --batch 4096
+    python scripts/device_check.py --size 9 19 --batch 4096      (or: jaxgo eval device-check ...)
 
 The two runs use different lanes (``--lanes`` on the accelerator, ``--cpu-lanes`` on the CPU), so the check also
 covers the promise that results do not depend on the lanes.  Exit status 1 if the light playouts differ anywhere
@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 
 import jax
@@ -54,7 +53,8 @@ def compare(a: dict, b: dict) -> np.ndarray:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog="jaxgo eval device-check", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size", type=int, nargs="+", default=[9, 19])
     parser.add_argument("--batch", type=int, default=4096, help="playouts per policy and size (default 4096)")
     parser.add_argument("--lanes", type=int, default=None,
@@ -86,6 +86,3 @@ def main(argv=None) -> int:
             failed |= policy == "light" and not same.all()
     return 1 if failed else 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,13 +1,13 @@
 """Quality of engines' moves scored by GNU Go: a quick proxy for strength between full match series.
 
-    python scripts/move_quality.py --sgf benchmarks/games/sgf_19x19_time.tar.xz --records 8 --moves 10 30 50 70 \\
+    jaxgo eval move-quality --sgf benchmarks/games/sgf_19x19_time.tar.xz --records 8 --moves 10 30 50 70 \\
         --engine "defaults=.venv/bin/python -m jaxgo gtp --quiet --size 19 --seed 7 --seconds 10 --resign-threshold 0" \\
         --engine "widening=.venv/bin/python -m jaxgo gtp --quiet --size 19 --seed 7 --seconds 10 --resign-threshold 0 \\
                   --search-option widen_playouts=40" \\
         --policy --parallel 2 --out /tmp/move_quality.jsonl
 
 Positions: every game record of ``--sgf`` (SGF files, folders of them, or tars of such folders, as
-``strength_table.py run --sgf-dir`` writes them; ``--records N``: the first N by name) set up after each of
+``jaxgo eval strength run --sgf-dir`` writes them; ``--records N``: the first N by name) set up after each of
 ``--moves`` moves (records too short are skipped).  GNU Go (``--level``, default 10) gives its ``reg_genmove``
 choice and ``top_moves`` (up to ten moves with its move values) for every position, once, kept in ``--reference``
 (a JSONL cache, resumable).  Every ``--engine NAME=COMMAND`` (a GTP engine) is asked ``reg_genmove``
@@ -19,7 +19,7 @@ Prints one JSON line per engine: ``positions``, ``top1`` (GNU Go's first choice)
 ``mean_ratio`` with its 95% interval (normal approximation), and for every engine after the first the paired
 difference to the first (``diff_vs``, ``diff_ci95``).  ``--out`` keeps the per-position rows; ``--parallel N``
 evaluates N engines at once, one CPU share each (``jaxgo.match.CpuShares``).  A proxy, not a match: GNU Go's
-values rate moves by its own knowledge, and strength claims come from ``strength_table.py``.
+values rate moves by its own knowledge, and strength claims come from ``jaxgo eval strength``.
 """
 
 from __future__ import annotations
@@ -153,7 +153,7 @@ def summary(name: str, moves: list[str], positions_: list[dict], reference: dict
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="jaxgo eval move-quality", description=__doc__.split("\n")[0])
     parser.add_argument("--sgf", nargs="+", required=True, help="SGF files, folders of them, or tars")
     parser.add_argument("--records", type=int, default=None,
                         help="only the first N game records (in name order; default all)")
@@ -211,6 +211,3 @@ def main(argv=None) -> int:
                                       **{name: moves[i] for name, moves in results}}) + "\n")
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,6 +1,6 @@
 """How well a playout policy predicts who wins: the playouts' mean outcome against the games' results.
 
-    python scripts/playout_quality.py --sgf benchmarks/games/sgf_9x9_default.tar.xz --moves 10 20 30 40 \\
+    jaxgo eval playout-quality --sgf benchmarks/games/sgf_9x9_default.tar.xz --moves 10 20 30 40 \\
         --variant heavy=heavy --variant light=light --variant T0.7=heavy:0.7 --playouts 64 --out /tmp/pq.jsonl
 
 A search is as good as its leaf evaluations, and simulation balancing (Huang, Coulom & Lin 2010) asks of a
@@ -33,14 +33,12 @@ from pathlib import Path
 import jax
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from move_quality import sgf_records  # noqa: E402
-
-from jaxgo.go.sgf import replay  # noqa: E402
-from jaxgo.features import moves as move_features  # noqa: E402
-from jaxgo.playouts import heavy  # noqa: E402
-from jaxgo.playouts.evaluator import Evaluator, load_log_gammas, make_evaluator  # noqa: E402
-from jaxgo.search.priors import game_last_moves  # noqa: E402
+from jaxgo.eval.move_quality import sgf_records
+from jaxgo.features import moves as move_features
+from jaxgo.go.sgf import replay
+from jaxgo.playouts import heavy
+from jaxgo.playouts.evaluator import Evaluator, load_log_gammas, make_evaluator
+from jaxgo.search.priors import game_last_moves
 
 
 def winner_of(result: str | None) -> int | None:
@@ -155,7 +153,7 @@ def report(name: str, p: np.ndarray, y: np.ndarray, games: np.ndarray, base: np.
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+    parser = argparse.ArgumentParser(prog="jaxgo eval playout-quality", description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sgf", nargs="+", required=True, help="SGF files, folders or tars of folders")
     parser.add_argument("--records", type=int, default=None, help="use the first N records by name")
@@ -206,6 +204,3 @@ def main(argv=None) -> int:
                                       **{name: float(predictions[name][i]) for name in predictions}}) + "\n")
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

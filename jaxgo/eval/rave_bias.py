@@ -1,7 +1,7 @@
 """Measure the bias of RAVE's values in the engine's own search trees and the constant of Silver's minimum-MSE
 schedule it implies (``jaxgo.search.rave_bias``): rave_c3 = b^2 / sigma^2.
 
-    python scripts/rave_bias.py --sgf benchmarks/games/sgf_9x9_default.tar.xz --sgf-folder sgf_default \\
+    jaxgo eval rave-bias --sgf benchmarks/games/sgf_9x9_default.tar.xz --sgf-folder sgf_default \\
         --positions 40 --playouts 10000 --out rave_bias.json --plot docs/figures/rave_bias.png
 
 Positions are drawn from the games of ``--sgf`` (a folder of SGF files or a tar of them; ``--sgf-folder`` keeps
@@ -82,7 +82,7 @@ def plot(rows: list[dict], intervals: list[tuple], summary: dict, path: str) -> 
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="jaxgo eval rave-bias", description=__doc__.split("\n\n")[0])
     parser.add_argument("--sgf", required=True, help="a folder of SGF files or a tar of them")
     parser.add_argument("--sgf-folder", help="only the tar members under this top folder")
     parser.add_argument("--positions", type=int, default=40)
@@ -141,6 +141,3 @@ def main(argv=None) -> int:
     print(json.dumps({k: v for k, v in summary.items() if k != "by_depth"}))
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

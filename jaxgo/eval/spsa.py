@@ -1,6 +1,6 @@
 """Tune search constants by SPSA on self-play (Spall 1998; the method Stockfish's and Leela's testers use).
 
-    python scripts/tune_spsa.py --param bias_c2=1.0:0:4:0.5 --param rave_c3=1e-3:1e-5:1e-1:1:log \\
+    jaxgo eval spsa --param bias_c2=1.0:0:4:0.5 --param rave_c3=1e-3:1e-5:1e-1:1:log \\
         --param rave_c1=0.0:0:0.3:0.05 --playouts 500 --iterations 100 --log benchmarks/tune_spsa.jsonl
 
 Each ``--param NAME=START:LOW:HIGH:STEP[:log]`` is a ``SearchConfig`` field, its start value, its bounds and the
@@ -20,7 +20,7 @@ One JSON line per iteration goes to ``--log`` (theta before the step, delta, bot
 the games' results, theta after); running the same command again continues from the last line (a killed run loses
 at most the iteration in progress).  ``--report`` prints the trajectory and the final values (and with ``--plot``
 draws each parameter against the iteration).  The tuned values are then checked the usual way: against the
-defaults in self-play and against GNU Go (scripts/strength_table.py), never on the tuning games themselves.
+defaults in self-play and against GNU Go (jaxgo/eval/strength.py), never on the tuning games themselves.
 """
 
 from __future__ import annotations
@@ -195,7 +195,8 @@ def report(args) -> int:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog="jaxgo eval spsa", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--param", action="append", default=[], metavar="NAME=START:LOW:HIGH:STEP[:log]")
     parser.add_argument("--playouts", type=int, default=500, help="playouts per move of both engines")
     parser.add_argument("--size", type=int, default=9)
@@ -222,9 +223,6 @@ def main(argv=None) -> int:
             parser.error("--games-per-iteration must be even (colours alternate)")
         return tune(args)
     except ValueError as exc:
-        print(f"tune_spsa: {exc}", file=sys.stderr)
+        print(f"jaxgo eval spsa: {exc}", file=sys.stderr)
         return 2
 
-
-if __name__ == "__main__":
-    sys.exit(main())

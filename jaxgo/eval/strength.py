@@ -1,18 +1,18 @@
 """Strength of jaxgo vs GNU Go: win rate vs playouts (or time) per move for each search strategy.
 
-    python scripts/strength_table.py run --strategies uct rave --playouts 1000 3000 10000 30000 \\
+    jaxgo eval strength run --strategies uct rave --playouts 1000 3000 10000 30000 \\
         --games 100 --level 10 --log benchmarks/strength_9x9.jsonl
-    python scripts/strength_table.py run --strategies rave --time 0:2:1 --games 100 --parallel 2 \\
+    jaxgo eval strength run --strategies rave --time 0:2:1 --games 100 --parallel 2 \\
         --log benchmarks/strength_9x9_time.jsonl          # 2 s per move on a clock (Canadian byo-yomi)
-    python scripts/strength_table.py run --size 19 --strategies rave --time 0:10:1 --games 20 \\
+    jaxgo eval strength run --size 19 --strategies rave --time 0:10:1 --games 20 \\
         --log benchmarks/strength_19x19.jsonl
-    python scripts/strength_table.py report --log benchmarks/strength_9x9.jsonl \\
+    jaxgo eval strength report --log benchmarks/strength_9x9.jsonl \\
         --plot docs/figures/strength_9x9.png
-    python scripts/strength_table.py report --log benchmarks/strength_9x9.jsonl --plot-labels default \\
+    jaxgo eval strength report --log benchmarks/strength_9x9.jsonl --plot-labels default \\
         --plot curve.png --baseline default --forest ablations.png   # each series minus the default's win rate
-    python scripts/strength_table.py audit --log benchmarks/strength_9x9.jsonl --sgf-dir games.tar.xz \\
+    jaxgo eval strength audit --log benchmarks/strength_9x9.jsonl --sgf-dir games.tar.xz \\
         --label default --playouts 10000 --out resign_audit.jsonl   # were the resignations right?
-    python scripts/strength_table.py audit --log benchmarks/strength_19x19_time.jsonl.gz --size 19 \\
+    jaxgo eval strength audit --log benchmarks/strength_19x19_time.jsonl.gz --size 19 \\
         --sgf-dir benchmarks/games/sgf_19x19_time.tar.xz --label default-10s --time 0:10:1 --estimate \\
         --out resign_estimates.jsonl                              # GNU Go's score estimate where jaxgo resigned
 
@@ -33,14 +33,14 @@ Every game is refereed by ``jaxgo.match`` (komi 7.5, area scoring, positional su
 ``ladders`` counts, in one series' SGFs, the moves of each side that extend a string in atari into a ladder
 that still captures it (``jaxgo.go.ladder.failed_escapes``; heavy playouts do not read ladders):
 
-    python scripts/strength_table.py ladders --log benchmarks/strength_9x9_default.jsonl.gz \\
+    jaxgo eval strength ladders --log benchmarks/strength_9x9_default.jsonl.gz \\
         --sgf-dir benchmarks/games/sgf_9x9_default.tar.xz --sgf-folder sgf_default --label default --playouts 10000
 
 ``swings`` asks GNU Go's ``estimate_score`` after every jaxgo move of one series' games (with GNU Go to move, so the
 tempo does not zigzag the series) and tells where each game turned: its largest fall from one jaxgo move to the next
 and, in a lost game, the move from which jaxgo stays behind for good, summarised for lost and won games:
 
-    python scripts/strength_table.py swings --log benchmarks/strength_9x9_default.jsonl.gz \\
+    jaxgo eval strength swings --log benchmarks/strength_9x9_default.jsonl.gz \\
         --sgf-dir benchmarks/games/sgf_9x9_default.tar.xz --sgf-folder sgf_default --label default --playouts 10000 \\
         --out swings_10k.jsonl
 
@@ -568,7 +568,8 @@ def series_selection(args) -> tuple[dict, list, str]:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog="jaxgo eval strength", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run", help="play games, appending to the log")
     r.add_argument("--strategies", nargs="+", default=["uct", "rave"])
@@ -623,6 +624,3 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     return {"run": run, "report": report, "audit": audit, "ladders": ladders, "swings": swings}[args.command](args)
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -16,7 +16,7 @@ independent of Q), d = Q - Q_other has E[d^2] = b^2 + sigma_Q^2 / n + sigma_O^2 
     b^2 = mean(d^2 - Q (1 - Q) / n - Q_other (1 - Q_other) / n_other),   sigma^2 = mean(Q (1 - Q)).
 
 The virtual experience of ``prior_pattern`` / ``prior_even`` is added only when an edge is scored, so the
-tree's counts are the playouts' own.  ``scripts/rave_bias.py`` runs the searches and prints the estimate.
+tree's counts are the playouts' own.  ``jaxgo eval rave-bias`` runs the searches and prints the estimate.
 """
 
 from __future__ import annotations

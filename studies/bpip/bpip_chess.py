@@ -1,6 +1,6 @@
 """Chess pawn-ending experiment for the BPIP controller (issue 7): the paper's Table 3 and the other endings.
 
-Usage: python scripts/bpip_chess.py [--out results.json] [--plot docs/figures/bpip_chess.png]
+Usage: python studies/bpip/bpip_chess.py [--out results.json] [--plot docs/figures/bpip_chess.png]
                                     [--max-expansions 300] [--quick]
 Prints one JSON object per run and the Markdown tables recorded in docs/bpip.md.  ``--quick`` runs only the
 paper position with the main settings (about 2 minutes on a shared 2-core machine).

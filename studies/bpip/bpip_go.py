@@ -1,6 +1,6 @@
 """Go capture problem: BPIP controllers vs proof-number search (issue 7, Go part, capture problems only).
 
-Usage: python scripts/bpip_go.py   -- prints one JSON object per (problem, method).
+Usage: python studies/bpip/bpip_go.py   -- prints one JSON object per (problem, method).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Positions come from MCTS self-play; the reference move of each is a long RAVE search.  For every budget and
 method the controller runs first and MCTS then gets exactly the playouts the controller used.
 
-Usage: python scripts/bpip_go_compare.py [--positions 12] [--budgets 2000 6000] [--reference 20000]
+Usage: python studies/bpip/bpip_go_compare.py [--positions 12] [--budgets 2000 6000] [--reference 20000]
                                          [--out results.json] [--plot docs/figures/bpip_go.png]
 """
 

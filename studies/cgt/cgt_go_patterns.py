@@ -1,6 +1,6 @@
 """Adaptive-pattern failure (thesis section 5.2, Figure 5.4) on a Go position built with the jaxgo engine.
 
-    python scripts/cgt_go_patterns.py --playouts 8192
+    python studies/cgt/cgt_go_patterns.py --playouts 8192
 writes docs/figures/cgt_go_patterns.png and prints the measured weights as JSON.
 """
 

@@ -2,7 +2,7 @@
 iteration (Algorithm 2) and TD(lambda) policy iteration (Algorithm 3) on the toy sum G + H + I, with
 N = 1000, epsilon = 0.2, alpha = 0.001, lambda = 0.9; plus the indifference limits under the optimal policy.
 
-    python scripts/cgt_linear_failure.py --epochs 150 --out docs/figures/cgt_linear_incentives.png
+    python studies/cgt/cgt_linear_failure.py --epochs 150 --out docs/figures/cgt_linear_incentives.png
 """
 
 from __future__ import annotations

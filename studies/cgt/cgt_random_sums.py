@@ -1,7 +1,7 @@
 """Value-loss table on random sums of small games: HOTSTRAT with exact thermographs, recursive triangles and
 CG-TD(0) learnt triangles, against exact minimax (plus a random-move baseline).
 
-    python scripts/cgt_random_sums.py --sums 200 --cgtd 3000
+    python studies/cgt/cgt_random_sums.py --sums 200 --cgtd 3000
 prints two markdown tables (uniform random leaves; Go-like "hot" games) as pasted into docs/cgt.md.
 """
 

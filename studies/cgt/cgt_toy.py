@@ -1,7 +1,7 @@
 """The thesis's toy sum G + H + I (Figures 5.2, 5.7, 5.10): exact thermographs with their triangle
 approximations, CG-TD(0) temperatures over training against the exact values, and the HOTSTRAT check.
 
-    python scripts/cgt_toy.py --episodes 3000 --seeds 3
+    python studies/cgt/cgt_toy.py --episodes 3000 --seeds 3
 writes docs/figures/cgt_thermographs.png and docs/figures/cgt_temperatures.png and prints a summary.
 """
 

@@ -5,11 +5,11 @@ the game number (so games differ), Chinese rules, komi 7.5, played to two passes
 with both engines' final_status_list.  One SGF per game in --sgf-dir; the exact match command and its JSON
 summary go to SGF_DIR/match_command.txt and SGF_DIR/match_summary.json.
 
-Usage: python scripts/crf_9x9_games.py --games 100 --sgf-dir /tmp/crf9/games [--level-a 1 --level-b 2]
-Then:  python scripts/crf_labels.py --sgf-dir /tmp/crf9/games --moves 10,25,40 --min-moves 40 --out SET.npz
+Usage: python studies/crf/crf_9x9_games.py --games 100 --sgf-dir /tmp/crf9/games [--level-a 1 --level-b 2]
+Then:  jaxgo territory label --sgf-dir /tmp/crf9/games --moves 10,25,40 --min-moves 40 --out SET.npz
        jaxgo territory eval --model b5|blib --positions SET.npz --moves 10,25,40 --inference bp|sw|exact --json
 BP and SW error vs exact marginals on the set's positions (mean / max |P_method - P_exact| per move number):
-       python scripts/crf_9x9_games.py --marginal-errors SET.npz [--moves 10,25,40 --sweeps 200 --models b5,blib]
+       python studies/crf/crf_9x9_games.py --marginal-errors SET.npz [--moves 10,25,40 --sweeps 200 --models b5,blib]
 """
 import argparse
 import os
@@ -20,17 +20,8 @@ import time
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
+from jaxgo.crf.label_sets import match_command
 from jaxgo.go.gtp_client import find_gnugo
-
-
-def match_command(gnugo: str, games: int, sgf_dir: str, level_a: int, level_b: int, parallel: int,
-                  komi: float = 7.5) -> list[str]:
-    """-> argv of the jaxgo.match run (GNU Go vs GNU Go, 9x9, {seed} = game number)."""
-    eng = f"{gnugo} --mode gtp --chinese-rules --level {{level}} --seed {{{{seed}}}}"
-    return [sys.executable, "-m", "jaxgo.match",
-            "--black", eng.format(level=level_a), "--white", eng.format(level=level_b),
-            "--size", "9", "--komi", str(komi), "--games", str(games), "--alternate",
-            "--sgf-dir", sgf_dir, "--parallel", str(parallel)]
 
 
 def marginal_errors(positions: str, moves, models=("b5", "blib"), sweeps: int = 200, burn_in: int = 20,

@@ -1,6 +1,6 @@
 """Reproduce the paper's Figure 1 on 9x9: |running-average marginal - exact| per point vs sweeps,
 Gibbs vs Swendsen-Wang, Boltzmann5 with the paper's parameters.  Exact marginals by frontier
-(row-by-row) variable elimination.  Usage: python scripts/crf_figure1.py [--sweeps 2000] [--out PNG]"""
+(row-by-row) variable elimination.  Usage: python studies/crf/crf_figure1.py [--sweeps 2000] [--out PNG]"""
 import argparse
 import os
 import time

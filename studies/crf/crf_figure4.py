@@ -1,7 +1,7 @@
 """Figure 4 of the paper on the test split: per-point cross-entropy between predicted and GNU Go territory
 outcomes at moves 20/80/150, for Boltzmann5 and BoltzmannLiberties with Swendsen-Wang and loopy BP
 (each model file trained with the matching inference, as in the paper).  Writes a bar chart and a JSON table.
-Usage: python scripts/crf_figure4.py --positions /tmp/crf/test150.npz \
+Usage: python studies/crf/crf_figure4.py --positions /tmp/crf/test150.npz \
           --b5-sw B5SW.json --blib-sw BLIBSW.json --b5-bp B5BP.json --blib-bp BLIBBP.json \
           [--sweeps 200] [--out docs/figures/crf_figure4.png] [--json OUT.json]"""
 import argparse

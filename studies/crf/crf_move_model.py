@@ -1,7 +1,7 @@
 """Gibbs move model (eq. 5 of the paper) with the CRF's expected score: fit beta on positions from the
 training split, report the mean log-likelihood of the professional (KGS 6d+) moves on the test split,
 against the uniform distribution over legal moves.
-Usage: python scripts/crf_move_model.py --model b5 --games 10 --moves 30,60,90,120,150 [--json OUT]"""
+Usage: python studies/crf/crf_move_model.py --model b5 --games 10 --moves 30,60,90,120,150 [--json OUT]"""
 import argparse
 import json
 import os

@@ -1,7 +1,7 @@
-"""Train Boltzmann5 by ML with loopy-BP expectations on GNU Go labels (from scripts/crf_labels.py)
+"""Train Boltzmann5 by ML with loopy-BP expectations on GNU Go labels (from `jaxgo territory label`)
 and print the learnt parameters next to the paper's.  Also prints the per-point cross-entropy
 (bits) of BP predictions on the same positions for the learnt and the paper's parameters.
-Usage: python scripts/crf_train_b5.py --labels /tmp/crf_labels.npz --move 80 --steps 150"""
+Usage: python studies/crf/crf_train_b5.py --labels /tmp/crf_labels.npz --move 80 --steps 150"""
 import argparse
 import os
 

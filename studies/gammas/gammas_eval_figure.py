@@ -2,7 +2,7 @@
 docs/figures/gammas_accuracy_by_move.png (test data: KGS 2017-01..06 from the u-go.net archives; Fox pro-vs-pro
 even games from featurecat/go-dataset; see ../shared/data/README.md).
 
-    python scripts/gammas_eval_figure.py [--gammas base large FILE ...] [--kgs-games 100] [--fox-games 100]
+    python studies/gammas/gammas_eval_figure.py [--gammas base large FILE ...] [--kgs-games 100] [--fox-games 100]
         [--out PNG]
 
 Prints one JSON object per (model, test set) (the ``jaxgo gammas eval --curve`` result) and writes the plot.

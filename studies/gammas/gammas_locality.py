@@ -2,7 +2,7 @@
 previous move (Coulom's d = |dx| + |dy| + max(|dx|, |dy|)), with each bucket's share of the moves and the model's
 top-1 accuracy inside it, for KGS 2017 (the first games of its first monthly archive) and Fox pro-vs-pro.
 
-    python scripts/gammas_locality.py [--gammas large|base|FILE] [--kgs-games 120] [--fox-games 200] [--json]
+    python studies/gammas/gammas_locality.py [--gammas large|base|FILE] [--kgs-games 120] [--fox-games 200] [--json]
 
 The last line re-weights KGS's per-bucket accuracies by Fox's bucket shares: the part of the KGS -> Fox gap that
 the mix of local and distant moves alone explains (the rest is lower accuracy within the buckets).

@@ -1,7 +1,7 @@
 """MM and LMP on the same small real set (the first N KGS training games; u-go.net archives): do they reach the
 same optimum?  Both use the Gamma(1, 1) prior of jaxgo.learn.bt.
 
-    python scripts/gammas_mm_vs_lmp_real.py --games 30 --mm-iterations 40 --lmp-passes 15
+    python studies/gammas/gammas_mm_vs_lmp_real.py --games 30 --mm-iterations 40 --lmp-passes 15
 
 Prints one JSON object: training mean log-likelihood of each, and the largest / median difference in log gamma
 over the features seen at least --min-count times.

@@ -1,12 +1,12 @@
 """Learning experiment of Stern, Herbrich, Graepel (ICML 2007) on capture problems, scaled to a small CPU.
 
-  python scripts/proof_learning.py [--problems N] [--timeout S] [--max-nodes N] [--passes K] [--seed 0]
+  python studies/proof/proof_learning.py [--problems N] [--timeout S] [--max-nodes N] [--passes K] [--seed 0]
                                    [--models beta1,beta1000,gauss,gauss_tuned,gauss_noiseX] [--out docs/figures]
                                    [--only-problems] [--cache FILE] [--no-extra] [--per-collection N]
                                    [--no-baseline] [--name FILE.json] [--fallback F]
                                    [--pns-order] [--test-max-nodes N] [--test-timeout S] [--baseline-test-only]
                                    [--save-models DIR] [--load-models DIR] [--train-on-test]
-  python scripts/proof_learning.py --merge PART.json ... [--out docs/figures]   (combine parts run in parallel)
+  python studies/proof/proof_learning.py --merge PART.json ... [--out docs/figures]   (combine parts run in parallel)
 
 1. Problems (``jaxgo.proof.problems.all_problems``): GNU Go reading tests (attack code 1, defend code 0,
    including the tests GNU Go itself fails) and tesuji-collection problems (sanderland/tsumego) whose goal string a

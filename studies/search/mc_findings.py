@@ -1,6 +1,6 @@
 """Thesis chapter 3's qualitative findings on 9x9 at equal playout budgets, measured as move regret.
 
-    JAX_PLATFORMS=cpu python scripts/mc_findings.py --positions 8 --budgets 1000 4000 --seeds 3 \
+    JAX_PLATFORMS=cpu python studies/search/mc_findings.py --positions 8 --budgets 1000 4000 --seeds 3 \
         --plot docs/figures/search_findings.png
 
 Positions: the empty board plus positions 10-30 random moves in.  Reference value of every legal move: its

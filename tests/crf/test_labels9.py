@@ -1,24 +1,14 @@
-"""9x9 territory label sets from a folder of SGFs (scripts/crf_labels.py --sgf-dir), as built from GNU Go
-self-play by scripts/crf_9x9_games.py."""
-import importlib.util
+"""9x9 territory label sets from a folder of SGFs (``jaxgo territory label --sgf-dir``, jaxgo/crf/label_sets.py),
+as built from GNU Go self-play by studies/crf/crf_9x9_games.py."""
 import os
-from pathlib import Path
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 import numpy as np
 import pytest
 
+from jaxgo.crf import label_sets
 from jaxgo.crf.labels import gnugo_path
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _script(name):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 # A finished 9x9 game: Black builds column D, White column E, White invades at B2 (sgf bh), two passes.
@@ -35,7 +25,6 @@ GAME = ("(;GM[1]FF[4]SZ[9]KM[7.5]RE[B+11.5]" + "".join(f";{c}[{v}]" for c, v in 
 
 
 def test_game_fixture_is_ascii_board():
-    crf_labels = _script("crf_labels")
     from jaxgo.go.config import Rules
     from jaxgo.go.sgf import load_sgf, replay
     rec = load_sgf(GAME)
@@ -43,11 +32,11 @@ def test_game_fixture_is_ascii_board():
     b = np.asarray(replay(rec, Rules(size=9, komi=7.5, ko_rule="simple"), 20).board()).reshape(9, 9)
     assert np.all(b[:, 3] == 1) and np.all(b[:, 4] == -1)
     assert b[2, 2] == 1 and b[7, 1] == 0                   # before move 20: B C7 (move 19) played, W B2 not yet
-    assert crf_labels.counted(GAME)
+    assert label_sets.counted(GAME)
 
 
 def test_match_command_is_gnugo_self_play():
-    cmd = _script("crf_9x9_games").match_command("/usr/games/gnugo", 80, "/tmp/x", 1, 2, 2)
+    cmd = label_sets.match_command("/usr/games/gnugo", 80, "/tmp/x", 1, 2, 2)
     assert cmd[1:3] == ["-m", "jaxgo.match"]
     assert cmd[cmd.index("--size") + 1] == "9" and "--alternate" in cmd
     assert "--level 1 --seed {seed}" in cmd[cmd.index("--black") + 1]
@@ -65,8 +54,10 @@ def test_label_sgf_dir_9x9(tmp_path):
     (games / "c_short.sgf").write_bytes(GAME.replace(b";B[cc];W[bh];B[];W[]", b""))       # 18 moves: too short
     (games / "d_broken.sgf").write_bytes(b"(;GM[1]SZ[9]RE[W+3.5];B[zz")                   # broken: counted
     out = tmp_path / "set9.npz"
-    _script("crf_labels").main(["--sgf-dir", str(games), "--moves", "10,20", "--min-moves", "20",
-                                "--games", "10", "--out", str(out)])
+    from jaxgo import cli
+
+    assert cli.main(["territory", "label", "--sgf-dir", str(games), "--moves", "10,20", "--min-moves", "20",
+                     "--games", "10", "--out", str(out)]) == 0
     d = np.load(out)
     assert list(d["names"]) == ["games/a.sgf"]
     assert d["labels"].shape == (1, 81) and d["moves10"].shape == (1, 81) and d["moves20"].shape == (1, 81)

@@ -1,4 +1,4 @@
-"""scripts/balance_playouts.py: the gamma transformation, the held-out split, and a small resumable run."""
+"""jaxgo/eval/balance.py: the gamma transformation, the held-out split, and a small resumable run."""
 
 from __future__ import annotations
 
@@ -6,16 +6,13 @@ import json
 from pathlib import Path
 
 import numpy as np
-from support import script_fixture
 
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "balance_playouts.py"
+from jaxgo.eval import balance
+
 GAME = b"(;FF[4]GM[1]SZ[5]KM[0.5]RE[B+Resign];B[cc];W[aa];B[bb];W[ee];B[dd];W[ab];B[ba];W[de];B[ed])"
 
 
-balance = script_fixture(SCRIPT, "playout_quality", "tune_spsa", "move_quality")
-
-
-def test_theta_scales_groups_and_zero_is_the_identity(balance):
+def test_theta_scales_groups_and_zero_is_the_identity():
     from jaxgo.features import moves
 
     base = np.random.default_rng(0).normal(size=moves.num_features())
@@ -35,14 +32,14 @@ def test_theta_scales_groups_and_zero_is_the_identity(balance):
     assert np.array_equal(out[untouched], base[untouched])  # absent levels and other groups
 
 
-def test_held_out_split_is_stable_and_about_half(balance):
+def test_held_out_split_is_stable_and_about_half():
     names = [f"game_{i:04d}.sgf" for i in range(400)]
     held = [balance.held_out(name) for name in names]
     assert held == [balance.held_out(name) for name in names]
     assert 150 < sum(held) < 250
 
 
-def test_a_run_writes_its_log_continues_it_and_saves_gammas(balance, tmp_path, capsys):
+def test_a_run_writes_its_log_continues_it_and_saves_gammas(tmp_path, capsys):
     games = tmp_path / "games"
     games.mkdir()
     for i in range(8):

@@ -1,4 +1,5 @@
-"""scripts/device_check.py: playout-by-playout comparison of two devices (here both the CPU)."""
+"""jaxgo/eval/device_check.py (run as scripts/device_check.py): playout-by-playout comparison of two devices (here
+both the CPU)."""
 
 from __future__ import annotations
 
@@ -6,15 +7,11 @@ import json
 from pathlib import Path
 
 import numpy as np
-from support import script_fixture
 
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "device_check.py"
-
-
-check = script_fixture(SCRIPT)
+from jaxgo.eval import device_check as check
 
 
-def test_compare_marks_each_playout_that_differs_anywhere(check):
+def test_compare_marks_each_playout_that_differs_anywhere():
     a = {"winner": np.array([1, -1, 1]), "score": np.array([2.5, -1.5, 0.5]),
          "ownership": np.zeros((3, 4), np.int8)}
     b = {name: value.copy() for name, value in a.items()}
@@ -24,7 +21,7 @@ def test_compare_marks_each_playout_that_differs_anywhere(check):
     assert check.compare(a, b).tolist() == [False, True, False]
 
 
-def test_a_run_on_one_device_prints_identical_playouts(check, capsys):
+def test_a_run_on_one_device_prints_identical_playouts(capsys):
     assert check.main(["--size", "7", "--batch", "24", "--lanes", "5", "--policies", "light", "rules"]) == 0
     records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [(r["policy"], r["size"]) for r in records] == [("light", 7), ("rules", 7)]

@@ -1,4 +1,4 @@
-"""scripts/move_quality.py: positions from SGF records, GNU Go's top_moves as the reference (a scripted stand-in
+"""jaxgo/eval/move_quality.py: positions from SGF records, GNU Go's top_moves as the reference (a scripted stand-in
 here), per-engine scores and the paired difference to the first engine."""
 
 from __future__ import annotations
@@ -7,18 +7,15 @@ import json
 from pathlib import Path
 
 import pytest
-from support import fake_gtp_engine, script_fixture
+from support import fake_gtp_engine
 
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "move_quality.py"
-
-
-move_quality = script_fixture(SCRIPT)
+from jaxgo.eval import move_quality
 
 
 SGF = b"(;FF[4]GM[1]SZ[5]KM[0.5];B[cc];W[bb];B[dd];W[db])"
 
 
-def test_positions_follow_the_records_and_skip_short_ones(move_quality, tmp_path):
+def test_positions_follow_the_records_and_skip_short_ones(tmp_path):
     (tmp_path / "games").mkdir()
     (tmp_path / "games" / "a.sgf").write_bytes(SGF)
     (tmp_path / "games" / "broken.sgf").write_bytes(b"(;FF[4]GM[1]SZ[5];B[cc")
@@ -31,7 +28,7 @@ def test_positions_follow_the_records_and_skip_short_ones(move_quality, tmp_path
     assert move_quality.to_move({"moves": [["B", "C3"]]}) == "white"
 
 
-def test_scores_and_intervals(move_quality):
+def test_scores_and_intervals():
     top = move_quality.parse_top_moves("C6 20.0 k2 10.0")
     assert top == {"C6": 20.0, "K2": 10.0}
     assert [move_quality.score(m, top) for m in ("C6", "K2", "A1")] == [1.0, 0.5, 0.0]
@@ -40,7 +37,7 @@ def test_scores_and_intervals(move_quality):
     assert mean == 0.5 and low < 0.5 < high
 
 
-def test_main_scores_engines_against_the_reference(move_quality, tmp_path, monkeypatch, capsys):
+def test_main_scores_engines_against_the_reference(tmp_path, monkeypatch, capsys):
     reference_log = tmp_path / "reference.log"
     # a stand-in for GNU Go (its reg_genmove C3, top_moves "C3 10 D4 5" everywhere), and two engines without
     # reg_genmove that always play C3 or D4
@@ -69,7 +66,7 @@ def test_main_scores_engines_against_the_reference(move_quality, tmp_path, monke
     assert reference_log.read_text().count("reg_genmove") == asked
 
 
-def test_main_needs_something_to_score(move_quality, tmp_path):
+def test_main_needs_something_to_score(tmp_path):
     sgf = tmp_path / "a.sgf"
     sgf.write_bytes(SGF)
     with pytest.raises(SystemExit):
@@ -78,7 +75,7 @@ def test_main_needs_something_to_score(move_quality, tmp_path):
         move_quality.main(["--sgf", str(sgf), "--engine", "no-command"])
 
 
-def test_policy_moves_are_legal_points_of_the_replayed_positions(move_quality):
+def test_policy_moves_are_legal_points_of_the_replayed_positions():
     from jaxgo.go.coords import gtp_to_point
     from jaxgo.go.sgf import load_sgf
 

@@ -1,4 +1,4 @@
-"""scripts/playout_quality.py: labels from SGF results, positions, the scores and their game-level intervals, and
+"""jaxgo/eval/playout_quality.py: labels from SGF results, positions, the scores and their game-level intervals, and
 a small end-to-end run comparing playout policies."""
 
 from __future__ import annotations
@@ -8,24 +8,21 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from support import script_fixture
 
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "playout_quality.py"
+from jaxgo.eval import playout_quality
+
 
 # Black owns the board after these moves (White's three stones are captured on a 5x5 board): Black won.
 BLACK_WINS = b"(;FF[4]GM[1]SZ[5]KM[0.5]RE[B+Resign];B[cc];W[aa];B[bb];W[ee];B[dd];W[ab];B[ba];W[de];B[ed])"
 
 
-playout_quality = script_fixture(SCRIPT)
-
-
-def test_winner_of_skips_what_says_nothing_about_the_position(playout_quality):
+def test_winner_of_skips_what_says_nothing_about_the_position():
     assert playout_quality.winner_of("B+3.5") == 1 and playout_quality.winner_of("W+Resign") == 0
     for result in (None, "", "0", "Void", "B+Forfeit", "W+F", "?"):
         assert playout_quality.winner_of(result) is None
 
 
-def test_variants_and_their_gamma_factors(playout_quality):
+def test_variants_and_their_gamma_factors():
     assert playout_quality.parse_variant("light=light") == ("light", "light", 1.0, {})
     name, policy, temperature, factors = playout_quality.parse_variant("x=heavy:0.7:capture*100,self_atari*0.1")
     assert (name, policy, temperature, factors) == ("x", "heavy", 0.7, {"capture": 100.0, "self_atari": 0.1})
@@ -39,7 +36,7 @@ def test_variants_and_their_gamma_factors(playout_quality):
     np.testing.assert_array_equal(np.asarray(boosted.pattern), np.asarray(plain.pattern))
 
 
-def test_scores_and_game_bootstrap(playout_quality):
+def test_scores_and_game_bootstrap():
     y = np.array([1.0, 0.0, 1.0, 0.0])
     perfect = playout_quality.scores(np.array([1.0, 0.0, 1.0, 0.0]), y)
     assert perfect["brier"] == 0.0 and perfect["accuracy"] == 1.0
@@ -50,7 +47,7 @@ def test_scores_and_game_bootstrap(playout_quality):
     assert 0.0 <= low <= 0.5 <= high <= 1.0
 
 
-def test_positions_and_a_run_comparing_policies(playout_quality, tmp_path, capsys):
+def test_positions_and_a_run_comparing_policies(tmp_path, capsys):
     games = tmp_path / "games"
     games.mkdir()
     (games / "won.sgf").write_bytes(BLACK_WINS)

@@ -1,4 +1,4 @@
-"""scripts/rave_bias.py: positions drawn from an SGF folder, the per-depth table, the JSON summary and the plot."""
+"""jaxgo/eval/rave_bias.py: positions drawn from an SGF folder, the per-depth table, the JSON summary and the plot."""
 
 from __future__ import annotations
 
@@ -7,18 +7,15 @@ import os
 from pathlib import Path
 
 import pytest
-from support import script_fixture
+
+from jaxgo.eval import rave_bias as script
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "rave_bias.py"
 GAME = "(;GM[1]FF[4]SZ[5]KM[0.5];B[cc];W[bc];B[cb];W[bb];B[dc];W[cd];B[dd];W[bd])"
 
 
-script = script_fixture(SCRIPT)
-
-
-def test_positions_follow_the_move_window(script):
+def test_positions_follow_the_move_window():
     from jaxgo.go.sgf import load_sgf
 
     records = [load_sgf(GAME.encode()), load_sgf(b"(;GM[1]SZ[5];B[cc])")]
@@ -28,7 +25,7 @@ def test_positions_follow_the_move_window(script):
         script.sample_positions(records, 1, first_move=20, last_move=30, seed=1)
 
 
-def test_a_run_writes_its_summary_and_plot(script, tmp_path, capsys):
+def test_a_run_writes_its_summary_and_plot(tmp_path, capsys):
     from jaxgo.search.config import SearchConfig
 
     games = tmp_path / "games"

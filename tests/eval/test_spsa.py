@@ -1,4 +1,4 @@
-"""scripts/tune_spsa.py: parameter specs, Spall's gains, the ascent step, a resumable log and its report."""
+"""jaxgo/eval/spsa.py: parameter specs, Spall's gains, the ascent step, a resumable log and its report."""
 
 from __future__ import annotations
 
@@ -7,15 +7,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from support import fake_gtp_engine, script_fixture
+from support import fake_gtp_engine
 
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "tune_spsa.py"
-
-
-spsa = script_fixture(SCRIPT)
+from jaxgo.eval import spsa
 
 
-def test_params_parse_and_map_to_units(spsa):
+def test_params_parse_and_map_to_units():
     linear = spsa.Param.parse("bias_c2=1.0:0:4:0.5")
     assert linear.to_unit(1.0) == 2.0 and linear.from_unit(2.0) == 1.0 and linear.from_unit(100) == 4.0
     log = spsa.Param.parse("rave_c3=1e-3:1e-5:1e-1:1:log")
@@ -26,7 +23,7 @@ def test_params_parse_and_map_to_units(spsa):
             spsa.Param.parse(bad)
 
 
-def test_gains_follow_spalls_schedule_and_the_step_climbs_the_difference(spsa):
+def test_gains_follow_spalls_schedule_and_the_step_climbs_the_difference():
     a_k, c_k = spsa.gains(0, a=2.0, c=1.0, big_a=10.0)
     assert a_k == pytest.approx(2.0 / 11 ** 0.602) and c_k == 1.0
     assert spsa.gains(9, 2.0, 1.0, 10.0)[1] == pytest.approx(10 ** -0.101)
@@ -36,13 +33,13 @@ def test_gains_follow_spalls_schedule_and_the_step_climbs_the_difference(spsa):
     assert spsa.step(theta, delta, 0.5, 0.5, 0.5, 1.0).tolist() == [0.0, 0.0]
 
 
-def test_colour_decided_iterations_are_those_one_colour_won_outright(spsa):
+def test_colour_decided_iterations_are_those_one_colour_won_outright():
     assert spsa.colour_decided(["B+Resign", "B+2.5"]) and spsa.colour_decided(["W+0.5", "W+Resign"])
     assert not spsa.colour_decided(["B+Resign", "W+Resign"]) and not spsa.colour_decided(["B+1.5"])
     assert not spsa.colour_decided(["0", "0"])  # draws: no colour won
 
 
-def test_a_run_logs_every_iteration_resumes_and_reports(spsa, tmp_path, capsys):
+def test_a_run_logs_every_iteration_resumes_and_reports(tmp_path, capsys):
     engine = fake_gtp_engine(tmp_path / "passer.py")  # passes every move: White wins on komi
     log = tmp_path / "spsa.jsonl"
     argv = ["--param", "bias_c2=1.0:0:4:0.5", "--param", "rave_c3=1e-3:1e-5:1e-1:1:log", "--size", "5",

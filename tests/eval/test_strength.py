@@ -1,4 +1,4 @@
-"""scripts/strength_table.py: series kept apart by board, label, budget and clock; a rerun resumes; the report's
+"""jaxgo/eval/strength.py: series kept apart by board, label, budget and clock; a rerun resumes; the report's
 table reads old and new logs alike."""
 
 from __future__ import annotations
@@ -8,21 +8,18 @@ import json
 from pathlib import Path
 
 import pytest
-from support import fake_gtp_engine, script_fixture
+from support import fake_gtp_engine
 
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "strength_table.py"
-
-
-strength_table = script_fixture(SCRIPT)
+from jaxgo.eval import strength as strength_table
 
 
-def test_engine_command_takes_its_budget_from_playouts_or_the_clock(strength_table):
+def test_engine_command_takes_its_budget_from_playouts_or_the_clock():
     assert "--playouts 3000" in strength_table.engine_command("rave", 3000)
     clocked = strength_table.engine_command("rave", None, "--bias 1", engine="jaxgo gtp", size=19)
     assert "--playouts" not in clocked and "--size 19" in clocked and clocked.endswith("--bias 1")
 
 
-def test_run_resumes_and_report_keeps_series_apart(strength_table, tmp_path, monkeypatch, capsys):
+def test_run_resumes_and_report_keeps_series_apart(tmp_path, monkeypatch, capsys):
     fake = fake_gtp_engine(tmp_path / "engine.py", plays_if="--strategy")  # jaxgo's place: plays; GNU Go's: passes
     monkeypatch.setattr(strength_table, "find_gnugo", lambda: fake)
     log = tmp_path / "log.jsonl"
@@ -44,7 +41,7 @@ def test_run_resumes_and_report_keeps_series_apart(strength_table, tmp_path, mon
     assert "| 9x9 | rave | 10000 playouts | 1 | 0 | 0.00 |" in table
 
 
-def test_clock_series_are_their_own_rows(strength_table, tmp_path, capsys):
+def test_clock_series_are_their_own_rows(tmp_path, capsys):
     log = tmp_path / "log.jsonl"
     rows = [{"strategy": "rave", "playouts": None, "time": "0:2:1", "size": 9, "label": "", "jaxgo_won": w}
             for w in (True, False, True)]
@@ -53,7 +50,7 @@ def test_clock_series_are_their_own_rows(strength_table, tmp_path, capsys):
     assert "| 9x9 | rave | clock 0:2:1 | 3 | 2 | 0.67 |" in capsys.readouterr().out
 
 
-def test_report_compares_each_series_with_its_baseline_at_the_same_budget(strength_table, tmp_path, capsys):
+def test_report_compares_each_series_with_its_baseline_at_the_same_budget(tmp_path, capsys):
     def games(label, playouts, wins, n, time=None):
         return [{"strategy": "rave", "playouts": playouts, "time": time, "size": 9, "label": label,
                  "jaxgo_won": i < wins} for i in range(n)]
@@ -83,7 +80,7 @@ def test_report_compares_each_series_with_its_baseline_at_the_same_budget(streng
     assert [(r["label"], r["baseline"]) for r in rows] == [("b", "a"), ("c", "b")]
 
 
-def test_audit_plays_on_the_resigned_games_from_their_sgf(strength_table, tmp_path, monkeypatch, capsys):
+def test_audit_plays_on_the_resigned_games_from_their_sgf(tmp_path, monkeypatch, capsys):
     fake = fake_gtp_engine(tmp_path / "engine.py", plays_if="--strategy")  # jaxgo's place: plays; GNU Go's: passes
     monkeypatch.setattr(strength_table, "find_gnugo", lambda: fake)
     log = tmp_path / "log.jsonl"
@@ -110,15 +107,14 @@ def test_audit_plays_on_the_resigned_games_from_their_sgf(strength_table, tmp_pa
     assert strength_table.main(argv) == 0 and len(out.read_text().splitlines()) == 1  # resumed: nothing to play
 
 
-def test_series_game_needs_exactly_one_sgf_with_the_logged_moves(strength_table):
+def test_series_game_needs_exactly_one_sgf_with_the_logged_moves():
     two = b"(;GM[1]SZ[5];B[cc];W[cb])"
     assert len(strength_table.series_game([two, b"(;GM[1]SZ[5];B[cc])"], 2).moves) == 2
     with pytest.raises(ValueError, match="0 of 1"):
         strength_table.series_game([two], 3)
 
 
-def test_audit_estimate_asks_gnugo_for_the_score_of_a_clocked_series(strength_table, tmp_path, monkeypatch,
-                                                                    capsys):
+def test_audit_estimate_asks_gnugo_for_the_score_of_a_clocked_series(tmp_path, monkeypatch, capsys):
     estimate = "W+12.5 (upper bound: 14.0, lower: 11.0)"
     gnugo = fake_gtp_engine(tmp_path / "gnugo.py", replies={"estimate_score": estimate})
     monkeypatch.setattr(strength_table, "find_gnugo", lambda: gnugo)
@@ -144,7 +140,7 @@ def test_audit_estimate_asks_gnugo_for_the_score_of_a_clocked_series(strength_ta
     assert strength_table.main(argv[:argv.index("--time")] + argv[argv.index("--size"):]) == 2
 
 
-def test_estimate_margin_reads_gnugo_scores(strength_table):
+def test_estimate_margin_reads_gnugo_scores():
     assert strength_table.estimate_margin("B+3.5 (upper bound: 5, lower: 2)", "black") == 3.5
     assert strength_table.estimate_margin("B+3.5", "white") == -3.5
     assert strength_table.estimate_margin("0", "white") == 0.0
@@ -152,7 +148,7 @@ def test_estimate_margin_reads_gnugo_scores(strength_table):
         strength_table.estimate_margin("hello", "black")
 
 
-def test_ladders_counts_escapes_into_working_ladders_by_side(strength_table, tmp_path, capsys):
+def test_ladders_counts_escapes_into_working_ladders_by_side(tmp_path, capsys):
     import tarfile
 
     log = tmp_path / "log.jsonl"
@@ -182,7 +178,7 @@ def test_ladders_counts_escapes_into_working_ladders_by_side(strength_table, tmp
     assert summary["gnugo"] == {"escapes": 0, "games": 0, "games_jaxgo_lost": 0}
 
 
-def test_margins_are_read_after_each_jaxgo_move_and_the_turn_is_found(strength_table):
+def test_margins_are_read_after_each_jaxgo_move_and_the_turn_is_found():
     from jaxgo.go.sgf import load_sgf
 
     record = load_sgf(b"(;GM[1]SZ[5]KM[7.5];B[cc];W[cb];B[dd];W[bb];B[ee];W[aa])")
@@ -203,7 +199,7 @@ def test_margins_are_read_after_each_jaxgo_move_and_the_turn_is_found(strength_t
     assert strength_table.worst_drop([(1, 1.0), (3, 5.0)]) == (None, 0.0)
 
 
-def test_swings_estimates_every_game_of_a_series_and_resumes(strength_table, tmp_path, monkeypatch, capsys):
+def test_swings_estimates_every_game_of_a_series_and_resumes(tmp_path, monkeypatch, capsys):
     gnugo = fake_gtp_engine(tmp_path / "gnugo.py", replies={"estimate_score": "W+3.5 (upper bound: 4, lower: 3)"})
     monkeypatch.setattr(strength_table, "find_gnugo", lambda: gnugo)
     log = tmp_path / "log.jsonl"
@@ -229,7 +225,7 @@ def test_swings_estimates_every_game_of_a_series_and_resumes(strength_table, tmp
     assert strength_table.main(argv) == 0 and len(out.read_text().splitlines()) == 2  # nothing left to estimate
 
 
-def test_reference_points_are_name_playouts_and_rate(strength_table, tmp_path, capsys):
+def test_reference_points_are_name_playouts_and_rate(tmp_path, capsys):
     assert strength_table.parse_reference("MoGo (2011): prior:10000:0.82") == ("MoGo (2011): prior", 10000, 0.82)
     with pytest.raises(ValueError, match="NAME:PLAYOUTS:RATE"):
         strength_table.parse_reference("10000:0.82")
