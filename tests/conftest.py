@@ -4,6 +4,11 @@
 (pgx, open_spiel, python-chess, selenium, hypothesis, katrain), Chromium or ChromeDriver, Node.js or Sabaki's GTP
 library (tests/gtp/sabaki) stops the run with an error instead of letting the tests that need them skip,
 so a broken install step can never hide behind a green run.
+
+Under ``CI=true`` (or ``JAXGO_REQUIRE_DATA=1``) a missing shared data folder (``../shared/data`` or
+``JAXGO_DATA``: game archives, regression suites) stops the run the same way: without it about half of the
+default tests skip, and a run that skipped them must not count as green.  A fresh clone outside CI still runs
+(the tests that need the data skip with the reason).
 """
 
 from __future__ import annotations
@@ -15,8 +20,28 @@ from pathlib import Path
 
 import pytest
 
+DATA_FOLDERS = ("games", "problems", "rules")  # what the data-dependent tests read under the data folder
+
+
+def required(name: str) -> bool:
+    """Whether an environment flag is set to something true (``CI=true``, ``CI=1``; not empty, 0, false, no)."""
+    return os.environ.get(name, "").strip().lower() not in ("", "0", "false", "no")
+
+
+def missing_data() -> list[str]:
+    """The folders of the shared data that are not there (all of them when the data folder itself is missing)."""
+    from jaxgo.util.paths import data_dir
+
+    root = data_dir()
+    return [str(root / name) for name in DATA_FOLDERS if not (root / name).is_dir()]
+
 
 def pytest_sessionstart(session):
+    if required("CI") or required("JAXGO_REQUIRE_DATA"):
+        missing = missing_data()
+        if missing:
+            pytest.exit("shared data missing (put the data folder at ../shared/data or set JAXGO_DATA): "
+                        + ", ".join(missing), returncode=3)
     if not os.environ.get("JAXGO_REQUIRE_TOOLS"):
         return
     from jaxgo.go.gtp_client import find_gnugo

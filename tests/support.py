@@ -84,3 +84,17 @@ def fake_gtp_engine(path, plays_if: str | None = None, replies: dict | None = No
     path.chmod(path.stat().st_mode | stat.S_IEXEC)
     return str(path)
 
+
+
+class FakeClock:
+    """A stand-in for ``time.perf_counter`` that moves ``tick`` seconds forward at every reading, so a search on a
+    time budget runs as many steps as its own clock readings allow, whatever the machine's speed or load:
+    ``monkeypatch.setattr(time, "perf_counter", FakeClock(0.05))``.  ``readings`` counts the calls."""
+
+    def __init__(self, tick: float):
+        self.tick, self.now, self.readings = tick, 0.0, 0
+
+    def __call__(self) -> float:
+        self.readings += 1
+        self.now += self.tick
+        return self.now

@@ -300,15 +300,25 @@ def test_search_options_from_the_command_line():
         build_parser().parse_args(["--prior", "20"])
 
 
-def test_genmove_follows_the_clock():
-    engine = make(playouts=None)
+def test_genmove_follows_the_clock(monkeypatch):
+    import time
+
+    from support import FakeClock
+
+    engine = make(playouts=None, early_stop=False)
     ask(engine, "genmove b")  # compile with the default budget
     ask(engine, "time_settings 10 0 0")
-    ask(engine, "time_left w 2 0")  # 2 s left over max(20, 24 / 2) moves: 0.1 s
-    ask(engine, "genmove w")
-    result = engine.session.player.last_result
-    # the clock's 0.1 s, not a playout count, ends the search (a fast machine runs over 3,000 playouts in it)
-    assert result.seconds < 1.0 and result.playouts > 0
+    monkeypatch.setattr(time, "perf_counter", FakeClock(0.01))  # each reading of the clock: 0.01 s later
+    results = []
+    for left in (2, 20):  # 2 s left over max(20, 24 / 2) moves: 0.1 s for this move; 20 s left: 1 s
+        ask(engine, f"time_left w {left} 0")
+        ask(engine, "genmove w")
+        results.append(engine.session.player.last_result)
+        ask(engine, "undo")
+    # the clock's share, not a playout count, ends each search: it runs until that share is spent, and ten times
+    # the time left buys more playouts
+    assert results[0].seconds >= 0.1 and results[1].seconds >= 1.0
+    assert 0 < results[0].playouts < results[1].playouts
 
 
 def test_no_pass_after_an_early_pass_on_an_unsettled_board():

@@ -122,12 +122,20 @@ def _subtree_size(tree, node):
     return count
 
 
-def test_time_budget_is_respected():
+def test_time_budget_is_respected(monkeypatch):
+    import time
+
+    from support import FakeClock
+
     game = new_game(size=5, komi=0.5)
     searcher = Searcher(game.rules, SearchConfig(strategy="uct", early_stop=False, **SMALL), seed=7)
     searcher.search(game, playouts=128)  # compile
-    result = searcher.search(game, seconds=0.5)
-    assert 0.5 <= result.seconds < 2.0 and result.playouts > 0
+    monkeypatch.setattr(time, "perf_counter", FakeClock(0.05))  # each reading of the clock: 0.05 s later
+    short = searcher.search(game, seconds=0.5)
+    long = searcher.search(game, seconds=2.0)
+    # a search spends its whole budget on its clock and then stops; four times the time buys more playouts
+    assert short.seconds >= 0.5 and long.seconds >= 2.0
+    assert 0 < short.playouts < long.playouts
 
 
 def test_move_decided_when_the_rest_cannot_overtake_the_leader():
