@@ -1,0 +1,187 @@
+"""Batches of native playouts: S start positions x L playouts each, spread over threads that run compiled
+code without the GIL.
+
+``play_batch(policy, stones, to_play, ko, passes, last_moves, playouts_per_state, seed, tables, threads)``
+returns the raw results (area score before komi, ownership, first colours, moves) in position-major order,
+playout ``j`` of position ``s`` at row ``s * L + j``.  Every playout draws from its own random stream seeded by
+(seed, row), so the results do not depend on the number of threads.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import dataclasses
+import functools
+import os
+import threading
+
+import numpy as np
+
+from jaxgo.playouts.native import board as nb
+from jaxgo.playouts.native import features as ft
+from jaxgo.playouts.native import light as nl
+from jaxgo.playouts.native import weighted as nw
+from jaxgo.playouts.native.random import stream_seed
+
+jit = nb.jit
+
+LIGHT, HEAVY, RULES = 0, 1, 2  # policy kinds of ``run_jobs`` (HEAVY - 1 and RULES - 1 are features' kinds)
+
+
+@dataclasses.dataclass(frozen=True)
+class PolicyArrays:
+    """What the compiled loop needs of a policy on one board size (numpy arrays; zeros where unused)."""
+
+    kind: int  # LIGHT, HEAVY or RULES
+    tables: np.ndarray  # float64 [features.TABLE_SIZE]
+    dist1: np.ndarray  # float32 [P + 1, PP] (heavy) or [1, 1]
+    dist2: np.ndarray
+
+
+@jit
+def _to_padded(point, size):
+    """Padded index of a board index (N * N: ``PASS``; negative: -1)."""
+    if point < 0:
+        return -1
+    if point >= size * size:
+        return nb.PASS
+    return (point // size + 1) * (size + 2) + point % size + 1
+
+
+@jit
+def _set_start(st, g, stones, to_play, ko, passes, last, last2, exact):
+    nb.set_stones(st, g, stones, to_play, ko, passes, exact)
+    size = g[nb.SIZE_N]
+    g[nb.LAST] = _to_padded(last, size)
+    g[nb.LAST2] = _to_padded(last2, size)
+
+
+@jit
+def run_jobs(kind, stones, to_play, ko, passes, last_moves, per_state, lo, hi, seed, max_moves, tables, lines,
+             dist1, dist2, plain_of, out_score, out_owner, out_first, out_moves):
+    """Playouts ``lo .. hi - 1`` of a batch (row j: position j // per_state); see ``play_batch``."""
+    size = int(np.sqrt(stones.shape[1]) + 0.5)
+    w = size + 2
+    pp = w * w
+    exact = kind != LIGHT
+    start_st, start_g = nb.new_board(size)
+    st, g = nb.new_board(size)
+    start_base = np.zeros((2, pp), np.float64)
+    start_flags = np.zeros((2, pp), np.int8)
+    base = np.zeros((2, pp), np.float64)
+    flags = np.zeros((2, pp), np.int8)
+    work = nw.new_work(pp, w)
+    first = np.zeros(pp, np.int8)
+    owner = np.zeros(size * size, np.int8)
+    current = -1
+    for j in range(lo, hi):
+        s = j // per_state
+        if s != current:
+            current = s
+            _set_start(start_st, start_g, stones[s], to_play[s], ko[s], passes[s], last_moves[s, 0],
+                       last_moves[s, 1], exact)
+            if exact:
+                nw.fill_base(start_st, start_g, start_base, start_flags, kind - 1, tables, lines)
+        nb.copy_board(start_st, start_g, st, g)
+        first[:] = 0
+        rng = stream_seed(seed, j)
+        if kind == LIGHT:
+            moves, rng = nl.light_playout(st, g, rng, max_moves, first, False)
+        else:
+            base[:, :] = start_base
+            flags[:, :] = start_flags
+            moves, rng = nw.weighted_playout(st, g, base, flags, kind - 1, tables, lines, dist1, dist2, plain_of,
+                                             rng, max_moves, first, work)
+        out_score[j] = nb.area_owner(st, g, owner)
+        out_owner[j, :] = owner
+        for i in range(size * size):
+            f = first[(i // size + 1) * w + i % size + 1]
+            out_first[j, i] = 1 if f == nb.BLACK else (-1 if f == nb.WHITE else 0)
+        out_moves[j] = moves
+
+
+@functools.lru_cache(maxsize=None)
+def plain_index(size: int) -> np.ndarray:
+    """int32 [PP]: board index of every padded point (-1 on the border)."""
+    return np.asarray(nb.to_plain(np.arange((size + 2) ** 2), size), np.int32)
+
+
+@functools.lru_cache(maxsize=None)
+def _lines(size: int) -> np.ndarray:
+    return ft.line_levels(size)
+
+
+def default_threads() -> int:
+    """Threads a batch is spread over by default: one per core this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+_pool_lock = threading.Lock()
+_pools: dict[int, concurrent.futures.ThreadPoolExecutor] = {}
+
+
+def _pool(threads: int) -> concurrent.futures.ThreadPoolExecutor:
+    with _pool_lock:
+        if threads not in _pools:
+            _pools[threads] = concurrent.futures.ThreadPoolExecutor(threads, thread_name_prefix="jaxgo-playouts")
+        return _pools[threads]
+
+
+@dataclasses.dataclass(frozen=True)
+class RawPlayouts:
+    """Results of S * L native playouts (numpy), position-major."""
+
+    score: np.ndarray  # float32 [S * L]: Black area - White area (no komi)
+    ownership: np.ndarray  # int8 [S * L, P]
+    first_colour: np.ndarray  # int8 [S * L, P]: 1 Black, -1 White, 0 none
+    moves: np.ndarray  # int32 [S * L]
+
+
+def play_batch(policy: PolicyArrays, stones, to_play, ko, passes, last_moves, playouts_per_state: int, seed: int,
+               threads: int | None = None) -> RawPlayouts:
+    """L = ``playouts_per_state`` playouts from each of S positions: stones int8 [S, P] (1 Black, -1 White),
+    to_play int [S] (1 / -1), ko int [S] (board index, -1 none), passes int [S], last_moves int [S, 2] (last
+    move and the one before; P = pass, -1 = none).  Spread over ``threads`` threads (default: one per core)."""
+    stones = np.ascontiguousarray(stones, np.int8)
+    count, points = stones.shape
+    size = int(round(points ** 0.5))
+    total = count * playouts_per_state
+    out = RawPlayouts(np.zeros(total, np.float32), np.zeros((total, points), np.int8),
+                      np.zeros((total, points), np.int8), np.zeros(total, np.int32))
+    if total == 0:
+        return out
+    args = (np.ascontiguousarray(to_play, np.int32), np.ascontiguousarray(ko, np.int32),
+            np.ascontiguousarray(passes, np.int32), np.ascontiguousarray(last_moves, np.int32).reshape(count, 2))
+    threads = max(1, min(threads or default_threads(), total))
+    bounds = [total * i // threads for i in range(threads + 1)]
+    seed = int(seed) & 0x7FFFFFFFFFFFFFFF
+
+    def run(i):
+        run_jobs(policy.kind, stones, *args, playouts_per_state, bounds[i], bounds[i + 1], seed, 3 * points,
+                 policy.tables, _lines(size), policy.dist1, policy.dist2, plain_index(size), out.score,
+                 out.ownership, out.first_colour, out.moves)
+
+    if threads == 1:
+        run(0)
+    else:
+        list(_pool(threads).map(run, range(threads)))
+    return out
+
+
+def light_policy() -> PolicyArrays:
+    return PolicyArrays(LIGHT, np.zeros(ft.TABLE_SIZE), np.zeros((1, 1), np.float32), np.zeros((1, 1), np.float32))
+
+
+def heavy_policy(policy_tables, size: int) -> PolicyArrays:
+    """The heavy policy of ``jaxgo.playouts.heavy.PolicyTables`` on an N x N board."""
+    dist1, dist2 = nw.distance_tables(policy_tables, size)
+    return PolicyArrays(HEAVY, ft.heavy_tables(policy_tables), dist1, dist2)
+
+
+def rule_policy(rule_tables) -> PolicyArrays:
+    """The rule policy of ``jaxgo.playouts.rule_policy.RuleTables`` (any board size)."""
+    return PolicyArrays(RULES, ft.rule_tables(rule_tables), np.zeros((1, 1), np.float32),
+                        np.zeros((1, 1), np.float32))

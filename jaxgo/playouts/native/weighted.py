@@ -1,0 +1,336 @@
+"""Heavy and rule playouts on the native board: every move drawn in proportion to its weight.
+
+The per-point base weights of both colours (``jaxgo.playouts.native.features``) are kept in ``base`` float64
+[2, PP] and recomputed after each move only where the move changed something (``update_after_move``): the 3x3
+around the new stone and around captured stones, the liberties of the chains whose liberties it changed (their
+one or two liberties named from the exact liberty sums, before and after), all liberties of the chains next to
+captured stones, and the liberties of opponent chains in atari next to a chain that went into or out of atari
+(the "capture that saves" level).  Each move then multiplies in what depends on the move number
+(``move_weights``): the distance gammas to the last two moves (heavy), the ko point, the atari level while a ko
+is on the board, the capture of the last move's chain (heavy), the shape tier next to the last move (rules),
+summing the weights row by row; the draw takes a row by the row sums, then a point in it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from jaxgo.playouts.native import board as nb
+from jaxgo.playouts.native import features as ft
+from jaxgo.playouts.native.random import next_u64, uniform_float
+
+jit = nb.jit
+
+
+@jit
+def new_work(pp, w):
+    """Scratch arrays of one playout thread: (weights float64 [PP], row sums float64 [W], dirty list int32
+    [PP], dirty marks int32 [PP], a stamp in [0], captured stones int32 [PP], neighbour chains' liberty
+    statistics before a move int32 [4, 4])."""
+    return (np.zeros(pp, np.float64), np.zeros(w, np.float64), np.zeros(pp, np.int32), np.zeros(pp, np.int32),
+            np.zeros(1, np.int32), np.zeros(pp, np.int32), np.zeros((4, 4), np.int32))
+
+
+@jit
+def fill_base(st, g, base, flags, policy, tables, lines):
+    """Compute ``base`` float64 [2, PP] and ``flags`` int8 [2, PP] of every point from scratch."""
+    size = g[nb.SIZE_N]
+    w = g[nb.WIDTH]
+    base[:, :] = 0.0
+    flags[:, :] = 0
+    for r in range(1, size + 1):
+        for col in range(1, size + 1):
+            p = r * w + col
+            if st[nb.COLOUR, p] == nb.EMPTY:
+                for c in (1, 2):
+                    weight, flag = ft.point_info(st, g, p, c, policy, tables, lines)
+                    base[c - 1, p] = weight
+                    flags[c - 1, p] = flag
+
+
+@jit
+def _mark(p, dirty, marks, stamp, n):
+    if marks[p] != stamp:
+        marks[p] = stamp
+        dirty[n] = p
+        n += 1
+    return n
+
+
+@jit
+def _mark_liberties(st, libs, lsum, lsq, dirty, marks, stamp, n):
+    """Mark the liberties named by exact liberty statistics with one or two liberties."""
+    if libs == 1:
+        n = _mark(lsum, dirty, marks, stamp, n)
+    elif libs == 2:
+        d = int(np.sqrt(2.0 * lsq - lsum * lsum) + 0.5)
+        n = _mark((lsum - d) // 2, dirty, marks, stamp, n)
+        n = _mark((lsum + d) // 2, dirty, marks, stamp, n)
+    return n
+
+
+@jit
+def _mark_all_liberties(st, chain, w, dirty, marks, stamp, n):
+    """Mark every liberty of ``chain`` (a walk over its stones)."""
+    s = chain
+    while True:
+        for k in range(4):
+            q = s + nb.neighbour_offset(k, w)
+            if st[nb.COLOUR, q] == nb.EMPTY:
+                n = _mark(q, dirty, marks, stamp, n)
+        s = st[nb.NEXT, s]
+        if s == chain:
+            return n
+
+
+@jit
+def _mark_atari_neighbours(st, chain, w, dirty, marks, stamp, n):
+    """Mark the liberty of every opponent chain in atari next to ``chain`` (its capture may save ``chain``)."""
+    colour = st[nb.COLOUR]
+    opp = 3 - colour[chain]
+    s = chain
+    while True:
+        for k in range(4):
+            q = s + nb.neighbour_offset(k, w)
+            if colour[q] == opp:
+                ch = st[nb.CHAIN, q]
+                if st[nb.LIBS, ch] == 1:
+                    n = _mark(st[nb.LSUM, ch], dirty, marks, stamp, n)
+        s = st[nb.NEXT, s]
+        if s == chain:
+            return n
+
+
+@jit
+def play_and_update(st, g, q, base, flags, policy, tables, lines, work):
+    """Play q (a legal point or ``PASS``) on the exact board and bring ``base`` / ``flags`` up to date."""
+    if q == nb.PASS:
+        nb.play(st, g, q, True)
+        return
+    dirty, marks, stamps, captured, old = work[2], work[3], work[4], work[5], work[6]
+    w = g[nb.WIDTH]
+    c = g[nb.TO_PLAY]
+    # before the move: the neighbour chains' liberty statistics, and the stones about to be captured
+    old_ch, old_libs, old_sum, old_sq = old[0], old[1], old[2], old[3]
+    n_old = 0
+    n_cap = 0
+    for k in range(4):
+        r = q + nb.neighbour_offset(k, w)
+        col = st[nb.COLOUR, r]
+        if col == nb.BLACK or col == nb.WHITE:
+            ch = st[nb.CHAIN, r]
+            fresh = True
+            for j in range(n_old):
+                if old_ch[j] == ch:
+                    fresh = False
+            if fresh:
+                old_ch[n_old] = ch
+                old_libs[n_old] = st[nb.LIBS, ch]
+                old_sum[n_old] = st[nb.LSUM, ch]
+                old_sq[n_old] = st[nb.LSQ, ch]
+                n_old += 1
+                if col != c and st[nb.LIBS, ch] == 1:
+                    s = ch
+                    while True:
+                        captured[n_cap] = s
+                        n_cap += 1
+                        s = st[nb.NEXT, s]
+                        if s == ch:
+                            break
+    nb.play(st, g, q, True)
+    if stamps[0] >= 2147483000:
+        marks[:] = 0
+        stamps[0] = 0
+    stamps[0] += 1
+    stamp = stamps[0]
+    n = 0
+    base[0, q] = 0.0
+    base[1, q] = 0.0
+    flags[0, q] = 0
+    flags[1, q] = 0
+    for k in range(4):
+        n = _mark(q + nb.neighbour_offset(k, w), dirty, marks, stamp, n)
+        n = _mark(q + nb.diagonal_offset(k, w), dirty, marks, stamp, n)
+    merged = st[nb.CHAIN, q]
+    walk_merged = st[nb.LIBS, merged] == 1
+    for j in range(n_old):
+        n = _mark_liberties(st, old_libs[j], old_sum[j], old_sq[j], dirty, marks, stamp, n)
+        ch = old_ch[j]
+        if st[nb.COLOUR, ch] == c:
+            walk_merged = walk_merged or old_libs[j] == 1
+        elif st[nb.COLOUR, ch] == 3 - c:
+            # a surviving opponent chain: it lost the liberty q
+            n = _mark_liberties(st, st[nb.LIBS, ch], st[nb.LSUM, ch], st[nb.LSQ, ch], dirty, marks, stamp, n)
+            if st[nb.LIBS, ch] == 1 and old_libs[j] != 1:
+                n = _mark_atari_neighbours(st, ch, w, dirty, marks, stamp, n)
+    n = _mark_liberties(st, st[nb.LIBS, merged], st[nb.LSUM, merged], st[nb.LSQ, merged], dirty, marks, stamp, n)
+    if walk_merged:
+        n = _mark_atari_neighbours(st, merged, w, dirty, marks, stamp, n)
+    if n_cap > 0:
+        # the captured points and their 3x3; every liberty of the chains next to them (they gained some)
+        for i in range(n_cap):
+            z = captured[i]
+            n = _mark(z, dirty, marks, stamp, n)
+            for k in range(4):
+                n = _mark(z + nb.diagonal_offset(k, w), dirty, marks, stamp, n)
+                r = z + nb.neighbour_offset(k, w)
+                n = _mark(r, dirty, marks, stamp, n)
+        chain_stamp = nb.next_stamp(st, g)
+        for i in range(n_cap):
+            z = captured[i]
+            for k in range(4):
+                r = z + nb.neighbour_offset(k, w)
+                if st[nb.COLOUR, r] == c:
+                    ch = st[nb.CHAIN, r]
+                    if st[nb.MARK, ch] != chain_stamp:
+                        st[nb.MARK, ch] = chain_stamp
+                        n = _mark_all_liberties(st, ch, w, dirty, marks, stamp, n)
+                        n = _mark_atari_neighbours(st, ch, w, dirty, marks, stamp, n)
+    for i in range(n):
+        p = dirty[i]
+        if st[nb.COLOUR, p] == nb.EMPTY:
+            for cc in (1, 2):
+                weight, flag = ft.point_info(st, g, p, cc, policy, tables, lines)
+                base[cc - 1, p] = weight
+                flags[cc - 1, p] = flag
+
+
+@jit
+def move_weights(st, g, base, flags, policy, tables, dist1, dist2, plain_of, weights, rowsum):
+    """Fill ``weights`` float64 [PP] with the side to move's weight of every point and ``rowsum`` [W] with
+    their row sums; returns the total.  dist1 / dist2: float32 [P + 1, PP], the distance gammas of every point
+    from a last move given as a board index (row P: none or a pass); plain_of: int32 [PP], padded -> board
+    index."""
+    size = g[nb.SIZE_N]
+    w = g[nb.WIDTH]
+    c = g[nb.TO_PLAY]
+    own = base[c - 1]
+    ko = g[nb.KO]
+    points = size * size
+    prev = g[nb.LAST]
+    prev2 = g[nb.LAST2]
+    row1 = plain_of[prev] if prev >= 0 else points
+    row2 = plain_of[prev2] if prev2 >= 0 else points
+    heavy = policy == ft.HEAVY
+    ko_ratio = tables[ft.ATARI + 2] / tables[ft.ATARI + 1] if heavy else 1.0
+    total = 0.0
+    for r in range(1, size + 1):
+        s = 0.0
+        start = r * w + 1
+        if heavy:
+            d1 = dist1[row1]
+            d2 = dist2[row2]
+            for p in range(start, start + size):
+                x = own[p] * d1[p] * d2[p]
+                weights[p] = x
+                s += x
+        else:
+            for p in range(start, start + size):
+                x = own[p]
+                weights[p] = x
+                s += x
+        rowsum[r] = s
+        total += s
+    if ko >= 0:
+        total += _set_weight(weights, rowsum, ko, 0.0, w)
+        if heavy:
+            own_flags = flags[c - 1]
+            for r in range(1, size + 1):
+                for p in range(r * w + 1, r * w + 1 + size):
+                    if own_flags[p] & ft.ATARI_FLAG and weights[p] > 0:
+                        total += _set_weight(weights, rowsum, p, weights[p] * ko_ratio, w)
+    if prev >= 0 and st[nb.COLOUR, prev] != nb.EMPTY:
+        if heavy:
+            ch = st[nb.CHAIN, prev]
+            if st[nb.LIBS, ch] == 1:
+                lib = st[nb.LSUM, ch]
+                if flags[c - 1, lib] & ft.CAPTURE_ONE and weights[lib] > 0:
+                    ratio = tables[ft.CAPTURE + 2] / tables[ft.CAPTURE + 1]
+                    total += _set_weight(weights, rowsum, lib, weights[lib] * ratio, w)
+        else:
+            for k in range(8):
+                p = prev + (nb.neighbour_offset(k, w) if k < 4 else nb.diagonal_offset(k - 4, w))
+                if flags[c - 1, p] & ft.PLAIN and weights[p] > 0:
+                    code = ft.pattern_code(st, p, c, w) & 0xFFFF
+                    if tables[ft.SHAPE + code] > 0:
+                        total += _set_weight(weights, rowsum, p, weights[p] * ft.TIER_SHAPE, w)
+    return total
+
+
+@jit
+def _set_weight(weights, rowsum, p, value, w):
+    """Set one weight, keeping its row sum; returns the change of the total."""
+    delta = value - weights[p]
+    weights[p] = value
+    rowsum[p // w] += delta
+    return delta
+
+
+@jit
+def draw(weights, rowsum, total, u, size, w):
+    """The point drawn with probability weight / total for a uniform u in [0, 1): a row by the row sums, then
+    a point in it (the last positive one when rounding runs past the end)."""
+    target = u * total
+    row = -1
+    for r in range(1, size + 1):
+        if rowsum[r] > 0:
+            row = r
+            if target < rowsum[r]:
+                break
+            target -= rowsum[r]
+    start = row * w + 1
+    last = -1
+    for p in range(start, start + size):
+        if weights[p] > 0:
+            last = p
+            if target < weights[p]:
+                return p
+            target -= weights[p]
+    return last
+
+
+@jit
+def weighted_playout(st, g, base, flags, policy, tables, lines, dist1, dist2, plain_of, rng, max_moves, first,
+                     work):
+    """Play the exact board out with moves drawn by weight (heavy or rules); ``base`` / ``flags`` must be
+    up to date for the start position (``fill_base``); ``first`` int8 [PP] (zeros) receives the colour that
+    first played each point.  Returns (moves played, rng)."""
+    weights, rowsum = work[0], work[1]
+    size = g[nb.SIZE_N]
+    w = g[nb.WIDTH]
+    moves = 0
+    while g[nb.PASSES] < 2 and moves < max_moves:
+        total = move_weights(st, g, base, flags, policy, tables, dist1, dist2, plain_of, weights, rowsum)
+        if total > 0:
+            rng, bits = next_u64(rng)
+            q = draw(weights, rowsum, total, uniform_float(bits), size, w)
+            if first[q] == 0:
+                first[q] = g[nb.TO_PLAY]
+        else:
+            q = nb.PASS
+        play_and_update(st, g, q, base, flags, policy, tables, lines, work)
+        moves += 1
+    return moves, rng
+
+
+def distance_tables(policy_tables, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """(float32 [P + 1, PP], float32 [P + 1, PP]): gamma_dist_prev / gamma_dist_prev2 of every padded point
+    for every last move (board index; row P: none), as ``jaxgo.playouts.heavy``'s distance rows; 0 on the
+    border."""
+    from jaxgo.features import moves as mf
+
+    points = size * size
+    w = size + 2
+    idx = np.arange(points)
+    dr = np.abs(idx[:, None] // size - idx[None, :] // size)
+    dc = np.abs(idx[:, None] % size - idx[None, :] % size)
+    d = np.minimum(dr + dc + np.maximum(dr, dc), mf.MAX_DISTANCE)
+    level = np.where(d == 0, mf.SAME_POINT_LEVEL, d - 1)
+    level = np.concatenate([level, np.zeros((1, points), level.dtype)])
+    padded = ((idx // size + 1) * w + idx % size + 1)
+    out = []
+    for table in (policy_tables.dist_prev, policy_tables.dist_prev2):
+        rows = np.zeros((points + 1, w * w), np.float32)
+        rows[:, padded] = np.asarray(table, np.float32)[level]
+        out.append(rows)
+    return out[0], out[1]
