@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The test suite: set up (GNU Go, .venv with the dev/compare/chess/clients extras), then pytest on all cores.
-# Long experiments are marked `slow` and excluded; run them with: bash scripts/test.sh -m slow
+# Long experiments are marked `slow` and excluded; run them with: bash scripts/test.sh -m slow (docs/maintaining.md:
+# the check before closing an issue).  Under CI=true a missing ../shared/data fails the run (tests/conftest.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh

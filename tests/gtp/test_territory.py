@@ -47,7 +47,14 @@ def test_jaxgo_territory_options_and_errors():
     eng.handle("play b C3")
     bp = parse(eng.handle("jaxgo-territory b5 bp"), 5)
     ex = parse(eng.handle("jaxgo-territory b5 exact"), 5)
-    assert ex[2, 2] > 0.5 and np.abs(bp - ex).max() < 0.2   # BP close to exact on an open 5x5 board
+    # The exact B5 marginal of the stone's own point is 0.83 with the shipped model (0.79 with the model of
+    # 2026-11-21).  The bound was first written as > 0.9 (commit 8508c18), which never held: the value was 0.79 at
+    # that very commit, and the next commit (4b860c2) lowered it to 0.5 without saying so.  What the CRF must show
+    # is the shape: the stone's point leans to Black more than any other point, and a lone stone in the centre
+    # gives a picture with the board's eight symmetries.
+    assert ex[2, 2] > 0.5 and ex[2, 2] == ex.max()
+    assert all(np.allclose(ex, sym, atol=1e-2) for sym in (ex.T, ex[::-1], ex[:, ::-1], np.rot90(ex)))
+    assert np.abs(bp - ex).max() < 0.2   # BP close to exact on an open 5x5 board
     assert eng.handle("jaxgo-territory nonsense").startswith("? syntax error")
     assert eng.handle("jaxgo-territory blib sw").startswith("= ")
     eng19 = crf_engine(19, 7.5)
