@@ -1,6 +1,6 @@
 """The Evaluator: how a search values its leaves (mctx's injected ``RecurrentFn``, here a playout policy).
 
-``make_evaluator(policy, gammas)`` builds one of four evaluators, chosen once from a ``SearchConfig``:
+``make_evaluator(policy, gammas, backend=...)`` builds one of four evaluators, chosen once from a ``SearchConfig``:
 
     light   uniform playouts (``jaxgo.playouts.light``), no own-eye fills;
     heavy   gamma-proportional playouts (``jaxgo.playouts.heavy``) under the given or shipped gammas;
@@ -17,7 +17,13 @@ komi is applied on the host, so one call can hold positions of different komi (`
 The tree search (``jaxgo.search.mcts.Searcher``), the analysis server and the ownership estimates of the
 player all evaluate through this interface.
 
-An evaluator made with ``devices=N`` (N > 1) shards every call over the first N local devices (N GPUs, or a
+Two backends play the same policies.  ``native`` (``jaxgo.playouts.native``): numba code that plays one board at a
+time with incremental chains, liberties and move weights, its S x L playouts spread over ``threads`` threads
+without the GIL -- the fast path on a CPU.  ``xla``: the batched kernels of ``light`` / ``heavy`` (jit + vmap), the
+path for accelerators.  ``backend="auto"`` takes native when JAX's default backend is the CPU, XLA otherwise
+(``resolve_backend``).  Both give the same ``PlayoutBatch`` and the same distribution of results.
+
+An XLA evaluator made with ``devices=N`` (N > 1) shards every call over the first N local devices (N GPUs, or a
 CPU host split into N XLA devices before JAX starts: ``jaxgo.util.devices.configure_host_devices``): position
 i goes to device i mod N, so the active positions and the padding are spread evenly and each device plays out
 its own share in its own lane loop, under its own random stream (the call's key folded with the device index).
@@ -27,8 +33,10 @@ bit, as the one-device call with the same key.
 
 from __future__ import annotations
 
+import concurrent.futures
 import dataclasses
 import functools
+import threading
 
 import jax
 import numpy as np
@@ -36,9 +44,11 @@ import numpy as np
 from jaxgo.features import gammas as gamma_files
 from jaxgo.features import moves as move_features
 from jaxgo.playouts import heavy, light, rule_policy
+from jaxgo.playouts.native import runner
 from jaxgo.util.devices import BATCH_AXIS, shard_batch, visible_devices
 
 POLICIES = ("light", "heavy", "rules", "safe_rules")
+BACKENDS = ("auto", "native", "xla")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -114,13 +124,55 @@ def interleaved_rows(array, devices: int, count: int, playouts_per_state: int) -
     return blocks.reshape(slots * devices, playouts_per_state, *tail)[:count]
 
 
+@dataclasses.dataclass
+class NativePending:
+    """A dispatched native evaluation: the playouts run on the thread pool; ``collect()`` waits for them."""
+
+    future: concurrent.futures.Future  # of a ``native.runner.RawPlayouts`` of S * L playouts
+    count: int  # S
+    playouts_per_state: int  # L
+    komi: np.ndarray  # float32 [S]
+
+    def ready(self) -> None:
+        """Block until the playouts have finished (for timing)."""
+        self.future.result()
+
+    def collect(self) -> PlayoutBatch:
+        raw = self.future.result()
+        s, l = self.count, self.playouts_per_state
+        score = raw.score.reshape(s, l) - self.komi[:, None]
+        points = raw.ownership.shape[-1]
+        return PlayoutBatch(winner=np.sign(score).astype(np.int8), score=score,
+                            ownership=raw.ownership.reshape(s, l, points),
+                            first_colour=raw.first_colour.reshape(s, l, points))
+
+
+def resolve_backend(backend: str = "auto") -> str:
+    """``native`` or ``xla``: ``auto`` is native when JAX's default backend is the CPU."""
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown playout backend {backend!r}; one of {BACKENDS}")
+    if backend == "auto":
+        return "native" if jax.default_backend() == "cpu" else "xla"
+    return backend
+
+
+def key_seed(key) -> int:
+    """int: a 64-bit seed from a ``jax.random`` key (its two words)."""
+    words = np.asarray(jax.random.key_data(key) if jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key) else key)
+    words = words.astype(np.uint64).reshape(-1)
+    return int((words[0] << np.uint64(32)) | words[-1])
+
+
 @dataclasses.dataclass(frozen=True)
 class Evaluator:
     """Playouts of one policy.  ``tables``: the heavy / rule policy's tables (None for light)."""
 
     policy: str
     tables: object = None
-    devices: int = 1  # local devices every call is sharded over (1: one plain call on the default device)
+    devices: int = 1  # XLA: local devices every call is sharded over (1: one plain call on the default device)
+    backend: str = "xla"  # native or xla (``resolve_backend``)
+    threads: int = 0  # native: threads a call is spread over (0: one per core)
+    native_policies: dict = dataclasses.field(default_factory=dict, compare=False, hash=False, repr=False)
 
     @property
     def needs_last_moves(self) -> bool:
@@ -138,6 +190,8 @@ class Evaluator:
         count = total if active is None else int(active)
         komi = np.asarray(komi, np.float32)
         komi = np.full(count, komi, np.float32) if komi.ndim == 0 else komi[:count].copy()
+        if self.backend == "native":
+            return self._dispatch_native(states, key, playouts_per_state, komi, last_moves, count)
         if self.devices > 1:
             return self._dispatch_sharded(states, key, playouts_per_state, komi, last_moves, total, count)
         if self.policy == "light":
@@ -146,6 +200,30 @@ class Evaluator:
             result = heavy.run(states, key, 0.0, num_per_state=playouts_per_state, gammas=self.tables,
                                last_moves=last_moves, active_states=count)
         return PendingBatch(result, count, playouts_per_state, komi)
+
+    def native_policy(self, size: int):
+        """The ``native.runner.PolicyArrays`` of this policy on an N x N board (built once per size)."""
+        if size not in self.native_policies:
+            if self.policy == "light":
+                arrays = runner.light_policy()
+            elif self.policy == "heavy":
+                arrays = runner.heavy_policy(self.tables, size)
+            else:
+                arrays = runner.rule_policy(self.tables)
+            self.native_policies[size] = arrays
+        return self.native_policies[size]
+
+    def _dispatch_native(self, states, key, playouts_per_state: int, komi: np.ndarray, last_moves,
+                         count: int) -> NativePending:
+        """``dispatch`` on the native backend: the first ``count`` positions' playouts on the thread pool."""
+        stones = np.asarray(states.stones)[:count]
+        size = int(round(stones.shape[1] ** 0.5))
+        last = np.full((count, 2), -1, np.int32) if last_moves is None else np.asarray(last_moves, np.int32)[:count]
+        if self.policy == "light":
+            last = np.full((count, 2), -1, np.int32)
+        args = (self.native_policy(size), stones, np.asarray(states.to_play)[:count], np.asarray(states.ko)[:count],
+                np.asarray(states.passes)[:count], last, playouts_per_state, key_seed(key), self.threads or None)
+        return NativePending(native_dispatcher().submit(runner.play_batch, *args), count, playouts_per_state, komi)
 
     def _dispatch_sharded(self, states, key, playouts_per_state: int, komi: np.ndarray, last_moves, total: int,
                           count: int) -> PendingBatch:
@@ -206,31 +284,50 @@ def load_log_gammas(path: str | None = None) -> np.ndarray:
     return values
 
 
-@functools.lru_cache(maxsize=16)
+_dispatch_lock = threading.Lock()
+_dispatcher: list = []
+
+
+def native_dispatcher() -> concurrent.futures.ThreadPoolExecutor:
+    """The one thread that starts native batches (each spreads its playouts over the runner's pool), so that
+    ``dispatch`` returns at once and batches run one after another in the order they were dispatched."""
+    with _dispatch_lock:
+        if not _dispatcher:
+            _dispatcher.append(concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="jaxgo-dispatch"))
+        return _dispatcher[0]
+
+
+@functools.lru_cache(maxsize=32)
 def make_evaluator(policy: str = "heavy", gammas: str | None = None, devices: int = 1,
-                   temperature: float = 1.0) -> Evaluator:
+                   temperature: float = 1.0, backend: str = "auto", threads: int = 0) -> Evaluator:
     """The evaluator of a playout policy (``SearchConfig.playouts``) and gamma file (None: shipped), cached;
-    ``devices`` > 1 shards every call over that many local devices (ValueError when fewer are visible).
-    ``temperature`` T (heavy only): the playouts sample moves with probability proportional to gamma ** (1 / T),
-    sharper than the move model below 1, flatter above (the tables are data: no new compilation)."""
-    if devices != 1:
+    ``backend``: native, xla or auto (``resolve_backend``); ``threads`` (native): threads per call, 0 = one per
+    core; ``devices`` > 1 (XLA) shards every call over that many local devices (ValueError when fewer are
+    visible).  ``temperature`` T (heavy only): the playouts sample moves with probability proportional to
+    gamma ** (1 / T), sharper than the move model below 1, flatter above (the tables are data: no new
+    compilation)."""
+    backend = resolve_backend(backend)
+    if devices != 1 and backend == "xla":
         visible_devices(devices)
     if not temperature > 0:
         raise ValueError(f"playout temperature must be positive, got {temperature}")
+    if threads < 0:
+        raise ValueError(f"threads must be at least 0 (0: one per core), got {threads}")
+    options = dict(devices=devices if backend == "xla" else 1, backend=backend, threads=threads)
     if policy == "light":
-        return Evaluator("light", devices=devices)
+        return Evaluator("light", **options)
     if policy == "heavy":
-        return Evaluator("heavy", heavy.policy_tables(load_log_gammas(gammas) / np.float32(temperature)), devices)
+        return Evaluator("heavy", heavy.policy_tables(load_log_gammas(gammas) / np.float32(temperature)), **options)
     if policy in ("rules", "safe_rules"):
-        return Evaluator(policy, rule_policy.rule_tables(avoid_self_atari=policy == "safe_rules"), devices)
+        return Evaluator(policy, rule_policy.rule_tables(avoid_self_atari=policy == "safe_rules"), **options)
     raise ValueError(f"unknown playout policy {policy!r}; one of {POLICIES}")
 
 
 def evaluator_for(config, devices: int = 1, stones: np.ndarray | None = None) -> Evaluator:
-    """The evaluator a ``SearchConfig`` asks for, sharded over ``devices`` local devices; given the position's
-    ``stones`` (int [P]), the one of its policy there (``SearchConfig.playouts_at``: late in the game
-    ``late_playouts`` when set)."""
+    """The evaluator a ``SearchConfig`` asks for (its backend and threads), sharded over ``devices`` local
+    devices on XLA; given the position's ``stones`` (int [P]), the one of its policy there
+    (``SearchConfig.playouts_at``: late in the game ``late_playouts`` when set)."""
     policy = config.playouts
     if stones is not None:
         policy = config.playouts_at(int(np.count_nonzero(np.asarray(stones))), int(np.size(stones)))
-    return make_evaluator(policy, config.gammas, devices, config.playout_temperature)
+    return make_evaluator(policy, config.gammas, devices, config.playout_temperature, config.backend, config.threads)

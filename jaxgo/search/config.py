@@ -22,6 +22,7 @@ import dataclasses
 
 STRATEGIES = ("uct", "rave", "mc", "amaf", "pp", "depth2", "random")
 PLAYOUT_POLICIES = ("light", "heavy", "rules", "safe_rules")
+PLAYOUT_BACKENDS = ("auto", "native", "xla")
 _STRATEGY_TEXT = {"uct": "UCT tree search", "rave": "RAVE tree search", "mc": "flat Monte Carlo",
                   "amaf": "flat AMAF", "pp": "flat progressive pruning", "depth2": "depth-2 minimax of playouts",
                   "random": "uniform random legal moves (no search)"}
@@ -58,6 +59,8 @@ class SearchConfig:
     late_playouts: str | None = "rules"  # the playout policy of the searches from late_fill on; None (none) = off
     late_fill: float = 0.45  # the fraction of the board's points covered by stones from which late_playouts apply
     score_utility: float = 0.1  # share u of the score in a playout's value (descent.playout_values; 0 = win / loss only)
+    backend: str = "auto"  # playouts: native (numba, one board at a time), xla (batched kernels), auto (native on a CPU)
+    threads: int = 0  # native playouts: threads per batch (0: one per core)
 
     def __post_init__(self):
         if self.strategy not in STRATEGIES:
@@ -76,6 +79,10 @@ class SearchConfig:
             raise ValueError(f"unknown late playout policy {self.late_playouts!r}; one of {PLAYOUT_POLICIES}")
         if not 0 <= self.late_fill <= 1:
             raise ValueError("late_fill must be between 0 and 1")
+        if self.backend not in PLAYOUT_BACKENDS:
+            raise ValueError(f"unknown playout backend {self.backend!r}; one of {PLAYOUT_BACKENDS}")
+        if self.threads < 0:
+            raise ValueError("threads must be at least 0 (0: one per core)")
         if not 0 <= self.score_utility < 0.5:
             raise ValueError("score_utility must be at least 0 and below 0.5 (a won playout must outweigh a lost one)")
 
@@ -138,12 +145,12 @@ def _coerce(key: str, value, default):
         return _as_bool(key, value)
     if isinstance(value, bool):
         raise ValueError(f"{key}: expected a number or string, got {value!r}")
-    if key in ("strategy", "playouts", "gammas", "late_playouts"):
+    if key in ("strategy", "playouts", "gammas", "late_playouts", "backend"):
         if not isinstance(value, str):
             raise ValueError(f"{key}: expected a string, got {value!r}")
         return value
     if key in ("leaves_per_batch", "playouts_per_leaf", "n_expand", "resign_min_playouts", "pp_min_samples",
-               "flat_playouts_per_move"):
+               "flat_playouts_per_move", "threads"):
         if not isinstance(value, int) and not (isinstance(value, float) and value.is_integer()):
             raise ValueError(f"{key}: expected an integer, got {value!r}")
         return int(value)
@@ -189,6 +196,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="leaves per device batch K (default: from the budget, 4..128)")
     group.add_argument("--playouts-per-leaf", type=int, default=d.playouts_per_leaf,
                        help="playouts per leaf L (default %(default)s)")
+    group.add_argument("--backend", choices=PLAYOUT_BACKENDS, default=d.backend,
+                       help="playout code: native (compiled, one board at a time on every core), xla (batched "
+                            "kernels, for GPUs), auto = native on a CPU (default %(default)s)")
+    group.add_argument("--threads", type=int, default=d.threads,
+                       help="native playouts: threads per batch, 0 = one per core (default %(default)s)")
     group.add_argument("--resign-threshold", type=float, default=d.resign_threshold,
                        help="resign when the best move's win rate is below this, 0 = never (default %(default)s)")
     group.add_argument("--resign-min-playouts", type=int, default=d.resign_min_playouts,
@@ -203,7 +215,9 @@ def from_args(args: argparse.Namespace) -> SearchConfig:
     config = SearchConfig(strategy=args.strategy, playouts=args.playout_policy, bias_c2=args.bias,
                           prior_even=args.prior[0], prior_pattern=args.prior[1], gammas=args.gammas,
                           leaves_per_batch=args.leaves, playouts_per_leaf=args.playouts_per_leaf,
-                          resign_threshold=args.resign_threshold, resign_min_playouts=args.resign_min_playouts)
+                          resign_threshold=args.resign_threshold, resign_min_playouts=args.resign_min_playouts,
+                          backend=getattr(args, "backend", DEFAULT.backend),
+                          threads=getattr(args, "threads", DEFAULT.threads))
     overrides = {}
     for item in getattr(args, "search_option", []) or []:
         key, sep, text = item.partition("=")

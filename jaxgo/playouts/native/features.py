@@ -66,6 +66,14 @@ def rule_tables(rule_tables_) -> np.ndarray:
     return out
 
 
+def rule_tables_for_light() -> np.ndarray:
+    """float64 [TABLE_SIZE]: tables under which a point's base weight is positive exactly when the light policy
+    may play it (legal, no own eye): the rule policy with no self-atari penalty."""
+    out = np.zeros(TABLE_SIZE, np.float64)
+    out[SA_FACTOR] = 1.0
+    return out
+
+
 def line_levels(size: int) -> np.ndarray:
     """int8 [(N+2)^2]: line level (1 first line .. 5 fifth or more) of every padded point, 0 on the border."""
     w = size + 2
@@ -77,28 +85,35 @@ def line_levels(size: int) -> np.ndarray:
 
 
 @jit
-def _cell(colour, q, c):
-    """The 3x3 cell value of point q for colour c: 0 empty, 1 own, 2 opponent, 3 off board."""
-    col = colour[q]
-    if col == nb.EMPTY or col == nb.OFF:
-        return col
-    return 1 if col == c else 2
-
-
-@jit
-def pattern_code(st, p, c, w):
-    """int: the raw 3x3 code of ``jaxgo.features.moves.pattern_codes`` of point p for colour c (8 cells, 2 bits
-    each, up, down, left, right, then the diagonals; bit 16 + k when orthogonal neighbour k is in atari)."""
+def black_code(st, p, w):
+    """int: the raw 3x3 code of point p for Black (the cell values are the board colours: 0 empty, 1 Black,
+    2 White, 3 off board), with the atari bits of the orthogonal neighbours."""
     colour = st[nb.COLOUR]
-    code = (_cell(colour, p - w, c) | (_cell(colour, p + w, c) << 2) | (_cell(colour, p - 1, c) << 4)
-            | (_cell(colour, p + 1, c) << 6) | (_cell(colour, p - w - 1, c) << 8) | (_cell(colour, p - w + 1, c) << 10)
-            | (_cell(colour, p + w - 1, c) << 12) | (_cell(colour, p + w + 1, c) << 14))
+    code = (colour[p - w] | (colour[p + w] << 2) | (colour[p - 1] << 4) | (colour[p + 1] << 6)
+            | (colour[p - w - 1] << 8) | (colour[p - w + 1] << 10) | (colour[p + w - 1] << 12)
+            | (colour[p + w + 1] << 14))
     for k in range(4):
         q = p + nb.neighbour_offset(k, w)
         col = colour[q]
         if (col == nb.BLACK or col == nb.WHITE) and st[nb.LIBS, st[nb.CHAIN, q]] == 1:
             code |= 1 << (16 + k)
     return code
+
+
+@jit
+def for_white(code):
+    """The code for White of a code for Black: own and opponent swapped in every cell (1 <-> 2)."""
+    cells = code & 0xFFFF
+    swapped = ((cells & 0x5555) << 1) | ((cells & 0xAAAA) >> 1)
+    return (code & ~0xFFFF) | swapped
+
+
+@jit
+def pattern_code(st, p, c, w):
+    """int: the raw 3x3 code of ``jaxgo.features.moves.pattern_codes`` of point p for colour c (8 cells, 2 bits
+    each, up, down, left, right, then the diagonals; bit 16 + k when orthogonal neighbour k is in atari)."""
+    code = black_code(st, p, w)
+    return code if c == nb.BLACK else for_white(code)
 
 
 @jit
@@ -117,22 +132,34 @@ def touches_atari(st, chain, c, w):
 
 
 @jit
-def point_info(st, g, p, c, policy, tables, lines):
-    """(base weight, flags) of the empty point p for colour c (see the module docstring); the ko point is not
-    excluded here (a per-move modifier).  Exact liberties required."""
+def point_infos(st, g, p, policy, tables, lines):
+    """(Black's base weight, Black's flags, White's base weight, White's flags) of the empty point p (see the
+    module docstring); the ko point is not excluded here (a per-move modifier).  Exact liberties required.
+    One pass over the neighbours serves both colours: a neighbour chain is one colour's own and the other's
+    opponent."""
     w = g[nb.WIDTH]
     colour = st[nb.COLOUR]
-    if nb.is_eye(st, g, p, c):
-        return 0.0, 0
     n_empty = 0
-    extra0 = -1  # the new chain's liberties besides p's empty neighbours (other liberties of own 2-lib chains)
-    extra1 = -1
-    extra_many = False  # an own chain with 3+ liberties, or more distinct extra liberties than two
-    captures = False
-    capture_saves = False
-    own_atari = False
-    atari = False
-    own_next = False
+    # per colour (b: Black, w: White): extra liberties of the new chain, 3+ / too many, own chain in atari,
+    # captures, captures that save an own chain, ataris, an own neighbour
+    xb0 = -1
+    xb1 = -1
+    xw0 = -1
+    xw1 = -1
+    many_b = False
+    many_w = False
+    atari_own_b = False
+    atari_own_w = False
+    cap_b = False
+    cap_w = False
+    saves_b = False
+    saves_w = False
+    atari_b = False
+    atari_w = False
+    next_b = False
+    next_w = False
+    eye_b = True
+    eye_w = True
     seen0 = -1
     seen1 = -1
     seen2 = -1
@@ -141,9 +168,17 @@ def point_info(st, g, p, c, policy, tables, lines):
         col = colour[q]
         if col == nb.EMPTY:
             n_empty += 1
+            eye_b = False
+            eye_w = False
             continue
         if col == nb.OFF:
             continue
+        if col == nb.BLACK:
+            eye_w = False
+            next_b = True
+        else:
+            eye_b = False
+            next_w = True
         ch = st[nb.CHAIN, q]
         if ch == seen0 or ch == seen1 or ch == seen2:
             continue
@@ -154,40 +189,87 @@ def point_info(st, g, p, c, policy, tables, lines):
         else:
             seen2 = ch
         libs = st[nb.LIBS, ch]
-        if col == c:
-            own_next = True
-            if libs == 1:
-                own_atari = True
-            elif libs == 2:
-                a, b = nb.liberties_of(st, ch)
-                other = b if a == p else a
-                if other != extra0 and other != extra1:
-                    if extra0 < 0:
-                        extra0 = other
-                    elif extra1 < 0:
-                        extra1 = other
-                    else:
-                        extra_many = True
+        if libs == 1:
+            if col == nb.BLACK:
+                atari_own_b = True
+                cap_w = True
+                if not saves_w:
+                    saves_w = touches_atari(st, ch, nb.WHITE, w)
             else:
-                extra_many = True
+                atari_own_w = True
+                cap_b = True
+                if not saves_b:
+                    saves_b = touches_atari(st, ch, nb.BLACK, w)
+        elif libs == 2:
+            a, b = nb.liberties_of(st, ch)
+            other = b if a == p else a
+            if col == nb.BLACK:
+                atari_w = True
+                if other != xb0 and other != xb1:
+                    if xb0 < 0:
+                        xb0 = other
+                    elif xb1 < 0:
+                        xb1 = other
+                    else:
+                        many_b = True
+            else:
+                atari_b = True
+                if other != xw0 and other != xw1:
+                    if xw0 < 0:
+                        xw0 = other
+                    elif xw1 < 0:
+                        xw1 = other
+                    else:
+                        many_w = True
+        elif col == nb.BLACK:
+            many_b = True
         else:
-            if libs == 1:
-                captures = True
-                if not capture_saves and touches_atari(st, ch, c, w):
-                    capture_saves = True
-            elif libs == 2:
-                atari = True
-    # the new chain's liberties apart from captures: 0, 1 or 2+
-    if extra_many or n_empty >= 2:
-        left = 2
-    else:
-        left = n_empty
-        for e in (extra0, extra1):
-            if e >= 0 and not (n_empty == 1 and _is_empty_neighbour(colour, p, e, w)):
-                left += 1
-        left = min(left, 2)
-    if left == 0 and not captures:
-        return 0.0, 0  # suicide
+            many_w = True
+    if eye_b:
+        eye_b = _diagonals_allow_eye(colour, p, w, nb.WHITE)
+    if eye_w:
+        eye_w = _diagonals_allow_eye(colour, p, w, nb.BLACK)
+    code = black_code(st, p, w) if policy == HEAVY else 0
+    weight_b, flags_b = _weight(policy, tables, lines[p], code, eye_b, _left(colour, p, w, n_empty, xb0, xb1, many_b),
+                                cap_b, saves_b, atari_own_b, atari_b, next_b)
+    weight_w, flags_w = _weight(policy, tables, lines[p], for_white(code), eye_w,
+                                _left(colour, p, w, n_empty, xw0, xw1, many_w), cap_w, saves_w, atari_own_w, atari_w,
+                                next_w)
+    return weight_b, flags_b, weight_w, flags_w
+
+
+@jit
+def _diagonals_allow_eye(colour, p, w, opp):
+    """The diagonal half of the playout eye rule: no opponent diagonal on a first-line point, at most one
+    elsewhere."""
+    a = colour[p - w - 1]
+    b = colour[p - w + 1]
+    d = colour[p + w - 1]
+    e = colour[p + w + 1]
+    bad = (a == opp) + (b == opp) + (d == opp) + (e == opp)
+    if a == nb.OFF or b == nb.OFF or d == nb.OFF or e == nb.OFF:
+        return bad == 0
+    return bad <= 1
+
+
+@jit
+def _left(colour, p, w, n_empty, extra0, extra1, many):
+    """The liberties (0, 1 or 2 for 2+) the new chain keeps, captures aside: the empty neighbours and the other
+    liberties of own two-liberty chains (``extra0``, ``extra1``; ``many``: an own chain with 3+ or more)."""
+    if many or n_empty >= 2:
+        return 2
+    left = n_empty
+    for e in (extra0, extra1):
+        if e >= 0 and not (n_empty == 1 and _is_empty_neighbour(colour, p, e, w)):
+            left += 1
+    return min(left, 2)
+
+
+@jit
+def _weight(policy, tables, line, code, eye, left, captures, capture_saves, own_atari, atari, own_next):
+    """(base weight, flags) of one colour from its view of the point's neighbours."""
+    if eye or (left == 0 and not captures):
+        return 0.0, 0  # an own eye, or suicide
     extension = own_atari and (left >= 2 or captures)
     self_atari = left == 1 and not captures
     atari = atari and not captures
@@ -204,7 +286,7 @@ def point_info(st, g, p, c, policy, tables, lines):
             weight *= tables[SA_FACTOR]
             flags |= JOINED_SA
         return weight, flags
-    weight = tables[pattern_code(st, p, c, w)] * tables[LINE + lines[p]]
+    weight = tables[code] * tables[LINE + line]
     if captures:
         if capture_saves:
             weight *= tables[CAPTURE + 3]
@@ -221,6 +303,15 @@ def point_info(st, g, p, c, policy, tables, lines):
     else:
         weight *= tables[ATARI]
     return weight, flags
+
+
+@jit
+def point_info(st, g, p, c, policy, tables, lines):
+    """(base weight, flags) of the empty point p for colour c (``point_infos`` for one colour)."""
+    weight_b, flags_b, weight_w, flags_w = point_infos(st, g, p, policy, tables, lines)
+    if c == nb.BLACK:
+        return weight_b, flags_b
+    return weight_w, flags_w
 
 
 @jit

@@ -58,8 +58,10 @@ def _set_start(st, g, stones, to_play, ko, passes, last, last2, exact):
 
 @jit
 def run_jobs(kind, stones, to_play, ko, passes, last_moves, per_state, lo, hi, seed, max_moves, tables, lines,
-             dist1, dist2, plain_of, out_score, out_owner, out_first, out_moves):
-    """Playouts ``lo .. hi - 1`` of a batch (row j: position j // per_state); see ``play_batch``."""
+             dist1, dist2, plain_of, out_score, out_owner, out_first, out_moves, out_trace):
+    """Playouts ``lo .. hi - 1`` of a batch (row j: position j // per_state); see ``play_batch``.  out_trace:
+    int16 [S * L, M] receives every playout's first M moves as board indices (N * N = pass, -1 after the
+    end), or is [0, 0]."""
     size = int(np.sqrt(stones.shape[1]) + 0.5)
     w = size + 2
     pp = w * w
@@ -73,6 +75,7 @@ def run_jobs(kind, stones, to_play, ko, passes, last_moves, per_state, lo, hi, s
     work = nw.new_work(pp, w)
     first = np.zeros(pp, np.int8)
     owner = np.zeros(size * size, np.int8)
+    trace = np.zeros(out_trace.shape[1], np.int32)
     current = -1
     for j in range(lo, hi):
         s = j // per_state
@@ -86,18 +89,22 @@ def run_jobs(kind, stones, to_play, ko, passes, last_moves, per_state, lo, hi, s
         first[:] = 0
         rng = stream_seed(seed, j)
         if kind == LIGHT:
-            moves, rng = nl.light_playout(st, g, rng, max_moves, first, False)
+            moves, rng = nl.light_playout(st, g, rng, max_moves, first, False, trace)
         else:
             base[:, :] = start_base
             flags[:, :] = start_flags
             moves, rng = nw.weighted_playout(st, g, base, flags, kind - 1, tables, lines, dist1, dist2, plain_of,
-                                             rng, max_moves, first, work)
+                                             rng, max_moves, first, work, trace)
         out_score[j] = nb.area_owner(st, g, owner)
         out_owner[j, :] = owner
         for i in range(size * size):
             f = first[(i // size + 1) * w + i % size + 1]
             out_first[j, i] = 1 if f == nb.BLACK else (-1 if f == nb.WHITE else 0)
         out_moves[j] = moves
+        if out_trace.shape[0] > 0:
+            for i in range(out_trace.shape[1]):
+                m = trace[i]
+                out_trace[j, i] = -1 if i >= moves else (size * size if m == nb.PASS else plain_of[m])
 
 
 @functools.lru_cache(maxsize=None)
@@ -138,19 +145,22 @@ class RawPlayouts:
     ownership: np.ndarray  # int8 [S * L, P]
     first_colour: np.ndarray  # int8 [S * L, P]: 1 Black, -1 White, 0 none
     moves: np.ndarray  # int32 [S * L]
+    trace: np.ndarray  # int16 [S * L, M]: the moves (N * N = pass, -1 after the end) when recorded, else [0, 0]
 
 
 def play_batch(policy: PolicyArrays, stones, to_play, ko, passes, last_moves, playouts_per_state: int, seed: int,
-               threads: int | None = None) -> RawPlayouts:
+               threads: int | None = None, record_moves: bool = False) -> RawPlayouts:
     """L = ``playouts_per_state`` playouts from each of S positions: stones int8 [S, P] (1 Black, -1 White),
     to_play int [S] (1 / -1), ko int [S] (board index, -1 none), passes int [S], last_moves int [S, 2] (last
-    move and the one before; P = pass, -1 = none).  Spread over ``threads`` threads (default: one per core)."""
+    move and the one before; P = pass, -1 = none).  Spread over ``threads`` threads (default: one per core);
+    ``record_moves`` keeps every playout's moves (for tests)."""
     stones = np.ascontiguousarray(stones, np.int8)
     count, points = stones.shape
     size = int(round(points ** 0.5))
     total = count * playouts_per_state
     out = RawPlayouts(np.zeros(total, np.float32), np.zeros((total, points), np.int8),
-                      np.zeros((total, points), np.int8), np.zeros(total, np.int32))
+                      np.zeros((total, points), np.int8), np.zeros(total, np.int32),
+                      np.full((total, 3 * points) if record_moves else (0, 0), -1, np.int16))
     if total == 0:
         return out
     args = (np.ascontiguousarray(to_play, np.int32), np.ascontiguousarray(ko, np.int32),
@@ -162,7 +172,7 @@ def play_batch(policy: PolicyArrays, stones, to_play, ko, passes, last_moves, pl
     def run(i):
         run_jobs(policy.kind, stones, *args, playouts_per_state, bounds[i], bounds[i + 1], seed, 3 * points,
                  policy.tables, _lines(size), policy.dist1, policy.dist2, plain_index(size), out.score,
-                 out.ownership, out.first_colour, out.moves)
+                 out.ownership, out.first_colour, out.moves, out.trace)
 
     if threads == 1:
         run(0)
@@ -185,3 +195,40 @@ def rule_policy(rule_tables) -> PolicyArrays:
     """The rule policy of ``jaxgo.playouts.rule_policy.RuleTables`` (any board size)."""
     return PolicyArrays(RULES, ft.rule_tables(rule_tables), np.zeros((1, 1), np.float32),
                         np.zeros((1, 1), np.float32))
+
+
+@jit
+def _first_weights(kind, stones, to_play, ko, passes, last, last2, tables, lines, dist1, dist2, plain_of, out):
+    size = int(np.sqrt(stones.shape[0]) + 0.5)
+    w = size + 2
+    pp = w * w
+    st, g = nb.new_board(size)
+    _set_start(st, g, stones, to_play, ko, passes, last, last2, True)
+    base = np.zeros((2, pp), np.float64)
+    flags = np.zeros((2, pp), np.int8)
+    work = nw.new_work(pp, w)
+    policy = RULES - 1 if kind == LIGHT else kind - 1
+    nw.fill_base(st, g, base, flags, policy, tables, lines)
+    total = nw.move_weights(st, g, base, flags, policy, tables, dist1, dist2, plain_of, work[0], work[1])
+    weights = work[0]
+    for i in range(size * size):
+        p = (i // size + 1) * w + i % size + 1
+        if kind == LIGHT:
+            out[i] = 1.0 if (base[g[nb.TO_PLAY] - 1, p] > 0 and p != g[nb.KO]) else 0.0
+        else:
+            out[i] = weights[p]
+    return total
+
+
+def move_probabilities(policy: PolicyArrays, stones, to_play: int, ko: int = -1, last_moves=(-1, -1)) -> np.ndarray:
+    """float64 [P]: the policy's probability of each point as the next move of the position (stones int8 [P],
+    ``to_play`` 1 / -1, simple-ko point, last two moves); all zero when it must pass.  Light: uniform over
+    the legal points that are no own eye."""
+    stones = np.ascontiguousarray(stones, np.int8)
+    size = int(round(stones.shape[0] ** 0.5))
+    out = np.zeros(stones.shape[0], np.float64)
+    tables = policy.tables if policy.kind != LIGHT else ft.rule_tables_for_light()
+    _first_weights(policy.kind, stones, int(to_play), int(ko), 0, int(last_moves[0]), int(last_moves[1]), tables,
+                   _lines(size), policy.dist1, policy.dist2, plain_index(size), out)
+    total = out.sum()
+    return out / total if total > 0 else out

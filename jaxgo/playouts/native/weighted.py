@@ -42,10 +42,17 @@ def fill_base(st, g, base, flags, policy, tables, lines):
         for col in range(1, size + 1):
             p = r * w + col
             if st[nb.COLOUR, p] == nb.EMPTY:
-                for c in (1, 2):
-                    weight, flag = ft.point_info(st, g, p, c, policy, tables, lines)
-                    base[c - 1, p] = weight
-                    flags[c - 1, p] = flag
+                _store(st, g, p, base, flags, policy, tables, lines)
+
+
+@jit
+def _store(st, g, p, base, flags, policy, tables, lines):
+    """Recompute both colours' base weight and flags of the empty point p."""
+    weight_b, flags_b, weight_w, flags_w = ft.point_infos(st, g, p, policy, tables, lines)
+    base[0, p] = weight_b
+    flags[0, p] = flags_b
+    base[1, p] = weight_w
+    flags[1, p] = flags_w
 
 
 @jit
@@ -189,10 +196,7 @@ def play_and_update(st, g, q, base, flags, policy, tables, lines, work):
     for i in range(n):
         p = dirty[i]
         if st[nb.COLOUR, p] == nb.EMPTY:
-            for cc in (1, 2):
-                weight, flag = ft.point_info(st, g, p, cc, policy, tables, lines)
-                base[cc - 1, p] = weight
-                flags[cc - 1, p] = flag
+            _store(st, g, p, base, flags, policy, tables, lines)
 
 
 @jit
@@ -291,10 +295,11 @@ def draw(weights, rowsum, total, u, size, w):
 
 @jit
 def weighted_playout(st, g, base, flags, policy, tables, lines, dist1, dist2, plain_of, rng, max_moves, first,
-                     work):
+                     work, trace):
     """Play the exact board out with moves drawn by weight (heavy or rules); ``base`` / ``flags`` must be
     up to date for the start position (``fill_base``); ``first`` int8 [PP] (zeros) receives the colour that
-    first played each point.  Returns (moves played, rng)."""
+    first played each point; ``trace`` int32 [M] the first M moves (M = 0: none).  Returns (moves played,
+    rng)."""
     weights, rowsum = work[0], work[1]
     size = g[nb.SIZE_N]
     w = g[nb.WIDTH]
@@ -308,6 +313,8 @@ def weighted_playout(st, g, base, flags, policy, tables, lines, dist1, dist2, pl
                 first[q] = g[nb.TO_PLAY]
         else:
             q = nb.PASS
+        if moves < trace.shape[0]:
+            trace[moves] = q
         play_and_update(st, g, q, base, flags, policy, tables, lines, work)
         moves += 1
     return moves, rng
