@@ -12,6 +12,7 @@ import time
 from jaxgo.search import config as search_config
 from jaxgo.server.engine import AnalysisEngine, EngineConfig, check_device_batch, default_buckets
 from jaxgo.server.protocol import PERSPECTIVES
+from jaxgo.server.transports import ConnectionLimits
 
 EPILOG = """\
 transports (any combination; with none of --tcp/--unix/--http the server reads stdin):
@@ -60,6 +61,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--unix", metavar="PATH", help="listen on a Unix socket")
     parser.add_argument("--http", type=int, metavar="PORT", help="serve the web board on PORT")
     parser.add_argument("--stdin", action="store_true", help="also read queries from stdin when sockets are used")
+    limits = ConnectionLimits()
+    parser.add_argument("--max-connections", type=int, default=limits.max_connections, metavar="N",
+                        help="open socket/HTTP connections per listener; more are refused with an error line "
+                             "(default %(default)s)")
+    parser.add_argument("--idle-timeout", type=float, default=limits.idle_seconds, metavar="SECONDS",
+                        help="close a socket connection that has no query outstanding and sends nothing for this "
+                             "long (default %(default)g)")
+    parser.add_argument("--stall-timeout", type=float, default=limits.stall_seconds, metavar="SECONDS",
+                        help="drop a connection (and its searches) whose replies make no progress for this long: "
+                             "a client that does not read them; also the time an HTTP request may take to "
+                             "arrive (default %(default)g)")
     search_config.add_arguments(parser)
     parser.add_argument("--max-leaves-per-search", type=int, default=EngineConfig.max_leaves_per_search,
                         help="most leaves one search selects per round when --leaves is not set "
@@ -94,6 +106,7 @@ def main(argv: list[str] | None = None) -> int:
         print("jaxgo serve: --max-leaves-per-search, --device-batch and --devices must be positive", file=sys.stderr)
         return 2
     try:
+        connection_limits(args)
         search_config.from_args(args)
         check_device_batch(args.max_boards, args.devices)
         start_devices(args.devices)
@@ -107,6 +120,14 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     finally:
         set_signal_handlers(previous)
+
+
+def connection_limits(args) -> ConnectionLimits:
+    """``--max-connections``, ``--idle-timeout``, ``--stall-timeout`` (ValueError unless positive)."""
+    try:
+        return ConnectionLimits(args.max_connections, args.idle_timeout, args.stall_timeout)
+    except ValueError:
+        raise ValueError("--max-connections, --idle-timeout and --stall-timeout must be positive") from None
 
 
 def start_devices(devices: int) -> None:
@@ -125,15 +146,16 @@ def serve(args) -> int:
 
     engine = make_engine(args).start()
     servers = []
+    limits, log = connection_limits(args), None if args.quiet else sys.stderr
     try:
         if args.tcp is not None:
-            servers.append(transports.TcpServer(engine, args.tcp, args.host))
+            servers.append(transports.TcpServer(engine, args.tcp, args.host, limits, log))
         if args.unix:
-            servers.append(transports.UnixServer(engine, args.unix))
+            servers.append(transports.UnixServer(engine, args.unix, limits, log))
         if args.http is not None:
             from jaxgo.server.web import WebServer
 
-            servers.append(WebServer(engine, args.http, args.host))
+            servers.append(WebServer(engine, args.http, args.host, limits, log))
     except OSError as exc:
         print(f"jaxgo serve: {exc}", file=sys.stderr)
         for server in servers:

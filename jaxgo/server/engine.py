@@ -37,9 +37,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import os
 import queue
-import stat
 import threading
 import time
 
@@ -77,16 +75,16 @@ class EngineConfig:
     max_running_searches: int = 256  # searches holding a tree at once; later turns wait (fair order)
     tree_memory_mb: float = 2048.0  # all trees together: a search's node cap is its share of this
     max_tree_mb: float = 512.0  # ... and at most this much for one search
+    round_seconds: float = 0.25  # a round's leaves are capped at what the device plays out in about this time
+    min_round_leaves: int = 64  # ... but never fewer leaves than this
 
 
 def check_gamma_file(path: str) -> None:
-    """ValueError unless ``path`` names a regular file of reasonable size (not a FIFO, a device, a folder)."""
-    try:
-        info = os.stat(path)
-    except (OSError, ValueError):
-        raise ValueError(f"gammas: cannot read {path}") from None
-    if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_GAMMA_FILE_BYTES:
-        raise ValueError(f"gammas: {path} is not a gamma file")
+    """ValueError unless ``path`` names a gamma file this version can use (a regular file, not a FIFO, a
+    device or a folder, of reasonable size, that loads as gammas: ``jaxgo.features.gammas.load_checked``)."""
+    from jaxgo.features.gammas import load_checked
+
+    load_checked(path, MAX_GAMMA_FILE_BYTES)
 
 
 def default_buckets(max_boards: int, devices: int = 1) -> tuple:
@@ -117,9 +115,19 @@ class Client:
     from it marks the client closed and calls ``on_close``.  ``outstanding`` counts requests not yet answered
     (queries until their last turn, actions until their acknowledgement is queued), so a connection that ends
     waits for every answer before it closes.
+
+    Output is bounded: ``backlog`` counts the responses queued and not yet written.  While it is above
+    ``report_backlog`` the client is *congested*: the engine builds no during-search reports for it (final
+    responses still go out), and a transport stops reading its requests while it is above
+    ``read_backlog`` (``wait_writable``), so a client that does not read its replies cannot make the server
+    queue more for it.  Above ``max_backlog`` (only reachable by a client that sent that many queries before it
+    stopped reading) the client is dropped with a logged reason (``close_reason``).
     """
 
     _ids = itertools.count()
+    report_backlog = 4  # responses waiting to be written above which during-search reports are skipped
+    read_backlog = 64  # ... above which a transport stops reading this client's requests
+    max_backlog = 4096  # ... above which the client is dropped
 
     def __init__(self, write, name: str = "", on_close=None):
         self.name = name or f"client-{next(self._ids)}"
@@ -127,17 +135,45 @@ class Client:
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
         self.closed = threading.Event()
         self.on_close = on_close
+        self.close_reason: str | None = None
         self.outstanding = 0
+        self.backlog = 0
+        self.reports_skipped = 0
         self._lock = threading.Lock()
         self.idle = threading.Condition(self._lock)
+        self._drained = threading.Condition(threading.Lock())
         self._thread = threading.Thread(target=self._run, name=f"writer-{self.name}", daemon=True)
         self._thread.start()
 
     KEEPALIVE = object()  # queued by keepalive(): an empty line
 
     def send(self, obj: dict) -> None:
-        if not self.closed.is_set():
-            self._queue.put(obj)
+        if self.closed.is_set():
+            return
+        with self._drained:
+            self.backlog += 1
+            over = self.backlog > self.max_backlog
+        if over:
+            self.mark_closed(f"{self.backlog} responses waiting to be written: the client does not read them")
+            return
+        self._queue.put(obj)
+
+    @property
+    def congested(self) -> bool:
+        """Whether responses are piling up unwritten (the peer reads slowly or not at all)."""
+        return self.backlog > self.report_backlog
+
+    def wait_writable(self, timeout: float | None = None) -> bool:
+        """Block while more than ``read_backlog`` responses wait to be written (the transport's read loop calls
+        this before reading the next request).  False when ``timeout`` ran out first."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._drained:
+            while self.backlog > self.read_backlog and not self.closed.is_set():
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    return False
+                self._drained.wait(0.25 if left is None else min(left, 0.25))
+        return True
 
     def keepalive(self) -> None:
         """Queue an empty line: a socket whose peer is gone fails on it (TCP at the second one, after the
@@ -150,16 +186,22 @@ class Client:
             obj = self._queue.get()
             if obj is None:
                 return
-            if self.closed.is_set():
-                continue
-            try:
-                self._write("" if obj is self.KEEPALIVE else protocol.dumps(obj))
-            except Exception:  # a broken connection (OSError) or a failing writer: this client is gone
-                self.mark_closed()
+            if not self.closed.is_set():
+                try:
+                    self._write("" if obj is self.KEEPALIVE else protocol.dumps(obj))
+                except Exception as exc:  # a broken or stalled connection (OSError), a failing writer: gone
+                    self.mark_closed(f"write failed: {exc!r}")
+            if obj is not self.KEEPALIVE:
+                with self._drained:
+                    self.backlog -= 1
+                    self._drained.notify_all()
 
-    def mark_closed(self) -> None:
+    def mark_closed(self, reason: str | None = None) -> None:
         if not self.closed.is_set():
+            self.close_reason = reason
             self.closed.set()
+            with self._drained:
+                self._drained.notify_all()
             if self.on_close is not None:
                 self.on_close(self)
 
@@ -214,6 +256,9 @@ class AnalysisEngine:
         self._timing_lock = threading.Lock()
         self._device_free_at = 0.0
         self.queries_done = 0
+        self._leaf_rate: dict = {}  # batch key -> leaves played out per second of device call (recent calls)
+        self._shapes_seen: set = set()  # (batch key, bucket): a call of a new shape compiles, so is not timed
+        self.reports_skipped = 0
 
     # -- front side (any thread) ------------------------------------------------------------------------------
     def start(self) -> "AnalysisEngine":
@@ -274,6 +319,9 @@ class AnalysisEngine:
 
     def client_closed(self, client: Client) -> None:
         """Drop every task of a client whose connection is gone (other clients are not affected)."""
+        if client.close_reason is not None and not getattr(client, "drop_logged", False):
+            client.drop_logged = True
+            self.debug(f"jaxgo serve: {client.name} dropped: {client.close_reason}")
         self._inbox.put(("closed", client, None))
 
     def stop(self, wait: bool = True, timeout: float | None = None) -> bool:
@@ -446,6 +494,13 @@ class AnalysisEngine:
             elif task.query.report_every is not None and task.job is not None and task.job.done > 0 \
                     and now - task.last_report >= task.query.report_every:
                 task.last_report = now
+                if task.client.congested:  # its replies are not being read: no report, no work building it
+                    self.reports_skipped += 1
+                    task.client.reports_skipped += 1
+                    if task.client.reports_skipped == 1:
+                        self.debug(f"jaxgo serve: {task.client.name} is not reading its replies "
+                                   f"({task.client.backlog} waiting): its during-search reports are skipped")
+                    continue
                 try:
                     task.client.send(self._response(task, during_search=True))
                 except Exception as exc:
@@ -480,10 +535,11 @@ class AnalysisEngine:
         """
         chosen, planned, starting = [], 0, 0
         now = time.perf_counter()
+        limit = self._round_leaves(tasks[0].batch_key) if tasks else self.config.max_boards
         for task in tasks:
             if not task.live or task.finished(now):
                 continue
-            if planned >= self.config.max_boards:
+            if planned >= limit:
                 break
             if not task.started:
                 if self._running + starting >= self.config.max_running_searches:
@@ -516,11 +572,32 @@ class AnalysisEngine:
             for task, _, count in selected:
                 rows = slice(offset, offset + count)
                 offset += count
+                cols = slice(0, task.playouts_per_leaf_now(count))  # maxVisits is a hard cap
                 try:
-                    task.accumulate(final[rows], owner[rows])
-                    task.searcher.backup_leaves(task.job, winner[rows], first[rows], final[rows])
+                    task.accumulate(final[rows, cols], owner[rows, cols])
+                    task.searcher.backup_leaves(task.job, winner[rows, cols], first[rows, cols], final[rows, cols])
                 except Exception as exc:
                     self._fail(task, exc)
+
+    def _round_leaves(self, key: tuple) -> int:
+        """Most leaves one round gives the tasks of batch key ``key``: what the device played out in about
+        ``round_seconds`` in recent calls (at least ``min_round_leaves``, at most ``max_boards``), so that a
+        round stays short whatever the load and every client's task is served again soon (the fair order puts
+        each client's first task at the front).  Before any timed call: ``max_boards``."""
+        rate = self._leaf_rate.get(key)
+        if rate is None:
+            return self.config.max_boards
+        return int(min(self.config.max_boards, max(self.config.min_round_leaves, rate * self.config.round_seconds)))
+
+    def _time_call(self, key: tuple, bucket: int, leaves: int, seconds: float) -> None:
+        """Keep the leaf rate of batch key ``key`` (an average over recent calls; a shape's first call compiles
+        and is not counted)."""
+        if (key, bucket) not in self._shapes_seen:
+            self._shapes_seen.add((key, bucket))
+            return
+        rate = leaves / max(seconds, 1e-6)
+        old = self._leaf_rate.get(key)
+        self._leaf_rate[key] = rate if old is None else 0.7 * old + 0.3 * rate
 
     def _select(self, tasks: list[Task]) -> list:
         """[(task, leaf states, valid leaf count)] for the tasks that selected leaves this round (a task not
@@ -535,6 +612,7 @@ class AnalysisEngine:
                                                            self._running))
                     if task.job.exhausted:
                         continue
+                task.job.leaves = task.round_leaves()
                 size_before = task.job.tree.size
                 states = task.searcher.select_leaves(task.job)
                 task.after_select(size_before)
@@ -576,32 +654,37 @@ class AnalysisEngine:
             began = time.perf_counter()
             pending = evaluator.dispatch(chunk, sub, lpl, komis[start:start + chunk_n], padded(last_moves),
                                          active=chunk_n)
-            calls.append((pending, bucket, self._watch(pending, began)))
-        return {"calls": calls, "total": total, "lpl": lpl}
+            calls.append((pending, bucket, chunk_n, self._watch(pending, began)))
+        return {"calls": calls, "total": total, "lpl": lpl, "key": first.batch_key}
 
-    def _watch(self, pending, began: float) -> threading.Thread:
-        """Time the device call on a helper thread: busy from max(start, previous call's end) to its end."""
+    def _watch(self, pending, began: float) -> tuple:
+        """Time the device call on a helper thread: busy from max(start, previous call's end) to its end.
+        Returns (the thread, a dict that gets the call's ``seconds``)."""
+        timing = {}
 
         def wait():
             pending.ready()
             ended = time.perf_counter()
             with self._timing_lock:
                 self.device_seconds += max(0.0, ended - max(began, self._device_free_at))
+                timing["seconds"] = ended - max(began, self._device_free_at)
                 self._device_free_at = max(self._device_free_at, ended)
 
         thread = threading.Thread(target=wait, daemon=True, name="device-timer")
         thread.start()
-        return thread
+        return thread, timing
 
     def _collect(self, handle: dict):
         """Wait for a dispatched evaluation: (winner int8 [T, L], final score (Black - White - komi) [T, L],
         ownership int8 [T, L, P], first colour int8 [T, L, P]) for its T leaves."""
         batches = []
-        for pending, bucket, timer in handle["calls"]:
+        for pending, bucket, leaves, (timer, timing) in handle["calls"]:
             batches.append(pending.collect())
             timer.join()
             self.device_calls += 1
             self.padded_leaves += bucket
+            if "seconds" in timing:
+                self._time_call(handle["key"], bucket, leaves, timing["seconds"])
         self.playouts += handle["total"] * handle["lpl"]
         return tuple(np.concatenate([getattr(b, name) for b in batches])
                      for name in ("winner", "score", "ownership", "first_colour"))
@@ -614,7 +697,9 @@ class AnalysisEngine:
         snap = self.snapshot(task)
         if not during_search and task.query.include_territory:
             snap.territory = self._territory(task)
-        policy = self._policy(task) if task.query.include_policy else None
+        if task.query.include_policy and task.policy is None:
+            task.policy = self._policy(task)  # the position does not change during the search: computed once
+        policy = task.policy if task.query.include_policy else None
         response = protocol.build_response(task.query.id, task.turn, snap, during_search, task.query,
                                            task.query.perspective or self.config.perspective, policy)
         if not during_search:

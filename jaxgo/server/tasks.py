@@ -77,6 +77,8 @@ class Task:
     moves_owner_sum: np.ndarray | None = None  # [A, P] summed ownership per root move (includeMovesOwnership)
     root_score_sum: float = 0.0
     depths: np.ndarray | None = None  # int [nodes] depth below the root (only with deep avoid/allowMoves)
+    policy: np.ndarray | None = None  # [A] the gammas' move model at the root (includePolicy), computed once
+    arrived: float = dataclasses.field(default_factory=time.perf_counter)  # maxTime counts from here
 
     @property
     def priority(self) -> int:
@@ -136,7 +138,27 @@ class Task:
             return False
         if job.done >= self.query.max_visits or job.exhausted:
             return True
-        return self.query.max_time is not None and job.done > 0 and now - self.started_at >= self.query.max_time
+        return self.query.max_time is not None and job.done > 0 and now - self.arrived >= self.query.max_time
+
+    def round_leaves(self) -> int:
+        """K for this round's ``select_leaves``: the search's K, or fewer near ``maxVisits`` (the largest power
+        of two not above the leaves still needed, so a handful of shapes is compiled) -- ``maxVisits`` is a
+        hard cap, as in KataGo."""
+        k = self.config.leaves_per_batch
+        remaining = self.query.max_visits - self.job.done
+        needed = -(-remaining // self.config.playouts_per_leaf)
+        if needed >= k:
+            return k
+        power = 1
+        while power * 2 <= needed:
+            power *= 2
+        return power
+
+    def playouts_per_leaf_now(self, leaves: int) -> int:
+        """Playouts of each of this round's ``leaves`` leaves to back up: L, or fewer so that the search ends
+        at ``maxVisits`` exactly (the other playouts of the call are dropped); at least 1."""
+        remaining = self.query.max_visits - self.job.done
+        return max(1, min(self.config.playouts_per_leaf, remaining // max(1, leaves)))
 
     def after_select(self, size_before: int) -> None:
         """Apply avoid/allowMoves to the nodes the last ``select_leaves`` created (before anyone descends them)."""

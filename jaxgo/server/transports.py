@@ -14,10 +14,20 @@ next response.  Lines longer than ``protocol.MAX_LINE_BYTES`` are answered with 
 
 Servers track their connections: ``server_close`` shuts every open connection down and joins its thread, so a
 stopped server leaves no thread behind.
+
+Limits (``ConnectionLimits``, ``jaxgo serve --max-connections / --idle-timeout / --stall-timeout``): beyond
+``max_connections`` open connections a new one gets one error line and is closed; a connection with nothing
+outstanding that sends nothing for ``idle_seconds`` is closed; a write that makes no progress for
+``stall_seconds`` (a peer that does not read its replies) drops the connection and its searches.  Backpressure:
+a connection's requests are read only while few of its responses wait to be written (``Client.wait_writable``),
+so a client that never reads cannot make the server queue more and more for it; while its responses wait it
+gets no during-search reports (``Client.congested``).  Every such close is logged with its reason.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
 import select
 import socket
@@ -30,6 +40,20 @@ from jaxgo.server.engine import AnalysisEngine, Client
 from jaxgo.server.protocol import MAX_LINE_BYTES
 
 KEEPALIVE_SECONDS = 0.25  # empty-line probe period while a socket connection waits for answers at end of input
+READ_TICK_SECONDS = 1.0  # how often a reading connection looks at its idle time
+
+
+@dataclasses.dataclass(frozen=True)
+class ConnectionLimits:
+    """Per-server connection limits (``jaxgo serve`` options)."""
+
+    max_connections: int = 128  # open connections (each holds two threads); more are refused with an error line
+    idle_seconds: float = 1800.0  # a connection with no request outstanding and no input this long is closed
+    stall_seconds: float = 30.0  # a write that makes no progress this long: the peer is not reading; dropped
+
+    def __post_init__(self):
+        if self.max_connections < 1 or self.idle_seconds <= 0 or self.stall_seconds <= 0:
+            raise ValueError("connection limits must be positive")
 
 
 def read_lines(rfile, limit: int = MAX_LINE_BYTES):
@@ -51,6 +75,76 @@ def read_lines(rfile, limit: int = MAX_LINE_BYTES):
                 if not more or more.endswith(b"\n"):
                     break
         yield line
+
+
+def socket_lines(sock, client: Client, idle_seconds: float, limit: int = MAX_LINE_BYTES, log=None):
+    """Request lines (bytes) from a connected socket, read only while ``client`` can take more answers
+    (``Client.wait_writable``: TCP flow control then holds a client that does not read its replies).  Ends at
+    end of input, on an error, when ``client`` is closed, or after ``idle_seconds`` without input while the
+    client has nothing outstanding.  An oversized line is yielded cut at ``limit + 1`` bytes (which the
+    protocol rejects) and the rest of it skipped."""
+    buffer = bytearray()
+    skipping = False
+    last_input = time.monotonic()
+    while not client.closed.is_set():
+        client.wait_writable()
+        try:
+            readable, _, _ = select.select([sock], [], [], READ_TICK_SECONDS)
+            data = sock.recv(65536) if readable else None
+        except (OSError, ValueError):
+            return
+        if data is None:
+            if client.outstanding <= 0 and time.monotonic() - last_input >= idle_seconds:
+                if log is not None:
+                    print(f"jaxgo serve: {client.name} closed: idle for {idle_seconds:g} s", file=log, flush=True)
+                return
+            continue
+        if not data:
+            if buffer and not skipping:
+                yield bytes(buffer)
+            return
+        last_input = time.monotonic()
+        buffer += data
+        while True:
+            end = buffer.find(b"\n")
+            if end < 0:
+                break
+            line = bytes(buffer[:end + 1])
+            del buffer[:end + 1]
+            if skipping:
+                skipping = False
+            else:
+                yield line
+        if len(buffer) > limit and not skipping:
+            yield bytes(buffer[:limit + 1])
+            skipping = True
+        if skipping:
+            buffer.clear()
+
+
+def serve_socket(engine: AnalysisEngine, sock, name: str, limits: "ConnectionLimits", log=None) -> Client:
+    """Serve one socket connection (TCP or Unix) under ``limits``: requests read with backpressure, replies
+    written with a stall timeout, empty keep-alive lines while it waits for answers at end of input."""
+    sock.settimeout(limits.stall_seconds)  # sendall: no progress for this long raises (the peer is not reading)
+    lock = threading.Lock()
+
+    def write(line: str) -> None:
+        data = line.encode("utf-8") + b"\n"
+        with lock:
+            try:
+                sock.sendall(data)
+            except socket.timeout:
+                raise TimeoutError(f"the peer read none of its replies for {limits.stall_seconds:g} s") from None
+
+    client = Client(write, name, on_close=engine.client_closed)
+    try:
+        for line in socket_lines(sock, client, limits.idle_seconds, log=log):
+            engine.submit(client, line)
+        wait_answers(client, None, keepalive=True)
+    finally:
+        client.close(flush_timeout=60.0)
+        engine.client_closed(client)
+    return client
 
 
 def serve_stream(engine: AnalysisEngine, rfile, write, name: str = "", wait_timeout: float | None = None,
@@ -113,20 +207,10 @@ def serve_stdio(engine: AnalysisEngine, stdin=None, stdout=None) -> None:
     serve_stream(engine, stdin, write, "stdio")
 
 
-class _Handler(socketserver.StreamRequestHandler):
+class _Handler(socketserver.BaseRequestHandler):
     def handle(self) -> None:
-        sock = self.connection
-
-        def write(line: str) -> None:
-            sock.sendall(line.encode("utf-8") + b"\n")
-
-        serve_stream(self.server.engine, self.rfile, write, f"sock-{self.client_address!r}", keepalive=True)
-
-    def finish(self) -> None:
-        try:
-            super().finish()
-        except OSError:
-            pass
+        serve_socket(self.server.engine, self.request, f"sock-{self.client_address!r}", self.server.limits,
+                     self.server.log)
 
 
 class ConnectionTracking:
@@ -137,9 +221,34 @@ class ConnectionTracking:
     daemon_threads = True
     join_timeout = 10.0
 
-    def init_tracking(self) -> None:
+    def init_tracking(self, limits: "ConnectionLimits | None" = None, log=None) -> None:
         self._open: dict = {}  # request socket -> its thread
         self._open_lock = threading.Lock()
+        self.limits = limits or ConnectionLimits()
+        self.log = log
+        self.refused = 0
+
+    def process_request(self, request, client_address) -> None:
+        """Start a connection's thread, or refuse it (one error line, then close) when ``max_connections``
+        are open."""
+        with self._open_lock:
+            full = len(self._open) >= self.limits.max_connections
+        if not full:
+            super().process_request(request, client_address)
+            return
+        self.refused += 1
+        text = (f"server busy: {self.limits.max_connections} connections open (jaxgo serve --max-connections)")
+        if self.log is not None:
+            print(f"jaxgo serve: connection {client_address!r} refused: {text}", file=self.log, flush=True)
+        self.refuse(request, text)
+
+    def refuse(self, request, text: str) -> None:
+        try:
+            request.settimeout(1.0)
+            request.sendall((json.dumps({"error": text, "field": None, "id": None}) + "\n").encode("utf-8"))
+        except OSError:
+            pass
+        self.shutdown_request(request)
 
     def process_request_thread(self, request, client_address) -> None:
         with self._open_lock:
@@ -171,9 +280,10 @@ class TcpServer(ConnectionTracking, socketserver.ThreadingMixIn, socketserver.TC
     allow_reuse_address = True
     request_queue_size = 256  # many front ends may connect at once
 
-    def __init__(self, engine: AnalysisEngine, port: int, host: str = "127.0.0.1"):
+    def __init__(self, engine: AnalysisEngine, port: int, host: str = "127.0.0.1",
+                 limits: ConnectionLimits | None = None, log=None):
         self.engine = engine
-        self.init_tracking()
+        self.init_tracking(limits, log)
         super().__init__((host, port), _Handler)
 
     def handle_error(self, request, client_address) -> None:  # a broken connection is not the server's problem
@@ -183,10 +293,10 @@ class TcpServer(ConnectionTracking, socketserver.ThreadingMixIn, socketserver.TC
 class UnixServer(ConnectionTracking, socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     request_queue_size = 256  # a full Unix backlog refuses connections (EAGAIN) instead of queueing them
 
-    def __init__(self, engine: AnalysisEngine, path: str):
+    def __init__(self, engine: AnalysisEngine, path: str, limits: ConnectionLimits | None = None, log=None):
         self.engine = engine
         self.path = path
-        self.init_tracking()
+        self.init_tracking(limits, log)
         if os.path.exists(path):
             probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             try:

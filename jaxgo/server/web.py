@@ -27,7 +27,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from jaxgo.go.coords import BLACK, WHITE, colour_letter, gtp_moves
 from jaxgo.server import protocol
 from jaxgo.server.engine import AnalysisEngine, Client
-from jaxgo.server.transports import KEEPALIVE_SECONDS, ConnectionTracking, peer_closed
+from jaxgo.server.transports import KEEPALIVE_SECONDS, ConnectionLimits, ConnectionTracking, peer_closed
 
 STATIC_DIR = os.path.join(os.path.dirname(__file__), "static")
 CONTENT_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
@@ -56,6 +56,12 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, fmt, *args) -> None:  # quiet: the engine logs what matters
         pass
+
+    def setup(self) -> None:
+        """A request must arrive within ``stall_seconds`` (a half-sent request does not hold its thread), and a
+        write that makes no progress that long ends the connection (a page that stopped reading its stream)."""
+        self.timeout = self.server.limits.stall_seconds
+        super().setup()
 
     # -- helpers ----------------------------------------------------------------------------------------------
     def _send(self, status: int, body: bytes, content_type: str = "application/json") -> None:
@@ -139,48 +145,48 @@ class _Handler(BaseHTTPRequestHandler):
         self._json(200, out)
 
     def _stream(self, text: str) -> None:
-        lines: queue.Queue = queue.Queue()
+        """Server-sent events: the client's writer thread writes each response to the socket itself, so a page
+        that stops reading makes the client congested (no more reports for it) and, after ``stall_seconds``
+        without progress, dropped -- nothing piles up in between."""
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-store")
         self.send_header("Connection", "close")
         self.end_headers()
         self.close_connection = True
-        client = self._collect(text, lines.put)
+        lock = threading.Lock()
 
-        def finish():
-            client.wait_idle()
-            client.close()  # flushes the queued responses into ``lines`` first
-            lines.put(None)
-
-        threading.Thread(target=finish, daemon=True, name="web-stream-finish").start()
-        try:
-            while True:
-                try:
-                    line = lines.get(timeout=KEEPALIVE_SECONDS)
-                except queue.Empty:
-                    if peer_closed(self.connection):
-                        raise ConnectionResetError("the page closed the stream") from None
-                    self.wfile.write(b": keepalive\n\n")  # an SSE comment: EventSource ignores it
-                    self.wfile.flush()
-                    continue
-                if line is None:
-                    break
-                self.wfile.write(b"data: " + line.encode("utf-8") + b"\n\n")
+        def write(line: str) -> None:
+            event = b"data: " + line.encode("utf-8") + b"\n\n" if line else b": keepalive\n\n"  # SSE comment
+            with lock:
+                self.wfile.write(event)
                 self.wfile.flush()
-            self.wfile.write(b"event: done\ndata: {}\n\n")
-            self.wfile.flush()
-        except OSError:
-            client.mark_closed()  # the page went away: drop its query
+
+        client = self._collect(text, write)
+        while not client.wait_idle(KEEPALIVE_SECONDS):
+            if peer_closed(self.connection):
+                client.mark_closed()  # the page closed the stream: drop its query at once
+                break
+            client.keepalive()
+        client.close(flush_timeout=self.server.limits.stall_seconds)
+        if not client.closed.is_set():
+            try:
+                write_done = b"event: done\ndata: {}\n\n"
+                with lock:
+                    self.wfile.write(write_done)
+                    self.wfile.flush()
+            except OSError:
+                pass
 
 
 class WebServer(ConnectionTracking, ThreadingHTTPServer):
     allow_reuse_address = True
     request_queue_size = 256
 
-    def __init__(self, engine: AnalysisEngine, port: int, host: str = "127.0.0.1"):
+    def __init__(self, engine: AnalysisEngine, port: int, host: str = "127.0.0.1",
+                 limits: ConnectionLimits | None = None, log=None):
         self.engine = engine
-        self.init_tracking()
+        self.init_tracking(limits, log)
         super().__init__((host, port), _Handler)
 
     def handle_error(self, request, client_address) -> None:
