@@ -22,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import stat
 from pathlib import Path
 
 import numpy as np
@@ -121,6 +122,30 @@ def load(path) -> Gammas:
                           large=large)
     except (KeyError, OSError, json.JSONDecodeError) as exc:
         raise ValueError(f"{path}: not a gamma file ({exc})") from exc
+
+
+MAX_FILE_BYTES = 256 << 20  # a gamma file named by a client: larger files are refused unread
+
+
+def load_checked(path, max_bytes: int = MAX_FILE_BYTES) -> Gammas:
+    """A gamma file named by a client (GTP ``kata-set_param gammas``, a query's ``overrideSettings``), checked
+    before anything uses it: ValueError unless ``path`` is a regular file (never a FIFO or a device, which
+    would block or never end) of at most ``max_bytes`` that loads as a gamma file of this layout with finite
+    log gammas."""
+    name = os.fspath(path)
+    try:
+        info = os.stat(name)
+    except (OSError, ValueError):
+        raise ValueError(f"gammas: cannot read {name}") from None
+    if not stat.S_ISREG(info.st_mode) or info.st_size > max_bytes:
+        raise ValueError(f"gammas: {name} is not a gamma file")
+    try:
+        gammas = load(name)
+    except Exception as exc:  # numpy raises ValueError, zipfile BadZipFile, EOFError ... on foreign files
+        raise ValueError(f"gammas: {name} is not a gamma file ({type(exc).__name__})") from None
+    if not gammas.compatible() or not np.isfinite(gammas.log_gamma).all():
+        raise ValueError(f"gammas: {name} does not match this version's features (or holds non-finite values)")
+    return gammas
 
 
 def load_default() -> Gammas:

@@ -16,10 +16,9 @@ A move's share of the GTP clock is cut to ``MAX_CLOCK_SECONDS`` (``capped_clock_
 from __future__ import annotations
 
 import contextlib
-import os
-import stat
 
 from jaxgo.gtp.protocol import DECIMAL, GtpError, is_integer
+from jaxgo.server.settings import SettingError, check_setting
 
 BUDGET_KEYS = {"maxPlayouts": "playouts", "maxVisits": "playouts", "maxTime": "seconds"}
 MAX_PLAYOUTS_PER_MOVE = 10_000_000
@@ -70,6 +69,10 @@ def set_param(session, key: str, text: str) -> None:
     if key not in session.config.to_dict():
         raise GtpError(f"unknown parameter {key}")
     _check_size(key, value)
+    try:
+        value = check_setting(key, value, text=True)
+    except SettingError as exc:
+        raise GtpError(str(exc)) from None
     if key == "gammas" and value is not None:
         value = _gamma_file(str(value))
     try:
@@ -98,13 +101,15 @@ def _check_size(key: str, value) -> None:
 
 
 def _gamma_file(path: str) -> str:
-    """``path`` if it names a readable regular file of reasonable size (not a FIFO or a device)."""
+    """``path`` if it names a gamma file this version can use (``jaxgo.features.gammas.load_checked``: a
+    regular file, not a FIFO or a device, of reasonable size, loading as gammas of this layout); else GtpError,
+    and the session keeps its gammas."""
+    from jaxgo.features.gammas import load_checked
+
     try:
-        info = os.stat(path)
-    except OSError:
-        raise GtpError(f"gammas: cannot read {path}") from None
-    if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_GAMMA_FILE_BYTES:
-        raise GtpError(f"gammas: {path} is not a gamma file")
+        load_checked(path, MAX_GAMMA_FILE_BYTES)
+    except ValueError as exc:
+        raise GtpError(str(exc)) from None
     return path
 
 

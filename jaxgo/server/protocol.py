@@ -27,11 +27,13 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import re
 
 from jaxgo.go.config import Rules
 from jaxgo.go.coords import BLACK, WHITE, colour_letter, gtp_to_point, point_to_gtp
 from jaxgo.search.config import SearchConfig
 from jaxgo.search.tree import rank_actions
+from jaxgo.server.settings import check_setting
 
 SEARCH_FIELDS = frozenset(f.name for f in dataclasses.fields(SearchConfig))  # overrideSettings keys for the search
 
@@ -53,9 +55,20 @@ RULE_SETS = {
     "chinese-ogs": ("positional", False), "chinese-kgs": ("positional", False),
     "aga": ("situational", False), "bga": ("situational", False), "new-zealand": ("situational", True),
     "stone-scoring": ("simple", False), "japanese": ("simple", False), "korean": ("simple", False),
+    "aga-button": ("situational", False),
 }
 TERRITORY_RULE_SETS = ("japanese", "korean")
 KO_NAMES = {"SIMPLE": "simple", "POSITIONAL": "positional", "SITUATIONAL": "situational"}
+# KataGo's rules object: the keys it accepts and their values (None: a JSON bool).
+RULE_KEYS = {"ko": tuple(KO_NAMES), "scoring": ("AREA", "TERRITORY"), "tax": ("NONE", "SEKI", "ALL"),
+             "suicide": None, "hasButton": None, "friendlyPassOk": None,
+             "whiteHandicapBonus": ("0", "N-1", "N")}
+# KataGo's short form, e.g. "koPOSITIONALscoreAREAtaxNONEsui1button0" (Rules::toString).
+RULES_TEXT = re.compile(r"ko(SIMPLE|POSITIONAL|SITUATIONAL)score(AREA|TERRITORY)(?:tax(NONE|SEKI|ALL))?"
+                        r"(?:sui([01]))?(?:button([01]))?(?:whb(0|N-1|N))?(?:fpok([01]))?", re.IGNORECASE)
+TERRITORY_NOTE = ("{asked} scoring by territory is not implemented here: positions are scored by area "
+                  "(stones + territory, Tromp-Taylor) with the query's komi; win rates and score leads are "
+                  "area-scoring figures")
 KNOWN_FIELDS = {"id", "moves", "initialStones", "initialPlayer", "rules", "komi", "boardXSize", "boardYSize",
                 "analyzeTurns", "maxVisits", "maxTime", "includeOwnership", "includePolicy", "includeTerritory",
                 "reportDuringSearchEvery", "priority", "priorities", "analysisPVLen", "action",
@@ -268,28 +281,59 @@ def _moves(obj, name, size, ident, allow_pass) -> list:
 
 
 def parse_rules(value, size: int, komi, ident, warnings: list) -> Rules:
-    """A KataGo rules value (name or object) -> Rules; komi from the query or the rule set's default 7.5."""
+    """A KataGo rules value -> Rules; komi from the query or the rule set's default 7.5.  Accepted: KataGo's
+    rule-set names (``tromp-taylor``, ``chinese``, ``chinese-ogs``, ``chinese-kgs``, ``japanese``, ``korean``,
+    ``stone-scoring``, ``aga``, ``bga``, ``new-zealand``, ``aga-button``; any case, ``_`` or space for ``-``),
+    its short form (``koPOSITIONALscoreAREAtaxNONEsui1``) and its rules object (``ko``, ``scoring``, ``tax``,
+    ``suicide``, ``hasButton``, ``whiteHandicapBonus``, ``friendlyPassOk``).  Territory scoring is not
+    implemented: such rules get a warning (``TERRITORY_NOTE``) and every final response says which rules were
+    used (``effective_rules``)."""
     if isinstance(value, str):
         key = "-".join(value.strip().lower().replace("_", " ").replace("-", " ").split())  # "new zealand" too
         key = {"tromptaylor": "tromp-taylor", "newzealand": "new-zealand", "nz": "new-zealand"}.get(key, key)
-        if key not in RULE_SETS:
-            raise RequestError(f"unknown rules {value!r} (one of {', '.join(RULE_SETS)})", "rules", ident)
-        ko_rule, suicide = RULE_SETS[key]
-        if key in TERRITORY_RULE_SETS:
-            warnings.append(("rules", "territory scoring is not supported; area scoring is used"))
+        short = RULES_TEXT.fullmatch(value.strip())
+        if short is not None:
+            ko_rule, scoring = KO_NAMES[short.group(1).upper()], short.group(2).upper()
+            suicide = short.group(4) == "1"
+            asked = f"rules {value.strip()!r}:"
+        elif key in RULE_SETS:
+            ko_rule, suicide = RULE_SETS[key]
+            scoring = "TERRITORY" if key in TERRITORY_RULE_SETS else "AREA"
+            asked = f"{key} rules:"
+        else:
+            raise RequestError(f"unknown rules {value!r} (one of {', '.join(RULE_SETS)}, KataGo's short form "
+                               "such as koPOSITIONALscoreAREAtaxNONEsui1, or a rules object)", "rules", ident)
     elif isinstance(value, dict):
-        ko = value.get("ko", "POSITIONAL")
-        if not isinstance(ko, str) or ko.upper() not in KO_NAMES:
-            raise RequestError(f"unknown ko rule {ko!r} (SIMPLE, POSITIONAL, SITUATIONAL)", "rules", ident)
+        _check_rules_object(value, ident)
+        ko_rule = KO_NAMES[value.get("ko", "POSITIONAL").upper()]
         suicide = value.get("suicide", False)
-        if not isinstance(suicide, bool):
-            raise RequestError("rules 'suicide' must be true or false", "rules", ident)
-        if str(value.get("scoring", "AREA")).upper() != "AREA":
-            warnings.append(("rules", "territory scoring is not supported; area scoring is used"))
-        ko_rule = KO_NAMES[ko.upper()]
+        scoring = value.get("scoring", "AREA").upper()
+        asked = "rules object:"
     else:
         raise RequestError("'rules' must be a rule-set name or an object", "rules", ident)
+    if scoring == "TERRITORY":
+        warnings.append(("rules", TERRITORY_NOTE.format(asked=asked)))
     return Rules(size=size, komi=float(komi), ko_rule=ko_rule, suicide=suicide)
+
+
+def _check_rules_object(value: dict, ident) -> None:
+    """RequestError (field ``rules``) for an unknown key or value in a KataGo rules object."""
+    for key, item in value.items():
+        if key not in RULE_KEYS:
+            raise RequestError(f"unknown key {key!r} in the rules object (one of {', '.join(RULE_KEYS)})", "rules",
+                               ident)
+        allowed = RULE_KEYS[key]
+        if allowed is None:
+            if not isinstance(item, bool):
+                raise RequestError(f"rules {key!r} must be true or false", "rules", ident)
+        elif not isinstance(item, str) or item.upper() not in allowed:
+            raise RequestError(f"rules {key!r} must be one of {', '.join(allowed)}, not {item!r}", "rules", ident)
+
+
+def effective_rules(rules: Rules) -> dict:
+    """The rules a search scores by, as KataGo writes a rules object: area scoring, no tax, no button."""
+    return {"ko": rules.ko_rule.upper(), "scoring": "AREA", "tax": "NONE", "suicide": bool(rules.suicide),
+            "hasButton": False, "whiteHandicapBonus": "0", "friendlyPassOk": True}
 
 
 def _parse_query(obj: dict, ident) -> Query:
@@ -364,7 +408,12 @@ def _override_settings(override: dict, ident, warnings: list):
                                    "overrideSettings", ident)
             max_time = float(value)
         elif key in SEARCH_FIELDS:
-            search_settings[key] = value
+            field = f"overrideSettings.{key}"
+            try:
+                search_settings[key] = check_setting(key, value)
+                SearchConfig().with_overrides({key: search_settings[key]})  # its own type and range checks
+            except ValueError as exc:
+                raise RequestError(f"overrideSettings: {exc}", field, ident) from None
         elif key in IGNORED_SETTINGS:
             warnings.append(("overrideSettings", f"setting {key!r} {IGNORED_SETTINGS[key]}"))
         else:
@@ -520,6 +569,11 @@ def build_response(ident, turn: int, snap: Snapshot, during_search: bool, query:
         out["territory"] = _board_values(snap.territory, owner_sign)
     if query is not None and query.include_policy and policy is not None:
         out["policy"] = [_round(v) for v in policy]
+    if query is not None and not during_search:
+        out["rules"] = effective_rules(query.rules)  # what was scored (KataGo's rules object)
+        notes = [text for field, text in query.warnings if field == "rules"]
+        if notes:
+            out["rulesNote"] = notes[0]
     return out
 
 

@@ -46,7 +46,7 @@ def test_set_param_gives_the_player_a_new_config_before_and_after_it_exists(engi
     assert engine.session.player.config.uct_c == 0.5  # the Player created afterwards has it
     assert ask(engine, "kata-set_param strategy uct") == "" and engine.session.player.config.strategy == "uct"
     assert ask(engine, "jaxgo-search_config rave_c1 0.1") == ""  # GoGui's parameter dialog
-    assert "rave_c1 0.1" in ask(engine, "jaxgo-search_config").splitlines()
+    assert "[string] rave_c1 0.1" in ask(engine, "jaxgo-search_config").splitlines()
     assert ask(engine, "kata-set_param gammas none") == "" and engine.session.config.gammas is None
     config = engine.session.config
     assert (config.uct_c, config.strategy, config.rave_c1, config.playouts) == (0.5, "uct", 0.1, "light")
@@ -65,6 +65,11 @@ def test_set_param_gives_the_player_a_new_config_before_and_after_it_exists(engi
     ("kata-set_param maxPlayouts 2.5", "maxPlayouts"),
     ("kata-set_param no_such 1", "unknown parameter"),
     ("kata-set_param uct_c", "syntax error"),
+    ("kata-set_param uct_c -1", "uct_c: -1 is out of range"),  # issue 47: nonsense values
+    ("kata-set_param n_expand 0", "n_expand: 0 is out of range"),
+    ("kata-set_param early_stop no", "early_stop: expected true, false, 1 or 0"),
+    ("jaxgo-search_config resign_threshold 1.5", "resign_threshold"),
+    ("jaxgo-search_config bias_c2 -3", "bias_c2"),
 ])
 def test_bad_values_are_refused_and_change_nothing(engine, line, message):
     before = engine.session.config
@@ -108,3 +113,42 @@ def test_the_server_front_end_refuses_flat_strategies_and_sends_the_new_config()
     assert engine.session.config.strategy == "rave"
     assert ask(engine, "kata-set_param uct_c 0.25") == ""
     assert engine.session.player.search.config.uct_c == 0.25  # the next query's overrideSettings carry it
+
+
+def test_switches_take_gogui_bool_values(engine):
+    assert ask(engine, "kata-set_param early_stop 0") == "" and engine.session.config.early_stop is False
+    assert ask(engine, "jaxgo-search_config early_stop true") == "" and engine.session.config.early_stop is True
+
+
+def test_a_regular_file_that_is_not_a_gamma_file_is_refused_and_the_engine_plays_on(tmp_path):
+    """Issue 47: ``kata-set_param gammas /etc/passwd`` was accepted, then every genmove answered ``? internal
+    error: ...pickled (object) data``.  Now the file is read when set and refused; the old gammas stay."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    text = tmp_path / "passwd"
+    text.write_text("root:x:0:0:root:/root:/bin/bash\n")
+    fifo = tmp_path / "gammas.npz"
+    os.mkfifo(fifo)
+    repo = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, JAX_PLATFORMS="cpu", PYTHONPATH=str(repo))
+    script = (f"1 kata-set_param gammas {text}\n2 kata-set_param gammas {fifo}\n3 kata-get_param gammas\n"
+              "4 genmove b\n5 quit\n")
+    proc = subprocess.run([sys.executable, "-m", "jaxgo", "gtp", "--size", "5", "--playouts", "32", "--quiet"],
+                          input=script, capture_output=True, text=True, env=env, timeout=300)
+    replies = [block for block in proc.stdout.split("\n\n") if block]
+    assert replies[0].startswith("?1 gammas:") and "is not a gamma file" in replies[0]
+    assert replies[1].startswith("?2 gammas:") and "is not a gamma file" in replies[1]
+    assert replies[2] == "=3 none"
+    assert replies[3].startswith("=4 ") and "error" not in replies[3]
+    assert proc.returncode == 0
+
+
+def test_a_real_gamma_file_is_accepted(engine):
+    from jaxgo.features.gammas import DEFAULT_PATH, load_checked
+
+    assert load_checked(DEFAULT_PATH).compatible()
+    assert ask(engine, f"kata-set_param gammas {DEFAULT_PATH}") == ""
+    assert engine.session.config.gammas == str(DEFAULT_PATH)

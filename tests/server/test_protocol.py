@@ -167,7 +167,7 @@ def test_katrain_queries_parse_with_a_warning_for_each_ignored_setting():
     assert q.max_visits == 10_000_000 and q.max_time == 8.0 and q.include_moves_ownership and q.include_policy
     assert q.report_every == 0.25 and q.perspective == "BLACK"
     fields = [(field, text.split(":")[0]) for field, text in q.warnings]
-    assert ("rules", "territory scoring is not supported; area scoring is used") in fields
+    assert ("rules", "japanese rules") in fields  # scored by area, said in the warning and the final response
     assert any(f == "overrideSettings" and "wideRootNoise" in t for f, t in q.warnings)
     q = protocol.parse_request(katrain_query(overrideSettings={"humanSLProfile": "rank_1d", "antiMirror": True}))
     texts = [t for f, t in q.warnings if f == "overrideSettings"]
@@ -253,3 +253,38 @@ def test_parse_request_answers_any_json_object_with_a_request_or_a_request_error
             assert isinstance(request, (protocol.Query, protocol.Action))
 
     check()
+
+
+# -- issue 47: KataGo's rule names and objects; which rules were used, said in the response -----------------
+@pytest.mark.parametrize("rules, ko, suicide", [
+    ("tromp-taylor", "positional", True), ("chinese", "situational", False), ("japanese", "simple", False),
+    ("korean", "simple", False), ("aga", "situational", False), ("new-zealand", "situational", True),
+    ("AGA-button", "situational", False), ("koPOSITIONALscoreAREAtaxNONEsui1", "positional", True),
+    ({"ko": "SITUATIONAL", "scoring": "AREA", "tax": "NONE", "suicide": True, "hasButton": False,
+      "whiteHandicapBonus": "0", "friendlyPassOk": True}, "situational", True),
+])
+def test_katago_rule_names_short_forms_and_objects_are_accepted(rules, ko, suicide):
+    q = protocol.parse_request(base(rules=rules))
+    assert (q.rules.ko_rule, q.rules.suicide) == (ko, suicide)
+
+
+@pytest.mark.parametrize("rules", ["japanese", "Korean", "koSIMPLEscoreTERRITORYtaxSEKIsui0",
+                                   {"ko": "SIMPLE", "scoring": "TERRITORY", "tax": "SEKI"}])
+def test_territory_rules_are_answered_with_the_rules_used(rules):
+    q = protocol.parse_request(base(rules=rules))
+    notes = [text for field, text in q.warnings if field == "rules"]
+    assert len(notes) == 1 and "scored by area" in notes[0]
+    snap = protocol.Snapshot(size=5, to_play=1, visits=np.zeros(26), values=np.full(26, np.nan),
+                             score=np.full(26, np.nan), prior=np.zeros(26), legal=np.ones(26, bool), pvs={},
+                             root_visits=0, root_winrate=0.5, root_score=0.0)
+    final = protocol.build_response("q", 0, snap, False, q)
+    assert final["rules"]["scoring"] == "AREA" and final["rulesNote"] == notes[0]
+    assert "rules" not in protocol.build_response("q", 0, snap, True, q)  # reports stay small
+
+
+@pytest.mark.parametrize("rules", ["go-rules", {"ko": "SUPER"}, {"scoring": "STONES"}, {"suicide": "yes"},
+                                   {"komi": 7.5}, 3])
+def test_unknown_rules_are_refused_naming_the_field(rules):
+    with pytest.raises(RequestError) as info:
+        protocol.parse_request(base(rules=rules))
+    assert info.value.field == "rules"
