@@ -21,6 +21,7 @@ import dataclasses
 import io
 import os
 import re
+import stat
 import tarfile
 import zlib
 from pathlib import Path
@@ -30,6 +31,9 @@ from jaxgo.go.sgf import GameRecord, SGFError, load_sgf
 from jaxgo.util.paths import data_dir
 
 TRAIN_KGS_YEARS = ("2001", "2002", "2003", "2006", "2015")
+MAX_RECORD_BYTES = 8 << 20  # an SGF record larger than this (archive member or file) is skipped unread, counted
+OVERSIZED = "record over the size cap"
+NOT_REGULAR = "not a regular file"
 TEST_KGS_PREFIX = "KGS-2017"
 
 
@@ -294,9 +298,11 @@ def _is_sgf_header(block: bytes) -> bool:
     return info.isfile() and info.name.lower().endswith(".sgf")
 
 
-def iter_members(path, stats: SkipStats | None = None) -> Iterator[tuple[str, bytes]]:
+def iter_members(path, stats: SkipStats | None = None,
+                 max_bytes: int | None = None) -> Iterator[tuple[str, bytes]]:
     """Yield ``(member name, bytes)`` for every ``.sgf`` member of a tar archive (gzipped or not), in order,
-    counting each in ``stats.read``.
+    counting each in ``stats.read``.  A member larger than ``max_bytes`` is skipped without being read and
+    counted (``OVERSIZED``): a small archive may hold a member of gigabytes.
 
     A damaged archive never raises: reading stops at the damage point, an ``ArchiveDamage`` is appended to
     ``stats.damaged`` and the iteration ends as if the archive ended there.  A member is yielded only once the
@@ -306,6 +312,7 @@ def iter_members(path, stats: SkipStats | None = None) -> Iterator[tuple[str, by
     (FileNotFoundError).
     """
     stats = stats if stats is not None else SkipStats()
+    max_bytes = MAX_RECORD_BYTES if max_bytes is None else max_bytes
     path = os.fspath(path)
     with open(path, "rb") as handle:
         gzipped = handle.read(2) == b"\x1f\x8b"
@@ -335,6 +342,9 @@ def iter_members(path, stats: SkipStats | None = None) -> Iterator[tuple[str, by
             if not member.isfile() or not member.name.lower().endswith(".sgf"):
                 continue
             stats.read += 1
+            if member.size > max_bytes:  # never read: tarfile steps over its data in bounded chunks
+                stats.skip(OVERSIZED)
+                continue
             read += 1
             try:
                 held = (member.name, archive.extractfile(member).read())
@@ -497,13 +507,16 @@ def iter_path(path, stats: SkipStats | None = None, *, size: int | None = 19,
     if path.is_file() and (path.name.endswith((".tar.gz", ".tgz", ".tar"))):
         yield from iter_archive(path, stats, size=size, accept=accept, limit=limit)
         return
-    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.suffix.lower() == ".sgf")
+    files = sorted(p for p in path.rglob("*") if p.suffix.lower() == ".sgf") if path.is_dir() else [path]
     for file in files:
         if limit is not None and stats.kept >= limit:
             return
         stats.read += 1
         try:
-            data = file.read_bytes()
+            data = read_regular_file(file)
+        except ValueError as exc:
+            stats.skip(str(exc))
+            continue
         except OSError as exc:
             stats.skip(f"unreadable file: {type(exc).__name__}")
             continue
@@ -513,6 +526,24 @@ def iter_path(path, stats: SkipStats | None = None, *, size: int | None = 19,
         record = _accepted_record(data, stats, size)
         if record is not None:
             yield str(file), record
+
+
+def read_regular_file(path, max_bytes: int | None = None) -> bytes:
+    """The bytes of ``path`` if it is a regular file of at most ``max_bytes``; ValueError (``NOT_REGULAR`` or
+    ``OVERSIZED``) otherwise, without opening it: a FIFO would block the reader for good, a device or a huge
+    file would never end.  The read itself stops at ``max_bytes + 1`` (a file that grew meanwhile).
+    ``max_bytes`` defaults to ``MAX_RECORD_BYTES``."""
+    max_bytes = MAX_RECORD_BYTES if max_bytes is None else max_bytes
+    info = os.stat(path)
+    if not stat.S_ISREG(info.st_mode):
+        raise ValueError(NOT_REGULAR)
+    if info.st_size > max_bytes:
+        raise ValueError(OVERSIZED)
+    with open(path, "rb") as handle:
+        data = handle.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise ValueError(OVERSIZED)
+    return data
 
 
 def _accepted_record(data: bytes, stats: SkipStats, size: int | None) -> GameRecord | None:

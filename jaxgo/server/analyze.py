@@ -26,6 +26,7 @@ import base64
 import html
 import io
 import json
+import os
 import queue
 import sys
 import time
@@ -33,6 +34,7 @@ import time
 from jaxgo.search import config as search_config
 
 KOMI_LIMIT = 150.0  # the analysis protocol's bound on |komi|
+REPORT_FORMATS = (".png", ".svg", ".pdf", ".html", ".htm")  # --plot: a figure, or a page with figure and table
 KOMI_SCALES = (50, 100)  # archives that write komi x50 (Fox's stones count: 375 = 3.75 stones = 7.5) or x100
 
 
@@ -40,7 +42,9 @@ def parse_args(argv):
     parser = argparse.ArgumentParser(prog="jaxgo analyze", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("sgf", help="SGF game record")
-    parser.add_argument("--plot", required=True, help="output report: OUT.png (figure) or OUT.html (figure + table)")
+    parser.add_argument("--plot", required=True,
+                        help="output report: OUT.png (figure; also .svg, .pdf), OUT.html (figure + table), or a "
+                             "folder (GAME.png inside it); checked before the analysis starts")
     parser.add_argument("--komi", type=float, default=None,
                         help="komi (default: the record's KM, read by the rule above)")
     parser.add_argument("--visits", type=int, default=256, help="playouts per position (default 256)")
@@ -84,15 +88,38 @@ def game_query(sgf_path: str, visits: int, rules: str, komi: float | None = None
                settings: dict | None = None) -> tuple[dict, int]:
     """(the analysis query of the whole game without ``analyzeTurns``, board size).  ``komi`` None: the record's
     (``plausible_komi``); ``settings``: overrideSettings besides the Black perspective."""
+    from jaxgo.data.archives import read_regular_file
+    from jaxgo.server.protocol import MAX_QUERY_MOVES
     from jaxgo.server.web import sgf_to_query_fields
 
-    with open(sgf_path, "rb") as handle:
-        fields = sgf_to_query_fields(handle.read())
+    fields = sgf_to_query_fields(read_regular_file(sgf_path))  # never waits on a FIFO, never reads a huge file
+    if len(fields["moves"]) > MAX_QUERY_MOVES:
+        raise ValueError(f"{len(fields['moves'])} moves: at most {MAX_QUERY_MOVES} per game can be analysed")
     size = fields.pop("size")
     fields["komi"] = plausible_komi(fields["komi"]) if komi is None else float(komi)
     query = dict(fields, id="game", rules=rules, boardXSize=size, boardYSize=size, maxVisits=visits,
                  includeOwnership=True, overrideSettings={"reportAnalysisWinratesAs": "BLACK", **(settings or {})})
     return query, size
+
+
+def report_path(plot: str, sgf_path: str) -> str:
+    """The file the report goes to, checked before any analysis: ``plot`` itself when it ends in one of
+    ``REPORT_FORMATS``, or ``GAME.png`` inside it when it is a folder; ValueError (a message for the user) for
+    another extension or a folder that does not exist or cannot be written."""
+    if os.path.isdir(plot):
+        stem = os.path.splitext(os.path.basename(sgf_path))[0] or "analysis"
+        target = os.path.join(plot, stem + ".png")
+    elif plot.lower().endswith(REPORT_FORMATS):
+        target = plot
+    else:
+        raise ValueError(f"--plot {plot}: the report is a figure or a page: name it OUT.png, OUT.svg, OUT.pdf or "
+                         "OUT.html, or give an existing folder")
+    folder = os.path.dirname(os.path.abspath(target))
+    if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+        raise ValueError(f"--plot {plot}: cannot write into {folder}")
+    if os.path.exists(target) and not os.path.isfile(target):
+        raise ValueError(f"--plot {plot}: {target} exists and is not a regular file")
+    return target
 
 
 def search_settings(args) -> dict:
@@ -117,11 +144,13 @@ def run_query(query: dict, server: str | None, *, max_boards: int = 4096, window
     from jaxgo.server.client import LocalConnection, ServerClient
     from jaxgo.server.engine import AnalysisEngine, EngineConfig, default_buckets
 
+    engine = None
     if server:
         conn = ServerClient(server)
     else:
         config = EngineConfig(max_boards=max_boards, buckets=default_buckets(max_boards))
-        conn = LocalConnection(AnalysisEngine(config).start())
+        engine = AnalysisEngine(config).start()
+        conn = LocalConnection(engine)
     turns = list(range(len(query["moves"]) + 1))
     bar = None
     if progress:
@@ -136,6 +165,8 @@ def run_query(query: dict, server: str | None, *, max_boards: int = 4096, window
         if bar is not None:
             bar.close()
         conn.close()
+        if engine is not None:  # no thread may still be in native (XLA) code when the interpreter exits
+            engine.stop(wait=False, timeout=120)
 
 
 def _analyse_turns(conn, query: dict, turns: list[int], window: int, bar, stall_seconds: float) -> list[dict]:
@@ -317,6 +348,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"jaxgo analyze: {exc}", file=sys.stderr)
         return 2
     try:
+        target = report_path(args.plot, args.sgf)
+    except ValueError as exc:
+        print(f"jaxgo analyze: {exc}", file=sys.stderr)
+        return 2
+    try:
         query, size = game_query(args.sgf, args.visits, args.rules, args.komi, settings)
     except (OSError, SGFError, ValueError) as exc:
         print(f"jaxgo analyze: cannot read {args.sgf}: {exc}", file=sys.stderr)
@@ -341,10 +377,10 @@ def main(argv: list[str] | None = None) -> int:
             json.dump(results, handle)
     policy = settings.get("playouts", search_config.DEFAULT.playouts)
     title = (f"{args.sgf.rsplit('/', 1)[-1]}: {args.visits} playouts/move ({policy}), komi {query['komi']:g}")
-    write_report(results, size, query, chosen, args.plot, title)
+    write_report(results, size, query, chosen, target, title)
     last = results[-1]["rootInfo"] if results and "rootInfo" in results[-1] else {}
     print(f"analysed {len(results)} positions; final Black win rate {last.get('winrate', float('nan')):.3f}, "
-          f"score lead {last.get('scoreLead', float('nan')):.1f}; report in {args.plot}")
+          f"score lead {last.get('scoreLead', float('nan')):.1f}; report in {target}")
     return 0
 
 

@@ -9,8 +9,8 @@ import tarfile
 import pytest
 
 from jaxgo.go.coords import BLACK, WHITE
-from jaxgo.data import (SkipStats, heldout_archives, is_pro_vs_pro, iter_archive, iter_members, iter_records,
-                        kgs_split, train_archives)
+from jaxgo.data import (SkipStats, heldout_archives, is_pro_vs_pro, iter_archive, iter_members, iter_path,
+                        iter_records, kgs_split, train_archives)
 from jaxgo.data.archives import DAMAGED_MEMBER
 from jaxgo.util.paths import data_dir
 
@@ -214,3 +214,40 @@ def test_tar_damage_under_intact_gzip_and_files_that_are_no_archive(tmp_path):
         assert members == [] and stats.damaged[0]["reason"].startswith("not a tar archive")
     with pytest.raises(FileNotFoundError):
         read_members(tmp_path / "missing.tar.gz")
+
+
+# -- hostile inputs (issue 47): members and files too big to read, FIFOs ------------------------------------
+def test_an_oversized_member_is_skipped_unread_and_counted(tmp_path, monkeypatch):
+    """A small archive may hold a huge member (a 1 MB tar.gz held a 1 GiB one and took 3.2 GB to read):
+    members over the cap are stepped over, never read whole, and counted; the records after them are read."""
+    import os
+
+    from jaxgo.data import archives
+
+    big = b"(;GM[1]SZ[19];B[aa]" + b" " * 300_000 + b")"
+    path = make_archive(tmp_path / "big.tar.gz", [("1.sgf", GOOD), ("huge.sgf", big), ("2.sgf", EVEN)])
+    monkeypatch.setattr(archives, "MAX_RECORD_BYTES", 100_000)  # the default (8 MB) bound at call time
+    stats = SkipStats()
+    kept = [name for name, _ in iter_path(path, stats)]
+    assert kept == ["1.sgf", "2.sgf"]
+    assert stats.read == 3 and stats.skipped[archives.OVERSIZED] == 1 and stats.complete
+    assert os.path.getsize(path) < 10_000  # a small archive ...
+    stats = SkipStats()  # ... and the cap passed explicitly
+    assert [n for n, _ in iter_members(path, stats, max_bytes=100_000)] == ["1.sgf", "2.sgf"]
+    assert stats.skipped[archives.OVERSIZED] == 1
+
+
+def test_a_fifo_named_like_a_record_is_skipped_not_waited_on(tmp_path):
+    """A FIFO named x.sgf in a folder hung ``gammas extract`` and ``jaxgo analyze`` for good."""
+    import os
+
+    from jaxgo.data import archives
+
+    (tmp_path / "a.sgf").write_bytes(GOOD)
+    os.mkfifo(tmp_path / "x.sgf")
+    (tmp_path / "z.sgf").write_bytes(EVEN)
+    stats = SkipStats()
+    kept = [os.path.basename(name) for name, _ in iter_path(tmp_path, stats)]
+    assert kept == ["a.sgf", "z.sgf"] and stats.skipped[archives.NOT_REGULAR] == 1 and stats.read == 3
+    stats = SkipStats()
+    assert list(iter_path(tmp_path / "x.sgf", stats)) == [] and stats.skipped[archives.NOT_REGULAR] == 1

@@ -85,3 +85,65 @@ def test_serve_help_documents_the_transports(capsys):
     for word in ("--tcp", "--unix", "--http", "stdin", "query_version", "terminate", "maxVisits"):
         assert word in text
     assert cli.main(["--leaves", "0"]) == 2
+
+
+# -- issue 47: outputs checked before the analysis, FIFOs, long records, a clean exit -------------------------
+def run_analyze(*args, timeout=600):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, JAX_PLATFORMS="cpu", PYTHONPATH=str(repo))
+    return subprocess.run([sys.executable, "-m", "jaxgo", "analyze", *map(str, args)], capture_output=True,
+                          text=True, env=env, timeout=timeout)
+
+
+def test_an_unsupported_report_format_is_refused_before_the_analysis(tmp_path, capsys, monkeypatch):
+    sgf = tmp_path / "game.sgf"
+    sgf.write_text(GAME)
+    monkeypatch.setattr(analyze, "run_query", lambda *a, **k: pytest.fail("the analysis ran"))
+    assert analyze.main([str(sgf), "--plot", str(tmp_path / "OUT.txt"), *LIGHT]) == 2
+    assert "name it OUT.png" in capsys.readouterr().err
+    assert analyze.main([str(sgf), "--plot", str(tmp_path / "missing" / "OUT.png"), *LIGHT]) == 2
+    assert "cannot write into" in capsys.readouterr().err
+
+
+def test_a_report_folder_gets_the_report_inside_it(tmp_path, capsys):
+    sgf = tmp_path / "game.sgf"
+    sgf.write_text(GAME)
+    out = tmp_path / "reports"
+    out.mkdir()
+    assert analyze.main([str(sgf), "--plot", str(out), "--visits", "8", "--no-progress", *LIGHT]) == 0
+    written = out / "game.png"
+    assert written.read_bytes()[:4] == b"\x89PNG" and not (tmp_path / "reports.png").exists()
+    assert f"report in {written}" in capsys.readouterr().out
+
+
+def test_a_fifo_record_is_refused_at_once(tmp_path, capsys):
+    import os
+
+    fifo = tmp_path / "x.sgf"
+    os.mkfifo(fifo)
+    assert analyze.main([str(fifo), "--plot", str(tmp_path / "x.png")]) == 1
+    assert "not a regular file" in capsys.readouterr().err
+
+
+def test_a_record_longer_than_the_protocol_allows_is_refused_and_the_process_exits_cleanly(tmp_path):
+    """A record of more than 1,500 moves: the refusal, then exit status 1 (before: a crash at interpreter exit,
+    134 or 139, with the engine's device thread still in native code)."""
+    moves = "".join(";B[]" if i % 2 == 0 else ";W[]" for i in range(1600))
+    sgf = tmp_path / "long.sgf"
+    sgf.write_text(f"(;GM[1]FF[4]SZ[9]KM[7.5]{moves})")
+    proc = run_analyze(sgf, "--plot", tmp_path / "long.png", "--no-progress", *LIGHT)
+    assert proc.returncode == 1, proc.stderr[-2000:]
+    assert "1600 moves: at most 1500" in proc.stderr and "FATAL" not in proc.stderr
+
+
+def test_analyze_exits_with_status_0_after_an_analysis(tmp_path):
+    sgf = tmp_path / "game.sgf"
+    sgf.write_text(GAME)
+    proc = run_analyze(sgf, "--plot", tmp_path / "game.png", "--visits", "8", "--no-progress", *LIGHT)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "report in" in proc.stdout and (tmp_path / "game.png").stat().st_size > 0
