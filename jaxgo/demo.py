@@ -23,8 +23,8 @@ def parse_args(argv):
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size", type=int, default=9, help="board size of the demo game (default 9)")
     parser.add_argument("--engine", choices=["rave", "flat"], default="rave",
-                        help="rave: the default engine (RAVE, heavy playouts, progressive bias from the shipped gammas); "
-                             "flat: flat Monte Carlo")
+                        help="rave: the default engine (RAVE, heavy playouts, progressive bias from the shipped "
+                             "gammas); flat: flat Monte Carlo")
     parser.add_argument("--playouts", type=int, default=None,
                         help="playouts per move (rave, default 512) or per candidate move (flat, default 32)")
     parser.add_argument("--max-moves", type=int, default=160, help="stop the demo game after this many moves")

@@ -97,8 +97,8 @@ def run_verify(args) -> dict:
 
 def run_go(args) -> dict:
     """One Go move choice by the BPIP controller (and optionally MCTS at the same playout budget)."""
-    from jaxgo.go.coords import gtp_to_point, point_to_gtp
     from jaxgo.bpip import go_compare as G
+    from jaxgo.go.coords import gtp_to_point, point_to_gtp
 
     try:
         moves = [gtp_to_point(v, args.size) for v in args.moves.split()]

@@ -12,10 +12,10 @@ import time
 
 import numpy as np
 
-from jaxgo.go.game import new_game
 from jaxgo.bpip.control import run_search
 from jaxgo.bpip.go_playout import GO_VALUE_GRID, GoPlayoutDomain, to_numpy
 from jaxgo.bpip.tree import Settings
+from jaxgo.go.game import new_game
 from jaxgo.search.config import SearchConfig
 from jaxgo.search.mcts import Searcher
 
@@ -34,7 +34,8 @@ def test_positions(count: int, size: int = 9, komi: float = 7.5, playouts: int =
     out, game_no = [], 0
     while len(out) < count:
         game = new_game(size, komi)
-        searcher = Searcher(game.rules, SearchConfig(strategy="rave", leaves_per_batch=32, playouts="light", bias_c2=0.0), seed=seed + game_no)
+        config = SearchConfig(strategy="rave", leaves_per_batch=32, playouts="light", bias_c2=0.0)
+        searcher = Searcher(game.rules, config, seed=seed + game_no)
         moves = []
         while len(out) < count and not game.is_over() and len(moves) < 60:
             if len(moves) >= start and (len(moves) - start) % spacing == 0:
@@ -124,7 +125,8 @@ def play_match(games: int, budget: int, size: int = 9, komi: float = 7.5, max_mo
     for g in range(games):
         bpip_colour = BLACK if g % 2 == 0 else -BLACK
         game = new_game(size, komi)
-        searcher = Searcher(game.rules, SearchConfig(strategy="rave", leaves_per_batch=32, playouts="light", bias_c2=0.0), seed=seed + g)
+        config = SearchConfig(strategy="rave", leaves_per_batch=32, playouts="light", bias_c2=0.0)
+        searcher = Searcher(game.rules, config, seed=seed + g)
         moves, winner, passes = [], None, 0
         while len(moves) < max_moves and passes < 2:
             if game.to_play == bpip_colour:

@@ -23,12 +23,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxgo.playouts import light as playout
-from jaxgo.go import rules
-from jaxgo.go.kernels import kernels
-from jaxgo.go.coords import point_to_gtp
 from jaxgo.bpip.distributions import Grid
 from jaxgo.bpip.tree import Child
+from jaxgo.go import rules
+from jaxgo.go.coords import point_to_gtp
+from jaxgo.go.kernels import kernels
+from jaxgo.playouts import light as playout
 
 GO_VALUE_GRID = Grid(half_width=1.0, step=0.02)
 

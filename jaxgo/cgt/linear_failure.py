@@ -18,7 +18,18 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from jaxgo.cgt.games import LEFT, RIGHT, Minimax, all_states, initial_state, is_terminal, legal_moves, opponent, play, score
+from jaxgo.cgt.games import (
+    LEFT,
+    RIGHT,
+    Minimax,
+    all_states,
+    initial_state,
+    is_terminal,
+    legal_moves,
+    opponent,
+    play,
+    score,
+)
 
 TOY_WEIGHT_NAMES = ["a", "b", "c", "k", "l", "m", "p", "q", "r", "s", "t"]  # Figure 5.5: G (a,b,c), H (k,l,m), I (p..t)
 

@@ -15,7 +15,20 @@
 from __future__ import annotations
 
 from jaxgo.cgt.cgtd import CGTD
-from jaxgo.cgt.games import LEFT, RIGHT, Minimax, all_states, initial_state, is_terminal, opponent, play, reachable, score, state_name, toy_sum
+from jaxgo.cgt.games import (
+    LEFT,
+    RIGHT,
+    Minimax,
+    all_states,
+    initial_state,
+    is_terminal,
+    opponent,
+    play,
+    reachable,
+    score,
+    state_name,
+    toy_sum,
+)
 from jaxgo.cgt.linear_failure import greedy_line, policy_iteration
 from jaxgo.cgt.strategies import hotstrat, optimal_everywhere, value_loss
 from jaxgo.cgt.thermograph import shape, thermographs

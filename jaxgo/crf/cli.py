@@ -5,9 +5,9 @@
   jaxgo territory eval --model MODEL.json|b5|blib --positions NPZ [--inference bp|sw|exact] [--json]
   jaxgo territory show GAME.sgf [--move N] --out PNG
 
-Labelled sets (NPZ) come from `jaxgo territory label` (jaxgo/crf/label_sets.py): `labels` [G, P] GNU Go area outcomes (+1/-1/0 neutral),
-`moves20`/`moves80`/`moves150` [G, P] positions, `komi` [G].  Training resumes from its checkpoint
-(`--checkpoint`, default MODEL.json.ckpt.npz) when one exists.
+Labelled sets (NPZ) come from `jaxgo territory label` (jaxgo/crf/label_sets.py): `labels` [G, P] GNU Go area
+outcomes (+1/-1/0 neutral), `moves20`/`moves80`/`moves150` [G, P] positions, `komi` [G].  Training resumes from its
+checkpoint (`--checkpoint`, default MODEL.json.ckpt.npz) when one exists.
 """
 from __future__ import annotations
 
@@ -158,7 +158,14 @@ def train(argv) -> int:
 def evaluate(model_path, positions, moves, inference, sweeps=200, burn_in=20, seed=0, limit=0):
     """-> list of per-move result dicts (Figure 4 metric and sign accuracy; with sw also score/win stats)."""
     from jaxgo.crf.evaluator import load_model
-    from jaxgo.crf.predict import cross_entropy, expected_score, marginals, score_samples, sign_accuracy, win_probability
+    from jaxgo.crf.predict import (
+        cross_entropy,
+        expected_score,
+        marginals,
+        score_samples,
+        sign_accuracy,
+        win_probability,
+    )
     name, params = load_model(model_path)
     d = load_labelled([positions], moves)
     rows = []

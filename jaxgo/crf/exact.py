@@ -63,4 +63,4 @@ def _frontier_one(logpsi, n: int):
 
 def frontier_marginals(logpsi, n: int):
     """logpsi [B, E, 2, 2] -> (P(s=Black) [B, P], log Z [B]), exact, row-by-row elimination."""
-    return jax.vmap(lambda l: _frontier_one(l, n))(logpsi)
+    return jax.vmap(lambda one: _frontier_one(one, n))(logpsi)

@@ -11,11 +11,11 @@ import numpy as np
 
 from jaxgo.go import rules
 from jaxgo.go.config import Rules
-from jaxgo.go.sgf import load_sgf, replay
 
 # One place each for GNU Go's location and GTP vertices (re-exported under the names used here).
 from jaxgo.go.coords import gtp_to_point  # noqa: E402,F401
 from jaxgo.go.gtp_client import find_gnugo as gnugo_path  # noqa: E402,F401
+from jaxgo.go.sgf import load_sgf, replay
 
 
 def gnugo_dead(sgf_bytes: bytes, gnugo: str | None = None) -> list[str]:

@@ -83,7 +83,8 @@ def _blib_tables():
                 continue
             k = len(names)
             names.append(f"J[{type_name(ti)},{type_name(tj)}]")
-            for a, b in ((ti, tj), (tj, ti), (reverse_type(ti), reverse_type(tj)), (reverse_type(tj), reverse_type(ti))):
+            ri, rj = reverse_type(ti), reverse_type(tj)
+            for a, b in ((ti, tj), (tj, ti), (ri, rj), (rj, ri)):
                 j_idx[a, b] = k
     for ti in range(NUM_TYPES):
         for tj in range(NUM_TYPES):

@@ -9,9 +9,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxgo.go import rules
 from jaxgo.crf.bp import loopy_bp
 from jaxgo.crf.models import MODELS
+from jaxgo.go import rules
 
 
 @jax.jit

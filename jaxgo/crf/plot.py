@@ -65,10 +65,10 @@ def save_panels(stones, panels, out: str, suptitle: str = "") -> None:
 def show_sgf(data: bytes, move, models, sweeps: int, playouts: int, out: str, truth: bool = False) -> None:
     """Panels for an SGF position: each model with loopy BP and Swendsen-Wang (exact too up to 11x11),
     plus playout ownership when playouts > 0, plus the GNU Go final outcome of the game when truth."""
-    from jaxgo.go.config import Rules
-    from jaxgo.go.sgf import load_sgf, replay
     from jaxgo.crf.evaluator import load_model
     from jaxgo.crf.predict import marginals
+    from jaxgo.go.config import Rules
+    from jaxgo.go.sgf import load_sgf, replay
 
     rec = load_sgf(data)
     game = replay(rec, Rules(size=rec.size, komi=rec.komi, ko_rule="simple"), move)

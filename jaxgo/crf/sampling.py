@@ -66,7 +66,7 @@ def sw_sweep(key, s, J, f, n):
     bond = satisfied & (jax.random.uniform(k1, J.shape) < 1 - jnp.exp(-2 * jnp.abs(J)))
     lab = cluster_labels(bond, n)
     P = n * n
-    F = jax.vmap(lambda fs, l: jax.ops.segment_sum(fs, l, num_segments=P))(f * s, lab)
+    F = jax.vmap(lambda fs, labels: jax.ops.segment_sum(fs, labels, num_segments=P))(f * s, lab)
     u = jax.random.uniform(k2, F.shape)
     flip = u < jax.nn.sigmoid(-2 * F)                          # per cluster root
     flip_pt = jnp.take_along_axis(flip, lab, axis=1)
@@ -151,11 +151,14 @@ def chain_flip_sweep(key, s, J, f, n, lab, stones):
     g = board_graph(n)
     ei, ej = jnp.asarray(g.edges[:, 0]), jnp.asarray(g.edges[:, 1])
     P = n * n
+
+    def seg(v, ids):  # [P] values summed per segment id
+        return jax.ops.segment_sum(v, ids, num_segments=P)
+
     for colour in (1, -1):
         key, sub = jax.random.split(key)
         li, lj = lab[:, ei], lab[:, ej]
         cross = (li != lj).astype(s.dtype) * J * s[:, ei] * s[:, ej]          # boundary edges only
-        seg = lambda v, l: jax.ops.segment_sum(v, l, num_segments=P)          # noqa: E731
         D = jax.vmap(seg)(f * s, lab) + jax.vmap(seg)(cross, li) + jax.vmap(seg)(cross, lj)
         flip = jax.random.uniform(sub, D.shape) < jax.nn.sigmoid(-2 * D)       # per chain root
         flip_pt = jnp.take_along_axis(flip, lab, axis=1) & (stones == colour)

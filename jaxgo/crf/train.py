@@ -14,7 +14,7 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from jaxgo.crf.exact import frontier_marginals, brute_force_marginals
+from jaxgo.crf.exact import brute_force_marginals, frontier_marginals
 from jaxgo.crf.graph import board_graph
 from jaxgo.crf.models import MODELS
 

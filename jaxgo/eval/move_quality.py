@@ -1,8 +1,8 @@
 """Quality of engines' moves scored by GNU Go: a quick proxy for strength between full match series.
 
     jaxgo eval move-quality --sgf benchmarks/games/sgf_19x19_time.tar.xz --records 8 --moves 10 30 50 70 \\
-        --engine "defaults=.venv/bin/python -m jaxgo gtp --quiet --size 19 --seed 7 --seconds 10 --resign-threshold 0" \\
-        --engine "widening=.venv/bin/python -m jaxgo gtp --quiet --size 19 --seed 7 --seconds 10 --resign-threshold 0 \\
+        --engine "defaults=jaxgo gtp --quiet --size 19 --seed 7 --seconds 10 --resign-threshold 0" \\
+        --engine "widening=jaxgo gtp --quiet --size 19 --seed 7 --seconds 10 --resign-threshold 0 \\
                   --search-option widen_playouts=40" \\
         --policy --parallel 2 --out /tmp/move_quality.jsonl
 

@@ -28,7 +28,6 @@ import argparse
 import json
 import sys
 import time
-from pathlib import Path
 
 import jax
 import numpy as np
@@ -186,7 +185,8 @@ def main(argv=None) -> int:
     base = None
     for name, policy, temperature, factors in args.variant:
         p = predictions[name]
-        print(json.dumps(report(name, p, y, games, base, {"policy": policy, "temperature": temperature, "factors": factors})),
+        settings = {"policy": policy, "temperature": temperature, "factors": factors}
+        print(json.dumps(report(name, p, y, games, base, settings)),
               flush=True)
         if args.by_move:
             for n in args.moves:

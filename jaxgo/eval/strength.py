@@ -71,7 +71,6 @@ from jaxgo.go.coords import BLACK, WHITE
 from jaxgo.go.gtp_client import find_gnugo
 from jaxgo.match import TimeControl, difference_interval, run_match, sgf_files, wilson_interval
 
-
 DEFAULT_ENGINE = f"{shlex.quote(sys.executable)} -m jaxgo gtp"
 
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
-from jaxgo.go import rules
 from jaxgo.features.moves import GROUPS, MAX_DISTANCE, SAME_POINT_LEVEL, distance, group_offsets, num_features
+from jaxgo.go import rules
 
 PATTERN_BITS = 18
 _FIELDS = (("capture", 18, 2), ("extension", 20, 1), ("self_atari", 21, 1), ("atari", 22, 2))

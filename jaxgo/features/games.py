@@ -15,11 +15,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxgo.go import rules
-from jaxgo.go.coords import BLACK, WHITE
 from jaxgo.features import large
 from jaxgo.features.codes import pack
 from jaxgo.features.moves import canonical_pattern_table, group_offsets, group_sizes, move_features
+from jaxgo.go import rules
+from jaxgo.go.coords import BLACK, WHITE
 from jaxgo.go.sgf import GameRecord
 
 BUCKET = 64  # moves are padded to a multiple of this, so few shapes are compiled

@@ -1,14 +1,14 @@
 """Large shape patterns: nested "circles" around a move, hashed up to the 8 board symmetries, and a dictionary of
 the frequent ones (Coulom 2007, section 3.2; Stern, Herbrich and Graepel 2006 use the same nesting).
 
-The pattern of size s around point p is the colour of every point at Coulom's distance
-d(dr, dc) = |dr| + |dc| + max(|dr|, |dc|) <= s from p (p itself excluded), relative to the side to move: empty,
-own, opponent or off the board.  ``SIZES`` = 4..10 (size 3 is the 3x3 square of ``jaxgo.features.moves``,
-size 10 holds 72 points).  The hash of a pattern read in a given frame is sum_o value_o * key_o mod 2**32 with
-a random odd 32-bit key per offset; a pattern has 8 frame hashes, one per symmetry of the square (rotations, reflections), and
-its canonical hash is their minimum, shared by all its symmetric images (colour reversal is handled by the
-normalisation to the side to move, not by the hash).  Extraction hashes every point in one frame only
-(``board_hashes``, 8x cheaper than all frames) and the dictionary lists each entry's 8 frame hashes.
+The pattern of size s around point p is the colour of every point at Coulom's distance d(dr, dc) = |dr| + |dc| +
+max(|dr|, |dc|) <= s from p (p itself excluded), relative to the side to move: empty, own, opponent or off the
+board.  ``SIZES`` = 4..10 (size 3 is the 3x3 square of ``jaxgo.features.moves``, size 10 holds 72 points).  The hash
+of a pattern read in a given frame is sum_o value_o * key_o mod 2**32 with a random odd 32-bit key per offset; a
+pattern has 8 frame hashes, one per symmetry of the square (rotations, reflections), and its canonical hash is their
+minimum, shared by all its symmetric images (colour reversal is handled by the normalisation to the side to move,
+not by the hash).  Extraction hashes every point in one frame only (``board_hashes``, 8x cheaper than all frames)
+and the dictionary lists each entry's 8 frame hashes.
 
 A ``LargeDictionary`` lists the (size, canonical hash) pairs seen often enough as the *played* move in training
 games (``harvest`` counts them, ``LargeDictionary.from_counts`` keeps those with ``min_count``).  A candidate's
@@ -23,12 +23,11 @@ import functools
 import hashlib
 import os
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxgo.go import rules
 from jaxgo.features.moves import symmetries
+from jaxgo.go import rules
 from jaxgo.util.files import save_npz_atomic
 
 SIZES = (4, 5, 6, 7, 8, 9, 10)

@@ -4,13 +4,13 @@
                        [--lmp-passes 1]
     jaxgo bench gammas --shards DIR --processes 1 2 [--method lmp|mm|sgd] [--lmp-passes 1]
 
-Prints one JSON object.  ``extract_positions_per_s``: packed features of every move (vmapped scan over
-``--batch`` games, compiled beforehand for every padded game length; SGF parsing excluded, reported apart).  ``lmp_examples_per_s``: LMP
-batch updates over one shard (positions per second, compiled beforehand).  ``--large``: the extraction again with
-a large-pattern dictionary (``with_large``).  With ``--shards`` (a folder from
-``jaxgo gammas extract``) MM and LMP are each run in a fresh subprocess on the first n shards for every n in
-``--subsets``, reporting wall time and peak RSS (``resource.getrusage``): MM holds every shard in memory, LMP
-streams one at a time.
+Prints one JSON object.  ``extract_positions_per_s``: packed features of every move (vmapped scan over ``--batch``
+games, compiled beforehand for every padded game length; SGF parsing excluded, reported apart).
+``lmp_examples_per_s``: LMP batch updates over one shard (positions per second, compiled beforehand).  ``--large``:
+the extraction again with a large-pattern dictionary (``with_large``).  With ``--shards`` (a folder from ``jaxgo
+gammas extract``) MM and LMP are each run in a fresh subprocess on the first n shards for every n in ``--subsets``,
+reporting wall time and peak RSS (``resource.getrusage``): MM holds every shard in memory, LMP streams one at a
+time.
 
 ``--processes 1 2``: training speed with several ``jax.distributed`` processes on this host instead (nothing
 else is timed).  For each count n, n processes (a coordinator on a free localhost port) train on ``--shards``
@@ -59,8 +59,8 @@ def _lmp_speed(shard_folder, batch: int) -> dict:
     import jax
     import jax.numpy as jnp
 
-    from jaxgo.learn import shards as shardlib
     from jaxgo.learn import lmp
+    from jaxgo.learn import shards as shardlib
     from jaxgo.learn.train import fixed_levels, lmp_shard, shard_batches
 
     name = shardlib.shard_names(shard_folder)[0]
@@ -269,8 +269,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args.skip_extract:
         out.update(_extraction(args.games, args.batch, args.data))
         if args.large:
-            from jaxgo.features.large import LargeDictionary
             from jaxgo.features.gammas import load_default_large
+            from jaxgo.features.large import LargeDictionary
 
             large = load_default_large().large if args.large == "default" else LargeDictionary.load(args.large)
             with_large = _extraction(args.games, args.batch, args.data, large)

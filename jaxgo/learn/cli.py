@@ -64,7 +64,9 @@ def _parser() -> argparse.ArgumentParser:
     tr.add_argument("--method", choices=["mm", "lmp", "sgd"], default="lmp")
     tr.add_argument("--out", required=True, help="gamma file to write (.npz)")
     tr.add_argument("--checkpoint", default=None, help="checkpoint folder (default: OUT.ckpt)")
-    tr.add_argument("--passes", type=int, default=1, help="LMP / SGD passes over the data (a checkpoint of the same run continues to more passes; LMP needs >= 2 in the first run)")
+    tr.add_argument("--passes", type=int, default=1,
+                    help="LMP / SGD passes over the data (a checkpoint of the same run continues to more passes; "
+                         "LMP needs >= 2 in the first run)")
     tr.add_argument("--iterations", type=int, default=20, help="MM sweeps")
     tr.add_argument("--batch", type=int, default=256, help="positions per batch")
     tr.add_argument("--lr", type=float, default=0.05, help="Adam learning rate (sgd)")
@@ -126,8 +128,8 @@ def _harvest(args) -> int:
 
 
 def _extract(args) -> int:
-    from jaxgo.learn.shards import extract
     from jaxgo.features.large import LargeDictionary
+    from jaxgo.learn.shards import extract
 
     if args.workers < 1 or (args.worker is not None and not 0 <= args.worker < args.workers):
         raise ValueError(f"--worker must be in 0..{args.workers - 1} (--workers {args.workers})")

@@ -6,18 +6,16 @@ training); rank 0 means the played move had the largest strength (ties count aga
 
 from __future__ import annotations
 
-
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from jaxgo.data import SkipStats, is_pro_vs_pro, iter_path
-from jaxgo.learn.shards import batches
 from jaxgo.features.games import cut_games, games_codes, previous_moves
-from jaxgo.learn import bt
 from jaxgo.features.gammas import Gammas
+from jaxgo.learn import bt
+from jaxgo.learn.shards import batches
 from jaxgo.learn.train import decode_batch
-
 
 SCORE_BATCH = 256
 

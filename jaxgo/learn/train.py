@@ -35,10 +35,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxgo.learn import shards as shardlib
 from jaxgo.features.codes import decode
-from jaxgo.learn import bt, lmp, parallel
 from jaxgo.features.gammas import Gammas, layout
+from jaxgo.learn import bt, lmp, parallel
+from jaxgo.learn import shards as shardlib
 from jaxgo.util import distributed
 from jaxgo.util.files import save_npy_atomic, save_npz_atomic
 

@@ -31,9 +31,9 @@ success only if the side also wins kos the opponent takes first).  Cycles count 
 
 from __future__ import annotations
 
-from jaxgo.go.rules import neighbour_lists
 from jaxgo.go.hostboard import Board
 from jaxgo.go.ladder import ladder_captures, ladder_move
+from jaxgo.go.rules import neighbour_lists
 from jaxgo.proof.patterns import board_stack_keys
 from jaxgo.proof.tree import Result, Tree
 
@@ -119,10 +119,10 @@ class CaptureProblem:
         attacking = b.to_play == self.attacker
         weak = self.weak_libs if attacking else self.weak_libs_defender
         for rep in b.neighbour_chains(pts, self.attacker):
-            sp, l = b.chain(rep)
-            if len(l) <= weak:
-                moves |= l
-                if len(l) <= (self.rescue_weak if attacking else self.support_weak):
+            sp, chain_libs = b.chain(rep)
+            if len(chain_libs) <= weak:
+                moves |= chain_libs
+                if len(chain_libs) <= (self.rescue_weak if attacking else self.support_weak):
                     # defender strings pressing on a weak attacker string next to the goal: the attacker saves
                     # its string by capturing them (break-chain), the defender saves them (keeps the pressure)
                     lim = self.rescue_libs if attacking else self.support_libs
@@ -133,14 +133,14 @@ class CaptureProblem:
         if self.near_libs:
             # strings touching the goal's liberties: the defender's connections and the attacker's blockers
             for rep in b.neighbour_chains(libs, -self.attacker):
-                sp, l = b.chain(rep)
-                if self.goal not in sp and len(l) <= self.near_libs:
-                    moves |= l
+                sp, chain_libs = b.chain(rep)
+                if self.goal not in sp and len(chain_libs) <= self.near_libs:
+                    moves |= chain_libs
             if not attacking:
                 for rep in b.neighbour_chains(libs, self.attacker):
-                    _, l = b.chain(rep)
-                    if len(l) <= weak:
-                        moves |= l
+                    _, chain_libs = b.chain(rep)
+                    if len(chain_libs) <= weak:
+                        moves |= chain_libs
         return sorted(moves)
 
     def _play(self, b: Board, m: int):

@@ -18,16 +18,18 @@
 
 Output: one JSON summary line per model (``--json``; else a sentence) with test_problems, pns_solved, pp_solved,
 newly_failed, newly_solved, mean_speedup, median_speedup, geomean_speedup, median_node_ratio and the same on the
-hard subset (the problems PNS fails, or solves with more than 10,000 nodes, in this run), and ``pattern_coverage`` (for T0..T7, the fraction of the test searches' generated moves whose
-pattern has evidence from training; ``Coverage``; its look-ups are timed with the searches); ``DIR/learn_rows.jsonl`` (one row per test problem and searcher) and ``DIR/learn_<model>.png``, the
-Figure 8 scatter (log time PNS vs PP; x = newly solved, o = newly failed, drawn at 1.3 x the time-out).
-``answer_rank`` (summary; per row in the rows file): where PNS's proving first move ranks among the root
-candidates ordered by the learnt prior, against (n + 1) / 2 for uniform priors (``answer_ranks``).
+hard subset (the problems PNS fails, or solves with more than 10,000 nodes, in this run), and ``pattern_coverage``
+(for T0..T7, the fraction of the test searches' generated moves whose pattern has evidence from training;
+``Coverage``; its look-ups are timed with the searches); ``DIR/learn_rows.jsonl`` (one row per test problem and
+searcher) and ``DIR/learn_<model>.png``, the Figure 8 scatter (log time PNS vs PP; x = newly solved, o = newly
+failed, drawn at 1.3 x the time-out). ``answer_rank`` (summary; per row in the rows file): where PNS's proving first
+move ranks among the root candidates ordered by the learnt prior, against (n + 1) / 2 for uniform priors
+(``answer_ranks``).
 
-Models: ``none`` = PP with prior 0.5 (no learning; the no-knowledge baseline); ``beta`` / ``beta1`` = Beta(1, 1); ``beta1000`` = Beta(1000, 1000) (the paper's peaked prior);
-``gauss`` = hierarchical Gaussian, beta_i^2 = 1; ``gauss_tuned`` = hierarchical with beta_i^2 estimated after the
-first pass and the prior strength of ``--sigma0`` / ``--noise`` (a smaller learning rate: the paper's "prior
-hand tuned to reduce the learning rate").
+Models: ``none`` = PP with prior 0.5 (no learning; the no-knowledge baseline); ``beta`` / ``beta1`` = Beta(1, 1);
+``beta1000`` = Beta(1000, 1000) (the paper's peaked prior); ``gauss`` = hierarchical Gaussian, beta_i^2 = 1;
+``gauss_tuned`` = hierarchical with beta_i^2 estimated after the first pass and the prior strength of ``--sigma0`` /
+``--noise`` (a smaller learning rate: the paper's "prior hand tuned to reduce the learning rate").
 """
 
 from __future__ import annotations

@@ -32,8 +32,8 @@ def temper(p: float, temperature: float) -> float:
     """The prior ``p`` with its log-odds divided by ``temperature`` (1: unchanged; larger: nearer 0.5)."""
     if temperature == 1.0:
         return p
-    l = min(max(logodds(p), -50.0), 50.0) / temperature
-    return prob(l)
+    log_odds = min(max(logodds(p), -50.0), 50.0) / temperature
+    return prob(log_odds)
 
 
 class Frozen:

@@ -281,7 +281,10 @@ def summarize(records) -> dict:
     """Problem-set statistics: counts by query, check, liberties, string size, PNS nodes (quantiles, hard)."""
     recs = list(records)
     nodes = sorted(r["pns_nodes"] for r in recs if r.get("check") == "agree")
-    q = (lambda f: nodes[min(len(nodes) - 1, int(f * len(nodes)))] if nodes else None)
+
+    def q(f):  # the f-quantile of the PNS node counts
+        return nodes[min(len(nodes) - 1, int(f * len(nodes)))] if nodes else None
+
     usable = [r for r in recs if r.get("check") in ("agree", "unsolved")]
     return dict(
         records=len(recs), usable=len(usable),

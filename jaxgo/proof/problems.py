@@ -176,7 +176,6 @@ def regression_problems(files=("reading.tst", "capture.tst"), gnugo_fails: bool 
     """Capture problems (attacker to move, answer TRUE) from GNU Go's regression files (see module doc).
     Defaults give the original set: ``attack`` tests with expected code 1 that GNU Go passes."""
     from jaxgo.go.coords import gtp_to_point
-
     from jaxgo.proof.regression import case_board, expectation, parse_tst
 
     base = os.path.join(problems_dir(), "gnugo-regression", "regression")

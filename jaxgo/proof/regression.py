@@ -13,8 +13,8 @@ import re
 
 from jaxgo.go.config import Rules
 from jaxgo.go.coords import gtp_to_point
-from jaxgo.go.sgf import load_sgf, replay
 from jaxgo.go.hostboard import game_board
+from jaxgo.go.sgf import load_sgf, replay
 
 _COLOURS = {"b": 1, "black": 1, "w": -1, "white": -1}
 

@@ -52,12 +52,12 @@ def logodds(p: float) -> float:
     return math.log(p) - math.log1p(-p)
 
 
-def prob(l: float) -> float:
-    if l == INF:
+def prob(log_odds: float) -> float:
+    if log_odds == INF:
         return 1.0
-    if l == -INF:
+    if log_odds == -INF:
         return 0.0
-    return 1.0 / (1.0 + math.exp(-l)) if l >= 0 else math.exp(l) / (1.0 + math.exp(l))
+    return 1.0 / (1.0 + math.exp(-log_odds)) if log_odds >= 0 else math.exp(log_odds) / (1.0 + math.exp(log_odds))
 
 
 def _from_log_p(log_p: float) -> float:
@@ -71,18 +71,18 @@ def _from_log_p(log_p: float) -> float:
 
 def and_logodds(children: list[float]) -> float:
     """log-odds of an AND node: P = prod P_c."""
-    return _from_log_p(-sum(softplus(-l) for l in children))
+    return _from_log_p(-sum(softplus(-log_odds) for log_odds in children))
 
 
 def or_logodds(children: list[float]) -> float:
     """log-odds of an OR node: 1 - P = prod (1 - P_c)."""
-    return -_from_log_p(-sum(softplus(l) for l in children))
+    return -_from_log_p(-sum(softplus(log_odds) for log_odds in children))
 
 
 def initial_proof_numbers(prior: float, strength: float) -> tuple[float, float]:
     """(pn, dn) of a new unknown PNS leaf from its prior P(TRUE): (exp(-s l), exp(s l)), l = log-odds in [-20, 20]."""
-    l = min(max(logodds(prior), -20.0), 20.0)
-    return math.exp(-strength * l), math.exp(strength * l)
+    log_odds = min(max(logodds(prior), -20.0), 20.0)
+    return math.exp(-strength * log_odds), math.exp(strength * log_odds)
 
 
 def pns_values(is_or: bool, children: list[tuple[float, float]]) -> tuple[float, float]:
@@ -103,7 +103,7 @@ class Node:
     expanded: bool = False
     pn: float = 1.0
     dn: float = 1.0
-    l: float = 0.0       # PP log-odds
+    log_odds: float = 0.0  # PP log-odds
     info: object = None  # learner data from prior_batch (pattern stack of the generating move)
 
     @property
@@ -144,16 +144,16 @@ class Tree:
     def _set_terminal(self, node: Node, value: bool) -> None:
         node.expanded = True
         if value:
-            node.pn, node.dn, node.l = 0.0, INF, INF
+            node.pn, node.dn, node.log_odds = 0.0, INF, INF
         else:
-            node.pn, node.dn, node.l = INF, 0.0, -INF
+            node.pn, node.dn, node.log_odds = INF, 0.0, -INF
 
     def new_node(self, state, prior: float = 0.5, shared: bool = True, forced=None) -> int:
         key = self.problem.key(state)
         if shared and key in self.table:
             return self.table[key]
         node = Node(state, self.problem.is_or(state))
-        node.l = logodds(prior)
+        node.log_odds = logodds(prior)
         if self.prior_init:
             node.pn, node.dn = initial_proof_numbers(prior, self.prior_init)
         value = forced if forced is not None else self.problem.evaluate(state)
@@ -183,9 +183,9 @@ class Tree:
                     nid = min(kids, key=lambda c: self.nodes[c].dn)
             else:
                 if node.is_or:
-                    nid = max(kids, key=lambda c: self.nodes[c].l)
+                    nid = max(kids, key=lambda c: self.nodes[c].log_odds)
                 else:
-                    nid = min(kids, key=lambda c: self.nodes[c].l)
+                    nid = min(kids, key=lambda c: self.nodes[c].log_odds)
             if nid in seen:   # a cycle slipped through: give up this descent (search() then stops)
                 return nid, path
             seen.add(nid)
@@ -259,14 +259,15 @@ class Tree:
             return False
         kids = [self.nodes[c] for c in node.children]
         pn, dn = pns_values(node.is_or, [(k.pn, k.dn) for k in kids])
-        ls = [k.l for k in kids]
-        l = or_logodds(ls) if node.is_or else and_logodds(ls)
+        ls = [k.log_odds for k in kids]
+        log_odds = or_logodds(ls) if node.is_or else and_logodds(ls)
         if pn == 0:
-            l = INF
+            log_odds = INF
         elif dn == 0:
-            l = -INF
-        changed = pn != node.pn or dn != node.dn or not (abs(l - node.l) <= 1e-12 or l == node.l)
-        node.pn, node.dn, node.l = pn, dn, l
+            log_odds = -INF
+        same = abs(log_odds - node.log_odds) <= 1e-12 or log_odds == node.log_odds
+        changed = pn != node.pn or dn != node.dn or not same
+        node.pn, node.dn, node.log_odds = pn, dn, log_odds
         return changed
 
     def propagate(self, nid: int, limit: int = 100000) -> None:

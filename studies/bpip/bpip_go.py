@@ -8,11 +8,11 @@ from __future__ import annotations
 import json
 import sys
 
-from jaxgo.go.coords import BLACK, WHITE
-from jaxgo.go.reference import ReferenceBoard
 from jaxgo.bpip.control import run_search
 from jaxgo.bpip.go_domain import GO_GRID, LADDER, CaptureDomain, proof_number_search
 from jaxgo.bpip.tree import Settings
+from jaxgo.go.coords import BLACK, WHITE
+from jaxgo.go.reference import ReferenceBoard
 
 PROBLEMS = {"ladder": None, "ladder-broken-h2": 7 * 9 + 7, "ladder-broken-g3": 6 * 9 + 6}
 

@@ -10,6 +10,7 @@ import os
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 import matplotlib
+
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np

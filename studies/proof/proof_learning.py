@@ -20,10 +20,10 @@
    cumulative solved vs time, ``proof_learning_cumulative.png``).
    With ``--fallback F`` each model is also timed as "<model>+fallback": its search gets the fraction F of the
    budget and PNS without knowledge finishes with the rest when it has not proved the goal; with ``--pns-order``
-   also as "<model>+pns-order": PNS whose children are ordered by the model's prior (ties in proof numbers).  ``--test-max-nodes``
-   / ``--test-timeout`` time the test set with other budgets than training (``--baseline-test-only`` then skips
-   the Figure 4 run on every problem); ``--save-models`` / ``--load-models`` pickle trained models (loading skips
-   training).
+   also as "<model>+pns-order": PNS whose children are ordered by the model's prior (ties in proof numbers).
+   ``--test-max-nodes`` / ``--test-timeout`` time the test set with other budgets than training
+   (``--baseline-test-only`` then skips the Figure 4 run on every problem); ``--save-models`` / ``--load-models``
+   pickle trained models (loading skips training).
 Writes ``proof_learning.json`` (all per-problem rows) next to the figures and prints a summary table.
 For problems mined from the game archives (``jaxgo solve mine``) the same protocol is ``jaxgo solve learn``.
 """

@@ -19,8 +19,8 @@ import time
 import jax
 import numpy as np
 
-from jaxgo.playouts import light as playout
 from jaxgo.go.game import new_game
+from jaxgo.playouts import light as playout
 from jaxgo.search.config import SearchConfig
 from jaxgo.search.mcts import Searcher
 from jaxgo.search.player import RESIGN
@@ -72,10 +72,12 @@ def main(argv=None):
             for g, ref in zip(games, refs):
                 best = np.nanmax(ref)
                 for seed in range(args.seeds):
-                    searcher = Searcher(g.rules, SearchConfig(strategy=strategy, playouts="light", bias_c2=0.0), seed=seed)
+                    config = SearchConfig(strategy=strategy, playouts="light", bias_c2=0.0)
+                    searcher = Searcher(g.rules, config, seed=seed)
                     result = searcher.search(g, playouts=budget)
                     move = result.move
-                    value = ref[move] if move != RESIGN and move < len(ref) and not np.isnan(ref[move]) else np.nanmin(ref)
+                    known = move != RESIGN and move < len(ref) and not np.isnan(ref[move])
+                    value = ref[move] if known else np.nanmin(ref)
                     regrets.append(100 * (best - value))
                     hits.append(value >= best - 1e-9)
                     used.append(result.playouts)

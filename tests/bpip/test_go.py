@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from jaxgo.go.coords import BLACK, WHITE
-from jaxgo.go.reference import ReferenceBoard
 from jaxgo.bpip.control import run_search
 from jaxgo.bpip.go_domain import GO_GRID, LADDER, CaptureDomain, proof_number_search
 from jaxgo.bpip.tree import Settings
+from jaxgo.go.coords import BLACK, WHITE
+from jaxgo.go.reference import ReferenceBoard
 
 TARGET = 3 * 9 + 4  # e6
 

@@ -1,6 +1,20 @@
 """Game trees, sums and exact minimax (jaxgo.cgt.games) on the thesis's toy sum G + H + I."""
 
-from jaxgo.cgt.games import LEFT, RIGHT, Minimax, all_states, initial_state, legal_moves, negate, parse, play, reachable, score, to_text, toy_sum
+from jaxgo.cgt.games import (
+    LEFT,
+    RIGHT,
+    Minimax,
+    all_states,
+    initial_state,
+    legal_moves,
+    negate,
+    parse,
+    play,
+    reachable,
+    score,
+    to_text,
+    toy_sum,
+)
 from jaxgo.cgt.toy import check_pv
 
 

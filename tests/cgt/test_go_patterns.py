@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from jaxgo.go import rules
 from jaxgo.cgt.go_patterns import A, P, Q, adaptive_pattern_experiment, board_from_ascii, pattern_points, point
+from jaxgo.go import rules
 
 
 def test_board_layout():

@@ -11,7 +11,18 @@ import numpy as np
 
 from jaxgo.crf.exact import brute_force_marginals
 from jaxgo.crf.liberties import liberty_counts
-from jaxgo.crf.models import B5_PAPER, BLIB_NAMES, NUM_TYPES, b5_log_potentials, blib_from_b5, blib_log_potentials, blib_pair_tables, feasible_pair, point_types, reverse_type
+from jaxgo.crf.models import (
+    B5_PAPER,
+    BLIB_NAMES,
+    NUM_TYPES,
+    b5_log_potentials,
+    blib_from_b5,
+    blib_log_potentials,
+    blib_pair_tables,
+    feasible_pair,
+    point_types,
+    reverse_type,
+)
 from jaxgo.crf.train import log_likelihood
 
 

@@ -10,7 +10,6 @@ import pytest
 from jaxgo.crf import label_sets
 from jaxgo.crf.labels import gnugo_path
 
-
 # A finished 9x9 game: Black builds column D, White column E, White invades at B2 (sgf bh), two passes.
 #   at the end:      A B C D E F G H J
 #                 9  . . . X O . . . .
@@ -67,6 +66,6 @@ def test_label_sgf_dir_9x9(tmp_path):
     lab = d["labels"][0].reshape(9, 9)
     assert np.all(lab[:, :4] == 1) and np.all(lab[:, 4:] == -1)      # dead W B2 removed; area by colour
 
-    from jaxgo.crf.cli import load_labelled                              # the eval loader reads it
+    from jaxgo.crf.cli import load_labelled  # the eval loader reads it
     dd = load_labelled([str(out)], (10, 20))
     assert dd["stones"].shape == (2, 81) and list(dd["move"]) == [10, 20]

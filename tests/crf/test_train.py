@@ -24,11 +24,15 @@ def test_gradient_finite_differences():
     n = 3
     c, s = _data(0, 5, n)
     p = jnp.asarray(B5_PAPER) * 0.5
-    f = lambda q: log_likelihood(q, c, s, n, exact="brute")
+
+    def f(q):
+        return log_likelihood(q, c, s, n, exact="brute")
+
     g = np.asarray(jax.grad(f)(p))
     h = 1e-2
     for k in range(5):
-        e = np.zeros(5, np.float32); e[k] = h
+        e = np.zeros(5, np.float32)
+        e[k] = h
         fd = (float(f(p + e)) - float(f(p - e))) / (2 * h)
         assert abs(fd - g[k]) < 2e-2 * max(1.0, abs(g[k])), (k, fd, g[k])
 

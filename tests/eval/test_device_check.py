@@ -4,7 +4,6 @@ both the CPU)."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 

@@ -4,13 +4,11 @@ here), per-engine scores and the paired difference to the first engine."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
-from support import fake_gtp_engine
 
 from jaxgo.eval import move_quality
-
+from support import fake_gtp_engine
 
 SGF = b"(;FF[4]GM[1]SZ[5]KM[0.5];B[cc];W[bb];B[dd];W[db])"
 
@@ -49,8 +47,8 @@ def test_main_scores_engines_against_the_reference(tmp_path, monkeypatch, capsys
     sgf = tmp_path / "a.sgf"
     sgf.write_bytes(SGF)
     out = tmp_path / "rows.jsonl"
-    argv = ["--sgf", str(sgf), "--moves", "1", "3", "--records", "1", "--engine", f"good={good}", "--engine", f"fair={fair}",
-            "--out", str(out)]
+    argv = ["--sgf", str(sgf), "--moves", "1", "3", "--records", "1", "--engine", f"good={good}",
+            "--engine", f"fair={fair}", "--out", str(out)]
     assert move_quality.main(argv) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert lines[0] == {"engine": "good", "positions": 2, "top1": 2, "top10": 2, "mean_ratio": 1.0,

@@ -4,13 +4,11 @@ a small end-to-end run comparing playout policies."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from jaxgo.eval import playout_quality
-
 
 # Black owns the board after these moves (White's three stones are captured on a 5x5 board): Black won.
 BLACK_WINS = b"(;FF[4]GM[1]SZ[5]KM[0.5]RE[B+Resign];B[cc];W[aa];B[bb];W[ee];B[dd];W[ab];B[ba];W[de];B[ed])"

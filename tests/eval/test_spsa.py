@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
-from support import fake_gtp_engine
 
 from jaxgo.eval import spsa
+from support import fake_gtp_engine
 
 
 def test_params_parse_and_map_to_units():

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import gzip
 import json
-from pathlib import Path
 
 import pytest
-from support import fake_gtp_engine
 
 from jaxgo.eval import strength as strength_table
+from support import fake_gtp_engine
 
 
 def test_engine_command_takes_its_budget_from_playouts_or_the_clock():

@@ -10,8 +10,8 @@ import numpy as np
 from jaxgo.features import GROUPS, game_features, group_offsets
 from jaxgo.features.codes import decode, decode_levels, pack
 from jaxgo.features.games import games_codes, previous_moves
-from jaxgo.learn.synthetic import random_game_sgf
 from jaxgo.go.sgf import load_sgf
+from jaxgo.learn.synthetic import random_game_sgf
 
 # 9x9: W's dc joins cc in atari, B's ec captures both, W retakes dc (distance 0 to the move before the previous
 # one); the game ends with two passes.
@@ -43,8 +43,8 @@ def test_batched_codes_decode_to_game_features():
     for record, (codes, moves) in zip(records, out):
         feats, legal, mv = game_features(record)
         prev, prev2 = previous_moves(moves)
-        f, l = decode(codes, prev, prev2)
-        assert np.array_equal(np.asarray(f), feats) and np.array_equal(np.asarray(l), legal)
+        f, legal_out = decode(codes, prev, prev2)
+        assert np.array_equal(np.asarray(f), feats) and np.array_equal(np.asarray(legal_out), legal)
         assert np.array_equal(mv, moves)
     feats, legal, _ = game_features(records[0])
     retake = 11  # W[dc] again

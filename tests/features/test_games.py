@@ -6,8 +6,8 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 import numpy as np
 
-from jaxgo.go.coords import BLACK, WHITE
 from jaxgo.features import GROUPS, game_features, group_offsets
+from jaxgo.go.coords import BLACK, WHITE
 from jaxgo.go.reference import ReferenceBoard
 from jaxgo.go.sgf import load_sgf
 

@@ -13,17 +13,17 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxgo.go import reference, rules
-from jaxgo.go.coords import BLACK, WHITE
-from jaxgo.learn import shards
-from jaxgo.learn.patterns import harvest
+from jaxgo.features import gammas as gm
 from jaxgo.features import large, num_features
 from jaxgo.features.codes import decode
 from jaxgo.features.games import games_codes, games_played_hashes
 from jaxgo.features.moves import symmetries
-from jaxgo.features import gammas as gm
-from jaxgo.learn.synthetic import random_game_sgf, write_archive
+from jaxgo.go import reference, rules
+from jaxgo.go.coords import BLACK, WHITE
 from jaxgo.go.sgf import load_sgf
+from jaxgo.learn import shards
+from jaxgo.learn.patterns import harvest
+from jaxgo.learn.synthetic import random_game_sgf, write_archive
 
 hashes_of = jax.jit(large.board_hashes)
 point_hashes_of = jax.jit(large.point_hashes)

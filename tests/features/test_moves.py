@@ -11,10 +11,10 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxgo.go import rules
-from jaxgo.go.coords import BLACK, WHITE
 from jaxgo.features import GROUPS, canonical_pattern_table, move_features
 from jaxgo.features.moves import _CELLS, symmetries
+from jaxgo.go import rules
+from jaxgo.go.coords import BLACK, WHITE
 from jaxgo.go.reference import ReferenceBoard
 
 G = {name: i for i, name in enumerate(GROUPS)}

@@ -4,8 +4,8 @@ import os
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
-import numpy as np
 import jax.numpy as jnp
+import numpy as np
 
 from jaxgo.learn import bt
 from jaxgo.learn.synthetic import bt_positions

@@ -8,7 +8,6 @@ import textwrap
 
 import pytest
 
-
 SCRIPT = textwrap.dedent("""
     import os, sys
     import jax

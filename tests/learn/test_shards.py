@@ -10,11 +10,11 @@ import json
 import numpy as np
 import pytest
 
-from jaxgo.learn import shards
 from jaxgo.features import game_features
 from jaxgo.features.codes import decode
-from jaxgo.learn.synthetic import random_game_sgf, write_archive
 from jaxgo.go.sgf import load_sgf
+from jaxgo.learn import shards
+from jaxgo.learn.synthetic import random_game_sgf, write_archive
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +98,10 @@ def test_workers_write_the_one_process_shards_byte_for_byte_and_resume(archive, 
     again = shards.extract_worker(folder, [path], worker=1, workers=2, **kw)
     assert [e["index"] for e in again["shards"]] == [1, 3] and again["done"]  # shard 1 was not redone
     merged = shards.merge_workers(folder, 2)
-    strip = lambda m: dict(m, shards=[{k: v for k, v in s.items() if k != "seconds"} for s in m["shards"]])
+
+    def strip(m):  # the manifest without the timings
+        return dict(m, shards=[{k: v for k, v in s.items() if k != "seconds"} for s in m["shards"]])
+
     assert strip(merged) == strip(one) and strip(shards.read_manifest(folder)) == strip(one)
     assert not list(folder.glob("worker-*.json"))
     names = sorted(p.name for p in (tmp_path / "one").glob("*.npy"))

@@ -10,12 +10,10 @@ import json
 import numpy as np
 import pytest
 
-from jaxgo.learn import shards
 from jaxgo.features import GROUPS, group_sizes
 from jaxgo.features import gammas as gm
 from jaxgo.learn import train
 from jaxgo.learn.synthetic import random_shards
-
 
 fake_shards = random_shards  # (the name the other learner tests import)
 

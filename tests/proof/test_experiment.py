@@ -37,7 +37,8 @@ def test_speedup_summary_counts_and_hard_subset():
     base = [_row(True, 1.0, 100), _row(True, 8.0, 9000, True), _row(False, 15.0, 12000, True), _row(True, 2.0, 50)]
     other = [_row(True, 0.5, 50), _row(True, 1.0, 1000, True), _row(True, 3.0, 3000, True), _row(False, 15.0, 12000)]
     s = speedup_summary(base, other)
-    assert (s["test_problems"], s["pns_solved"], s["pp_solved"], s["newly_failed"], s["newly_solved"]) == (4, 3, 3, 1, 1)
+    counts = (s["test_problems"], s["pns_solved"], s["pp_solved"], s["newly_failed"], s["newly_solved"])
+    assert counts == (4, 3, 3, 1, 1)
     assert s["mean_speedup"] == pytest.approx((2.0 + 8.0) / 2) and s["median_node_ratio"] == pytest.approx(5.5)
     assert s["hard_problems"] == 2 and s["hard_pns_solved"] == 1 and s["hard_pp_solved"] == 2
     assert s["hard_mean_speedup"] == pytest.approx(8.0)

@@ -9,11 +9,23 @@ from collections import Counter
 import pytest
 
 from jaxgo.go.gtp_client import find_gnugo
-from jaxgo.go.sgf import load_sgf
 from jaxgo.go.hostboard import Board
-from jaxgo.proof.mining import (board_from_moves, candidate_strings, is_hard, load_mined, mine, mine_game,
-                                pns_check, position_hash, problem_position, record_moves, summarize, to_problem,
-                                file_stats)
+from jaxgo.go.sgf import load_sgf
+from jaxgo.proof.mining import (
+    board_from_moves,
+    candidate_strings,
+    file_stats,
+    is_hard,
+    load_mined,
+    mine,
+    mine_game,
+    pns_check,
+    position_hash,
+    problem_position,
+    record_moves,
+    summarize,
+    to_problem,
+)
 
 # white B5 (3 liberties) is in a net: black captures it (the tests of problems.py use the same shape)
 NET = """

@@ -1,7 +1,7 @@
 import numpy as np
 
-from jaxgo.proof import patterns as P
 from jaxgo.go.hostboard import Board
+from jaxgo.proof import patterns as P
 
 POSITION = """
 .........
