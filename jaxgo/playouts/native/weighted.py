@@ -216,58 +216,56 @@ def move_weights(st, g, base, flags, policy, tables, dist1, dist2, plain_of, wei
     row1 = plain_of[prev] if prev >= 0 else points
     row2 = plain_of[prev2] if prev2 >= 0 else points
     heavy = policy == ft.HEAVY
-    ko_ratio = tables[ft.ATARI + 2] / tables[ft.ATARI + 1] if heavy else 1.0
-    total = 0.0
     for r in range(1, size + 1):
-        s = 0.0
         start = r * w + 1
         if heavy:
             d1 = dist1[row1]
             d2 = dist2[row2]
             for p in range(start, start + size):
-                x = own[p] * d1[p] * d2[p]
-                weights[p] = x
-                s += x
+                weights[p] = own[p] * d1[p] * d2[p]
         else:
             for p in range(start, start + size):
-                x = own[p]
-                weights[p] = x
-                s += x
-        rowsum[r] = s
-        total += s
+                weights[p] = own[p]
+    # the modifiers, before any sum: the rule tiers differ by 1e8 and more, so a changed weight's difference
+    # taken out of a sum would cancel the small weights beside it
     if ko >= 0:
-        total += _set_weight(weights, rowsum, ko, 0.0, w)
+        weights[ko] = 0.0
         if heavy:
+            ko_ratio = tables[ft.ATARI + 2] / tables[ft.ATARI + 1]
             own_flags = flags[c - 1]
             for r in range(1, size + 1):
                 for p in range(r * w + 1, r * w + 1 + size):
-                    if own_flags[p] & ft.ATARI_FLAG and weights[p] > 0:
-                        total += _set_weight(weights, rowsum, p, weights[p] * ko_ratio, w)
+                    if own_flags[p] & ft.ATARI_FLAG:
+                        weights[p] *= ko_ratio
     if prev >= 0 and st[nb.COLOUR, prev] != nb.EMPTY:
         if heavy:
             ch = st[nb.CHAIN, prev]
             if st[nb.LIBS, ch] == 1:
                 lib = st[nb.LSUM, ch]
-                if flags[c - 1, lib] & ft.CAPTURE_ONE and weights[lib] > 0:
-                    ratio = tables[ft.CAPTURE + 2] / tables[ft.CAPTURE + 1]
-                    total += _set_weight(weights, rowsum, lib, weights[lib] * ratio, w)
+                if flags[c - 1, lib] & ft.CAPTURE_ONE:
+                    weights[lib] *= tables[ft.CAPTURE + 2] / tables[ft.CAPTURE + 1]
         else:
             for k in range(8):
                 p = prev + (nb.neighbour_offset(k, w) if k < 4 else nb.diagonal_offset(k - 4, w))
                 if flags[c - 1, p] & ft.PLAIN and weights[p] > 0:
                     code = ft.pattern_code(st, p, c, w) & 0xFFFF
                     if tables[ft.SHAPE + code] > 0:
-                        total += _set_weight(weights, rowsum, p, weights[p] * ft.TIER_SHAPE, w)
+                        weights[p] *= ft.TIER_SHAPE
+    return row_sums(weights, rowsum, size, w)
+
+
+@jit(fastmath=True)
+def row_sums(weights, rowsum, size, w):
+    """Fill ``rowsum`` [W] with the sums of the board rows of ``weights`` [PP]; returns their total."""
+    total = 0.0
+    for r in range(1, size + 1):
+        s = 0.0
+        start = r * w + 1
+        for p in range(start, start + size):
+            s += weights[p]
+        rowsum[r] = s
+        total += s
     return total
-
-
-@jit
-def _set_weight(weights, rowsum, p, value, w):
-    """Set one weight, keeping its row sum; returns the change of the total."""
-    delta = value - weights[p]
-    weights[p] = value
-    rowsum[p // w] += delta
-    return delta
 
 
 @jit
