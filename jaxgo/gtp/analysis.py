@@ -145,8 +145,9 @@ def _kata_move(info: dict) -> str:
 
 
 # -- lz-analyze / kata-analyze --------------------------------------------------------------------------------
-def _stream_lines(stream, kind: str, options: dict, tick: float = 0.05):
-    """Info lines for each report of ``stream``, ``None`` ticks while waiting; terminates the query when closed."""
+def _stream_lines(stream, kind: str, options: dict, tick: float = 0.05, session=None):
+    """Info lines for each report of ``stream``, ``None`` ticks while waiting; terminates the query when closed.
+    Each report becomes the ``session``'s last analysis (GoGui's "Search statistics" shows it)."""
     finished = False
     try:
         while True:
@@ -162,6 +163,7 @@ def _stream_lines(stream, kind: str, options: dict, tick: float = 0.05):
                 finished = True
                 return
             if "moveInfos" in response:
+                _remember(session, response, kind)
                 yield info_line(response, kind, options["ownership"], options["maxmoves"])
             if "turnNumber" in response and not response.get("isDuringSearch", False):
                 finished = True
@@ -169,6 +171,15 @@ def _stream_lines(stream, kind: str, options: dict, tick: float = 0.05):
     finally:
         if not finished:
             stream.terminate()
+
+
+def _remember(session, response: dict, kind: str) -> None:
+    """Keep an analysis report as the session's last search (``jaxgo-search_stats``)."""
+    if session is None or "rootInfo" not in response:
+        return
+    from jaxgo.gtp.remote import result_from_response
+
+    session.last_analysis = (result_from_response(response, session.size), kind)
 
 
 def analyze(session, args: list[str], kind: str) -> str:
@@ -179,7 +190,8 @@ def analyze(session, args: list[str], kind: str) -> str:
     query = position_query(session.game, options["colour"], session.config, ANALYSIS_VISITS,
                            interval=options["interval"], ownership=options["ownership"])
     stream = session.analysis_connection().query(query)
-    session.analysis_stream = AnalysisStream(_stream_lines(stream, kind, options), interruptible=True)
+    session.analysis_stream = AnalysisStream(_stream_lines(stream, kind, options, session=session),
+                                             interruptible=True)
     return ""
 
 
@@ -195,6 +207,7 @@ def _genmove_lines(session, stream, kind: str, options: dict, colour: int, secon
     try:
         for response in search_responses(stream, seconds, stop=session.interrupted):
             if "moveInfos" in response:
+                _remember(session, response, kind)
                 yield info_line(response, kind, options["ownership"], options["maxmoves"])
             final = response
     except GtpError as exc:

@@ -37,7 +37,8 @@ def build_parser(full_help: bool = True) -> argparse.ArgumentParser:
         from jaxgo.search.player import DEFAULT_PLAYOUTS
 
         playouts_default = str(DEFAULT_PLAYOUTS)
-    parser = argparse.ArgumentParser(prog="jaxgo gtp", description=DESCRIPTION)
+    # conflict_handler: --resign-min-playouts below replaces the search module's option of that name
+    parser = argparse.ArgumentParser(prog="jaxgo gtp", description=DESCRIPTION, conflict_handler="resolve")
     parser.add_argument("--size", type=int, default=19, help="board size (default %(default)s)")
     parser.add_argument("--komi", type=float, default=7.5, help="komi (default %(default)s)")
     parser.add_argument("--rules", choices=KO_RULES, default="positional", help="ko rule (default %(default)s)")
@@ -57,7 +58,20 @@ def build_parser(full_help: bool = True) -> argparse.ArgumentParser:
     parser.add_argument("--no-warmup", action="store_true",
                         help="do not compile ahead in a background thread (default: compile ahead at start-up)")
     search_config.add_arguments(parser)
+    parser.add_argument("--resign-min-playouts", type=int, default=None,
+                        help="playouts a search needs before it may resign (default "
+                             f"{search_config.DEFAULT.resign_min_playouts}, or half of --playouts when smaller)")
     return parser
+
+
+def resign_min_playouts(given: int | None, playouts: int | None) -> int:
+    """``--resign-min-playouts``: as given, else the SearchConfig default (2000), lowered to half of
+    ``--playouts`` when that is smaller -- a search of 1000 playouts could otherwise never resign, and a lost
+    game was played to its end."""
+    if given is not None:
+        return given
+    default = search_config.DEFAULT.resign_min_playouts
+    return default if playouts is None else min(default, max(1, playouts // 2))
 
 
 def rules_from_args(args) -> Rules | None:
@@ -93,6 +107,7 @@ def engine_from_args(args):
     if error is not None:
         print(f"jaxgo gtp: {error}", file=sys.stderr)
         return None
+    args.resign_min_playouts = resign_min_playouts(args.resign_min_playouts, args.playouts)
     try:
         config = search_config.from_args(args)
     except ValueError as exc:

@@ -31,7 +31,9 @@ def _choose(session, args: list[str], cleanup: bool = False):
     colour = colour_arg(args[0], "syntax error")
     player, game = session.search_player(), session.game
     with clock_share_capped(player, game, colour):
-        return colour, player.choose(game, colour, cleanup=cleanup)
+        decision = player.choose(game, colour, cleanup=cleanup)
+    session.last_analysis = None  # this search is now the last one (jaxgo-search_stats)
+    return colour, decision
 
 
 def genmove(session, args):
@@ -221,12 +223,16 @@ def ownership(session, args):
 
 # -- search information ---------------------------------------------------------------------------------------
 def search_stats(session, args):
-    """The last search: playouts, seconds, win rate (side to move) and principal variation."""
+    """The last search -- an analysis (lz-analyze, kata-analyze, *-genmove_analyze: its latest report) or a
+    genmove, whichever came last: playouts, seconds, win rate (side to move) and principal variation."""
+    source = "genmove"
     result = session.player.last_result
+    if session.last_analysis is not None:
+        result, source = session.last_analysis
     if result is None:
         return "no search yet"
     pv = " ".join(point_to_gtp(m, session.size) for m in result.pv)
-    return (f"playouts {result.playouts} seconds {result.seconds:.2f} win rate {result.win_rate:.3f} "
+    return (f"{source}: playouts {result.playouts} seconds {result.seconds:.2f} win rate {result.win_rate:.3f} "
             f"pv {pv}")
 
 
@@ -236,13 +242,42 @@ def config_lines(settings: dict) -> str:
 
 
 def search_config(session, args):
-    """``jaxgo-search_config``: the effective SearchConfig, one ``key value`` line per field (GoGui's ``param``
-    format); ``jaxgo-search_config KEY VALUE`` sets one field (``jaxgo.gtp.params.set_param``)."""
+    """``jaxgo-search_config``: GoGui's parameter dialog (``param`` analyze command): the move budget and every
+    SearchConfig field, one typed line each (``gogui_param_lines``); ``jaxgo-search_config KEY VALUE`` sets one
+    (``jaxgo.gtp.settings.set_param``, with the dialog's names: ``playout_policy`` for ``playouts``,
+    ``playouts_per_move`` and ``seconds_per_move`` for the budget)."""
     require_count(args, 0, 2)
     if args:
-        set_param(session, args[0], args[1])
+        set_param(session, GOGUI_NAMES.get(args[0], args[0]), args[1])
         return ""
-    return config_lines(session.config.to_dict())
+    return gogui_param_lines(session)
+
+
+# GoGui shows a key with "_" as spaces and a capital: "playouts heavy" read "Playouts: heavy" (the policy).
+GOGUI_NAMES = {"playouts_per_move": "maxPlayouts", "seconds_per_move": "maxTime", "playout_policy": "playouts",
+               "late_playout_policy": "late_playouts"}
+GOGUI_SHOWN = {ours: shown for shown, ours in GOGUI_NAMES.items()}
+
+
+def gogui_param_lines(session) -> str:
+    """``[type] key value`` lines (GoGui's param format): ``[bool]`` switches as 0 / 1, ``[list/a/b]`` choices,
+    ``[string]`` numbers and paths ("none" for no value); the move budget first."""
+    from jaxgo.search import config
+
+    choices = {"strategy": config.STRATEGIES, "playouts": config.PLAYOUT_POLICIES,
+               "late_playouts": config.PLAYOUT_POLICIES + ("none",),
+               "backend": config.PLAYOUT_BACKENDS}
+    rows = [("playouts_per_move", "[string]", session.player.playouts),
+            ("seconds_per_move", "[string]", session.player.seconds)]
+    for key, value in session.config.to_dict().items():
+        if isinstance(value, bool):
+            kind, value = "[bool]", int(value)
+        elif key in choices:
+            kind = "[list/" + "/".join(choices[key]) + "]"
+        else:
+            kind = "[string]"
+        rows.append((GOGUI_SHOWN.get(key, key), kind, value))
+    return "\n".join(f"{kind} {key} {'none' if value is None else value}" for key, kind, value in rows)
 
 
 COMMANDS = {

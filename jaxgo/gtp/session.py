@@ -57,6 +57,7 @@ class GtpSession:
         self.analysis = analysis  # ServerClient / LocalConnection, or None until analysis_connection()
         self._owns_analysis = False
         self.analysis_stream = None  # an AnalysisStream left by a live-analysis handler for the read loop
+        self.last_analysis = None  # (SearchResult, its kind) of the last analysis report, newer than any genmove
         self.command_names: tuple[str, ...] = ()  # set by the Dispatcher: what list_commands answers
         self.quick_start = quick_start
         self.warmup = None  # jaxgo.gtp.warmup.Warmup once start_warmup() ran

@@ -25,3 +25,34 @@ def test_every_option_states_its_default():
 def test_bad_options_exit_2_before_serving(args, capsys):
     assert main(args) == 2
     assert capsys.readouterr().err.startswith("jaxgo gtp: ")
+
+
+# A 5x5 position lost for Black whatever it plays: White owns rows 2-5 with two eyes (B4, D4), row 1 is empty.
+LOST_FOR_BLACK = ["boardsize 5", "clear_board"] + [f"play w {v}" for v in (
+    "a2", "b2", "c2", "d2", "e2", "a3", "b3", "c3", "d3", "e3", "a4", "c4", "e4", "a5", "b5", "c5", "d5", "e5")]
+
+
+def test_resignation_needs_at_most_half_of_the_playouts_per_move():
+    assert build_parser().parse_args([]).resign_min_playouts is None
+    from jaxgo.gtp.cli import resign_min_playouts
+
+    assert resign_min_playouts(None, None) == 2000 and resign_min_playouts(None, 1000) == 500
+    assert resign_min_playouts(None, 10_000) == 2000 and resign_min_playouts(3000, 1000) == 3000
+
+
+def test_the_faster_opponent_resigns_a_lost_game():
+    """``jaxgo gtp --playouts 1000`` (the README's faster opponent) never resigned: resignation needed 2,000
+    playouts; lost games were played to the end."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, JAX_PLATFORMS="cpu", PYTHONPATH=str(repo))
+    script = "\n".join(LOST_FOR_BLACK + ["genmove b", "quit"]) + "\n"
+    proc = subprocess.run([sys.executable, "-m", "jaxgo", "gtp", "--size", "5", "--playouts", "1000",
+                           "--playout-policy", "light", "--bias", "0", "--quiet"], input=script, capture_output=True,
+                          text=True, env=env, timeout=300)
+    replies = [block for block in proc.stdout.split("\n\n") if block]
+    assert proc.returncode == 0 and replies[-2] == "= resign", replies[-3:]

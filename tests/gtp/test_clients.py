@@ -222,9 +222,27 @@ def test_gogui_param_command_lists_and_sets_values():
         key, value = (words[1], words[2:]) if words[0].startswith("[") else (words[0], words[1:])
         assert len(value) == 1 and not re.search(r"\s", key), row
     for row in listed:  # GoGui sends back what it shows: every listed value must be accepted as it is
-        key, value = row.split()
+        _, key, value = row.split()
         assert ask(engine, f"jaxgo-search_config {key} {value}") == "", row
     assert ask(engine, "jaxgo-search_config").splitlines() == listed
+
+
+def test_gogui_param_dialog_has_typed_fields_and_the_move_budget():
+    """Issue 47: every value was free text, the policy showed as "Playouts: heavy" and there was no field for
+    the playouts per move.  GoGui reads ``[bool]``, ``[list/a/b]`` and ``[string]`` and shows a key's "_" as
+    spaces."""
+    engine = make_gtp_engine(Rules(size=5), CHEAP)
+    rows = {row.split()[1]: row for row in ask(engine, "jaxgo-search_config").splitlines()}
+    assert all(row.startswith(("[bool] ", "[list/", "[string] ")) for row in rows.values())
+    assert rows["early_stop"] == "[bool] early_stop 1"
+    assert rows["strategy"].startswith("[list/uct/rave/") and rows["strategy"].endswith(" rave")
+    assert rows["playout_policy"] == "[list/light/heavy/rules/safe_rules] playout_policy light"
+    assert "playouts" not in rows  # the count and the policy are no longer one word
+    assert rows["playouts_per_move"] == "[string] playouts_per_move none"
+    assert ask(engine, "jaxgo-search_config playouts_per_move 500") == "" and engine.session.player.playouts == 500
+    assert ask(engine, "jaxgo-search_config playout_policy heavy") == "" and engine.session.config.playouts == "heavy"
+    assert ask(engine, "jaxgo-search_config early_stop 0") == "" and engine.session.config.early_stop is False
+    assert engine.handle("jaxgo-search_config early_stop maybe").startswith("?")
 
 
 class OwnershipOnly:

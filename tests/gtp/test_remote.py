@@ -61,8 +61,19 @@ def test_frontend_genmove_goes_through_the_server(address):
     move = replies[1]
     assert move.startswith("=1 ") and move[3:] != "C3"
     assert move[3:] == "pass" or (move[3] in "ABCDE" and move[4] in "12345")
-    assert replies[2].startswith("= playouts ")
+    assert replies[2].startswith("= genmove: playouts ")
     assert replies[3].startswith("=")
+
+
+def test_search_statistics_show_the_last_analysis(address):
+    """GoGui's "Search statistics" showed the last genmove, not the analysis just run (issue 47)."""
+    engine = frontend(address)
+    out = run_session(engine, [(0, b"play b c3\n"), (0, b"1 genmove w\n"), (0, b"lz-analyze 10\n"),
+                               (4.0, b"2 jaxgo-search_stats\n"), (0, b"3 genmove b\n"),
+                               (0, b"4 jaxgo-search_stats\n"), (0, b"quit\n")])
+    replies = {r.split()[0]: r for r in (block.strip() for block in out.split("\n\n")) if r.startswith("=")}
+    assert replies["=2"].startswith("=2 lz: playouts ")
+    assert replies["=4"].startswith("=4 genmove: playouts ")
 
 
 def test_kata_analyze_streams_until_the_next_command(address):
