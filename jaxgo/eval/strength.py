@@ -60,64 +60,24 @@ gzip member for a ``.gz`` log); with neither it starts the named file (plain tex
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
-import shlex
 import sys
 from collections import defaultdict
 from pathlib import Path
 
-from jaxgo.go.coords import BLACK, WHITE
-from jaxgo.go.gtp_client import find_gnugo
-from jaxgo.match import TimeControl, difference_interval, run_match, sgf_files, wilson_interval
-
-DEFAULT_ENGINE = f"{shlex.quote(sys.executable)} -m jaxgo gtp"
-
-
-def engine_command(strategy: str, playouts: int | None, extra: str = "", engine: str = DEFAULT_ENGINE,
-                   size: int = 9) -> str:
-    """The jaxgo GTP command of one configuration (``playouts`` None: the budget comes from the clock)."""
-    budget = f"--playouts {playouts} " if playouts else ""
-    return (f"{engine} --quiet --size {size} --komi 7.5 --strategy {strategy} "
-            f"{budget}--seed {{seed}} {extra}").strip()
-
-
-def series_key(rec: dict) -> tuple:
-    """(size, label, strategy, playouts, time) of a game record; records from before sizes and clocks were
-    logged are 9x9 without a clock."""
-    return (rec.get("size", 9), rec.get("label", ""), rec["strategy"], rec.get("playouts"), rec.get("time"))
-
-
-def resolve(log: Path) -> Path:
-    """The file a log name refers to: the name itself, else its ``.gz`` twin (X.jsonl <-> X.jsonl.gz)."""
-    if log.exists():
-        return log
-    twin = log.with_suffix("") if log.suffix == ".gz" else log.with_name(log.name + ".gz")
-    return twin if twin.exists() else log
-
-
-def open_log(log: Path, mode: str):
-    """Open a log as text, through gzip when its name ends in ``.gz`` (append mode adds a gzip member)."""
-    if log.suffix == ".gz":
-        return gzip.open(log, mode + "t", encoding="utf-8")
-    return log.open(mode, encoding="utf-8")
-
-
-def load(log: Path) -> list[dict]:
-    log = resolve(log)
-    if not log.exists():
-        return []
-    with open_log(log, "r") as f:
-        return [json.loads(line) for line in f.read().splitlines() if line.strip()]
-
-
-def gnugo_command(level: int) -> str | None:
-    """The GNU Go opponent's command at ``level`` (Chinese rules), or None (with a message) if it is missing."""
-    gnugo = find_gnugo()
-    if gnugo is None:
-        print("gnugo not found (apt-get install -y gnugo)", file=sys.stderr)
-        return None
-    return f"{gnugo} --mode gtp --chinese-rules --level {level}"
+from jaxgo.eval.series import (
+    DEFAULT_ENGINE,
+    add_series_arguments,
+    budget_text,
+    engine_command,
+    gnugo_command,
+    load,
+    open_log,
+    resolve,
+    series_key,
+)
+from jaxgo.eval.strength_audit import audit, ladders, swings
+from jaxgo.match import TimeControl, difference_interval, run_match, wilson_interval
 
 
 def run(args) -> int:
@@ -164,255 +124,6 @@ def run(args) -> int:
                                 f"{r['a_colour']})" for r in summary["games_detail"])
             print(f"{args.size}x{args.size} {strategy} {budget} {args.label}: {results}; {wins} of {games} "
                   f"({low:.2f}-{high:.2f}), {summary['seconds'] / 60:.1f} min", file=sys.stderr, flush=True)
-
-
-def sgf_sources(path: Path, folder: str | None = None) -> dict:
-    """{(strategy, budget text, game number): [SGF bytes, ...]} of a ``run --sgf-dir`` folder or a tar of
-    one or more (``STRATEGY_BUDGET_FIRST/game_K.sgf`` holds game FIRST + K of its series; series with other labels
-    kept in other folders give more than one candidate, told apart by ``series_game``, or by ``folder``: only the
-    tar's members under that top folder)."""
-    import re
-
-    pattern = re.compile(r"([a-z0-9]+)_([^/_]+)_(\d{4})/game_(\d{4})\.sgf$")
-    found = {}
-    for name, data in sgf_files(path, folder or None).items():
-        match = pattern.search(name)
-        if match:
-            strategy, budget, first, index = match.groups()
-            found.setdefault((strategy, budget, int(first) + int(index)), []).append(data)
-    return found
-
-
-def series_game(candidates: list, moves: int):
-    """The one game record among ``candidates`` (SGF bytes) with ``moves`` moves; ValueError if none or more."""
-    from jaxgo.go.sgf import load_sgf
-
-    records = [record for record in (load_sgf(data) for data in candidates) if len(record.moves) == moves]
-    if len(records) != 1:
-        raise ValueError(f"{len(records)} of {len(candidates)} SGF files have the logged {moves} moves")
-    return records[0]
-
-
-def estimate_margin(text: str, colour: str) -> float:
-    """Points ``colour`` ("black"/"white") is ahead by in GNU Go's ``estimate_score`` reply ("W+105.8 (upper
-    bound: ...)"; "0" a tie)."""
-    word = text.split()[0].upper() if text.split() else ""
-    if word in ("0", "DRAW", "JIGO"):
-        return 0.0
-    if len(word) < 3 or word[0] not in "BW" or word[1] != "+":
-        raise ValueError(f"not a score: {text!r}")
-    margin = float(word[2:])
-    return margin if (word[0] == "B") == (colour == "black") else -margin
-
-
-def audit(args) -> int:
-    from concurrent.futures import ThreadPoolExecutor
-
-    from jaxgo.go.gtp_client import GtpProcess
-    from jaxgo.match import CpuShares, play_game
-
-    opponent = gnugo_command(args.level)
-    if opponent is None:
-        return 2
-    if (args.playouts is None) == (args.time is None):
-        print("audit: give one of --playouts N and --time MAIN:BYOYOMI:STONES (the series' budget)", file=sys.stderr)
-        return 2
-    if args.time and not args.estimate:
-        print("audit: a series on a clock is audited with --estimate (GNU Go's estimate_score)", file=sys.stderr)
-        return 2
-    sources, series, budget = series_selection(args)
-    resigned = [r for r in series if not r["jaxgo_won"] and r.get("reason") == "resign"]
-    out = resolve(Path(args.out))
-    done = {r["game"]: r for r in load(out)}
-    shares = CpuShares(args.parallel, not args.no_pin)
-
-    def estimate(rec, record):
-        with GtpProcess(opponent) as gnugo:
-            gnugo.set_position(args.size, 7.5, record.gtp_moves())
-            text = gnugo.send("estimate_score", timeout=args.timeout)
-        return {"game": rec["game"], "jaxgo_colour": rec["jaxgo_colour"], "resigned_at": len(record.moves),
-                "estimate": text.split()[0], "jaxgo_margin": estimate_margin(text, rec["jaxgo_colour"])}
-
-    def one(rec):
-        record = series_game(sources.get((rec["strategy"], budget, rec["game"]), []), rec["moves"])
-        if args.estimate:
-            return estimate(rec, record)
-        jaxgo = engine_command(rec["strategy"], rec["playouts"], f"{args.engine_options} --resign-threshold 0",
-                               args.engine, args.size).replace("{seed}", str(5000 + rec["game"]))
-        black, white = (jaxgo, opponent) if rec["jaxgo_colour"] == "black" else (opponent, jaxgo)
-        with shares.take() as cpus:
-            result = play_game(black, white, args.size, 7.5, timeout=args.timeout, cpus=cpus,
-                               opening=record.moves)
-        won = result["winner"] == (BLACK if rec["jaxgo_colour"] == "black" else WHITE)
-        return {"game": rec["game"], "jaxgo_colour": rec["jaxgo_colour"], "resigned_at": len(record.moves),
-                "result": result.get("result"), "reason": result.get("reason"), "forfeit": result.get("forfeit"),
-                "moves": result.get("moves"), "jaxgo_won": won}
-
-    todo = [r for r in resigned if r["game"] not in done]
-    with ThreadPoolExecutor(max_workers=max(1, args.parallel)) as pool:
-        for row in pool.map(one, todo):
-            with open_log(out, "a") as f:
-                f.write(json.dumps(row) + "\n")
-            done[row["game"]] = row
-            outcome = (f"GNU Go estimates {row['estimate']}" if args.estimate else
-                       f"played on: {row['result']} ({'won' if row['jaxgo_won'] else 'lost'})")
-            print(f"game {row['game']}: resigned at move {row['resigned_at']}, {outcome}", file=sys.stderr,
-                  flush=True)
-    rows = [done[r["game"]] for r in resigned if r["game"] in done]
-    summary = {"series": [args.size, args.label, args.strategy, args.playouts or args.time],
-               "games": len(series), "lost_by_resigning": len(resigned)}
-    if args.estimate:
-        margins = sorted(r["jaxgo_margin"] for r in rows)
-        summary.update(estimated=len(rows), estimated_behind=sum(m < 0 for m in margins),
-                       margins=margins, median_margin=margins[len(margins) // 2] if margins else None)
-    else:
-        wins = sum(r["jaxgo_won"] for r in rows)
-        low, high = wilson_interval(wins, len(rows)) if rows else (0.0, 0.0)
-        summary.update(played_on=len(rows), won_when_played_on=wins, ci95=[round(low, 3), round(high, 3)],
-                       win_rate_without_resigning=round((sum(r["jaxgo_won"] for r in series) + wins)
-                                                        / max(1, len(series)), 3))
-    print(json.dumps(summary))
-    return 0
-
-
-def laddered_escapes(record, colour: int) -> int:
-    """How many moves of ``colour`` (BLACK / WHITE) in a game record extend a string in atari into a ladder that
-    still captures it (``jaxgo.go.ladder.failed_escapes`` of the position before the move)."""
-    from jaxgo.go.hostboard import Board
-    from jaxgo.go.ladder import failed_escapes
-
-    board = Board(record.size)
-    for stone_colour, points in ((BLACK, record.setup_black), (WHITE, record.setup_white)):
-        for point in points:
-            board.stones[point] = stone_colour
-    count = 0
-    for number, (mover, move) in enumerate(record.moves):
-        board.to_play = mover
-        count += mover == colour and move in failed_escapes(board)
-        board = board.play(move)
-        if board is None:
-            raise ValueError(f"move {number + 1} of the record is illegal on the host board")
-    return count
-
-
-def ladders(args) -> int:
-    """Atari escapes into working ladders played by jaxgo and by GNU Go in one series' games (JSON summary)."""
-    sources, series, budget = series_selection(args)
-    counts = {"jaxgo": [], "gnugo": []}
-    outcomes = []
-    for rec in series:
-        record = series_game(sources.get((rec["strategy"], budget, rec["game"]), []), rec["moves"])
-        jaxgo = BLACK if rec["jaxgo_colour"] == "black" else WHITE
-        counts["jaxgo"].append(laddered_escapes(record, jaxgo))
-        counts["gnugo"].append(laddered_escapes(record, -jaxgo))
-        outcomes.append(rec["jaxgo_won"])
-    summary = {"series": [args.size, args.label, args.strategy, args.playouts or args.time], "games": len(outcomes),
-               "jaxgo_wins": sum(outcomes)}
-    for side, per_game in counts.items():
-        games = [won for won, n in zip(outcomes, per_game) if n]
-        summary[side] = {"escapes": sum(per_game), "games": len(games), "games_jaxgo_lost": games.count(False)}
-    print(json.dumps(summary))
-    return 0
-
-
-def median(values: list):
-    """The middle of sorted ``values`` (the upper one of an even count), None when empty."""
-    return values[len(values) // 2] if values else None
-
-
-def by_tens(moves: list[int]) -> dict:
-    """{"1-10": count, "11-20": count, ...} of move numbers, up to the last decade that holds one."""
-    return {f"{lo}-{lo + 9}": sum(lo <= m <= lo + 9 for m in moves) for lo in range(1, max(moves + [1]) + 1, 10)}
-
-
-def jaxgo_margins(record, jaxgo: str, estimate) -> list[tuple[int, float]]:
-    """[(move number, jaxgo's margin)] after each of jaxgo's moves in a game record: ``estimate(moves)`` is the
-    score text (GNU Go's ``estimate_score``) of the position after ``moves`` (GTP pairs), ``jaxgo`` its colour
-    ("black"/"white").  Every margin is taken with the opponent to move, so that the side to move's tempo does not
-    make the series zigzag."""
-    moves = record.gtp_moves()
-    letter = jaxgo[0].upper()
-    return [(number, estimate_margin(estimate(moves[:number]), jaxgo))
-            for number in range(1, len(moves) + 1) if moves[number - 1][0].upper().startswith(letter)]
-
-
-def worst_drop(margins: list[tuple[int, float]]) -> tuple[int | None, float]:
-    """(move number, points) of the largest fall of jaxgo's margin from one of its moves to the next (the
-    opponent's reply and jaxgo's answer together); (None, 0.0) when it never falls."""
-    worst = (None, 0.0)
-    for (_, before), (number, after) in zip(margins, margins[1:]):
-        if before - after > worst[1]:
-            worst = (number, before - after)
-    return worst
-
-
-def turning_move(margins: list[tuple[int, float]]) -> int | None:
-    """The move number of jaxgo's move from which its margin stays below zero to the end (None if it ends
-    ahead or level)."""
-    turn = None
-    for number, margin in reversed(margins):
-        if margin >= 0:
-            break
-        turn = number
-    return turn
-
-
-def swings(args) -> int:
-    """Where jaxgo's games turned: GNU Go's score estimate after every jaxgo move of one series' games, each
-    game's largest fall and the move it came at, summarised for lost and won games (JSON line per game in
-    ``--out``, resumable, and a JSON summary)."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    from jaxgo.go.gtp_client import GtpProcess
-
-    opponent = gnugo_command(args.level)
-    if opponent is None:
-        return 2
-    sources, series, budget = series_selection(args)
-    out = resolve(Path(args.out))
-    done = {r["game"]: r for r in load(out)}
-
-    def one(rec):
-        record = series_game(sources.get((rec["strategy"], budget, rec["game"]), []), rec["moves"])
-        with GtpProcess(opponent) as gnugo:
-            gnugo.set_position(args.size, 7.5)
-            played = []
-
-            def estimate(moves):
-                for colour, vertex in moves[len(played):]:
-                    gnugo.send(f"play {colour} {vertex}")
-                    played.append((colour, vertex))
-                return gnugo.send("estimate_score", timeout=args.timeout)
-
-            margins = jaxgo_margins(record, rec["jaxgo_colour"], estimate)
-        move, drop = worst_drop(margins)
-        return {"game": rec["game"], "jaxgo_colour": rec["jaxgo_colour"], "jaxgo_won": rec["jaxgo_won"],
-                "margins": margins, "worst_move": move, "worst_drop": round(drop, 1)}
-
-    todo = [r for r in series if r["game"] not in done and not r.get("forfeit")]
-    with ThreadPoolExecutor(max_workers=max(1, args.parallel)) as pool:
-        for row in pool.map(one, todo):
-            with open_log(out, "a") as f:
-                f.write(json.dumps(row) + "\n")
-            done[row["game"]] = row
-            print(f"game {row['game']} ({'won' if row['jaxgo_won'] else 'lost'}): largest fall "
-                  f"{row['worst_drop']} points at move {row['worst_move']}", file=sys.stderr, flush=True)
-    summary = {"series": [args.size, args.label, args.strategy, args.playouts or args.time], "games": len(series)}
-    for name, won in (("lost", False), ("won", True)):
-        rows = [done[r["game"]] for r in series if r["game"] in done and r["jaxgo_won"] == won]
-        drops = sorted(r["worst_drop"] for r in rows)
-        moves = sorted(r["worst_move"] for r in rows if r["worst_move"] is not None)
-        turns = sorted(t for t in (turning_move(r["margins"]) for r in rows) if t is not None)
-        summary[name] = {"games": len(rows), "median_largest_fall": median(drops),
-                         "falls_over_20": sum(d > 20 for d in drops), "median_move_of_largest_fall": median(moves),
-                         "largest_fall_by_move": by_tens(moves), "behind_for_good": len(turns),
-                         "median_turning_move": median(turns), "turning_move_by_move": by_tens(turns)}
-    print(json.dumps(summary))
-    return 0
-
-
-def budget_text(playouts, time) -> str:
-    return f"{playouts} playouts" if playouts else f"clock {time}"
 
 
 def report(args) -> int:
@@ -545,27 +256,6 @@ def plot_forest(rows: list[dict], path: str) -> None:
     print(f"wrote {path}", file=sys.stderr)
 
 
-def add_series_arguments(parser) -> None:
-    """The options that pick one series and its SGFs (``audit``, ``ladders``, ``swings``)."""
-    parser.add_argument("--log", required=True, help="the series' log (.jsonl or .jsonl.gz)")
-    parser.add_argument("--size", type=int, default=9, help="the series' board size (default 9)")
-    parser.add_argument("--sgf-dir", required=True, help="the series' --sgf-dir folder, or a tar of it")
-    parser.add_argument("--sgf-folder", default=None, help="in a tar of several series: the series' top folder")
-    parser.add_argument("--label", default="")
-    parser.add_argument("--strategy", default="rave")
-    parser.add_argument("--playouts", type=int, default=None, help="the series' playouts per move")
-    parser.add_argument("--time", default=None, help="the series' clock (MAIN:BYOYOMI:STONES)")
-
-
-def series_selection(args) -> tuple[dict, list, str]:
-    """(SGF sources, the series' log records, its budget as the SGF folders name it) of ``add_series_arguments``."""
-    sources = sgf_sources(Path(args.sgf_dir), args.sgf_folder)
-    wanted = (args.size, args.label, args.strategy, args.playouts, args.time)
-    series = [r for r in load(Path(args.log)) if series_key(r) == wanted]
-    budget = str(args.playouts) if args.playouts else args.time.replace(":", "-")
-    return sources, series, budget
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="jaxgo eval strength", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -622,4 +312,3 @@ def main(argv=None) -> int:
     add_series_arguments(d)
     args = parser.parse_args(argv)
     return {"run": run, "report": report, "audit": audit, "ladders": ladders, "swings": swings}[args.command](args)
-
