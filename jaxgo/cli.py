@@ -26,7 +26,8 @@ SUBCOMMANDS = {
     "gammas": ("jaxgo.learn.cli", "Bradley-Terry move-pattern gammas: extract, train (mm/lmp/sgd), eval"),
     "territory": ("jaxgo.crf.cli", "territory CRF: train and evaluate Boltzmann5 / BoltzmannLiberties"),
     "serve": ("jaxgo.server.cli", "batched analysis server (KataGo JSON lines; stdin, TCP, Unix socket, HTTP)"),
-    "analyze": ("jaxgo.server.analyze", "win-rate / score-lead graph of an SGF game: `jaxgo analyze GAME.sgf --plot OUT.png`"),
+    "analyze": ("jaxgo.server.analyze",
+                "win-rate / score-lead graph of an SGF game: `jaxgo analyze GAME.sgf --plot OUT.png`"),
 }
 
 
