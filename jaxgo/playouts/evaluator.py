@@ -297,7 +297,6 @@ def native_dispatcher() -> concurrent.futures.ThreadPoolExecutor:
         return _dispatcher[0]
 
 
-@functools.lru_cache(maxsize=32)
 def make_evaluator(policy: str = "heavy", gammas: str | None = None, devices: int = 1,
                    temperature: float = 1.0, backend: str = "auto", threads: int = 0) -> Evaluator:
     """The evaluator of a playout policy (``SearchConfig.playouts``) and gamma file (None: shipped), cached;
@@ -306,7 +305,12 @@ def make_evaluator(policy: str = "heavy", gammas: str | None = None, devices: in
     visible).  ``temperature`` T (heavy only): the playouts sample moves with probability proportional to
     gamma ** (1 / T), sharper than the move model below 1, flatter above (the tables are data: no new
     compilation)."""
-    backend = resolve_backend(backend)
+    return _evaluator(policy, gammas, devices, float(temperature), resolve_backend(backend), int(threads))
+
+
+@functools.lru_cache(maxsize=32)
+def _evaluator(policy: str, gammas: str | None, devices: int, temperature: float, backend: str,
+               threads: int) -> Evaluator:
     if devices != 1 and backend == "xla":
         visible_devices(devices)
     if not temperature > 0:

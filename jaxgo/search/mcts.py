@@ -44,7 +44,8 @@ from jaxgo.go import rules
 from jaxgo.go.hostboard import state_board
 from jaxgo.go.kernels import kernels
 from jaxgo.go.ladder import failed_escapes
-from jaxgo.playouts.evaluator import Evaluator, evaluator_for
+from jaxgo.playouts.evaluator import Evaluator, evaluator_for, resolve_backend
+from jaxgo.playouts.native import positions
 from jaxgo.search import descent, priors  # descent: the compiled tree loops; K(s, a): uniform unless bias_c2 > 0
 from jaxgo.search.config import SearchConfig
 from jaxgo.search.tree import STATE_FIELDS, Tree, best_action, hash_key, move_decided
@@ -102,6 +103,7 @@ class Searcher:
         if self.config.strategy not in STRATEGIES:
             raise ValueError(f"unknown search strategy {self.config.strategy!r}; one of {STRATEGIES}")
         self.evaluator = evaluator or evaluator_for(self.config)
+        self.children_batch, self.searchable_batch = position_kernels(self.rules.suicide, self.config.backend)
         self._chooses_evaluator = evaluator is None  # per search, by the position (late_playouts), unless given
         self.key = jax.random.PRNGKey(seed)
         self._tie_rng = descent.new_rng(seed)  # the edge scores' tie-breaking noise
@@ -143,9 +145,8 @@ class Searcher:
         """[A] moves searched at the root: legal under the game's ko rule, own eyes excluded, pass allowed; with
         ``ladder_prune`` (or ``ladder_prune_tree``) also the atari escapes that a ladder still captures
         (``go.ladder.failed_escapes``)."""
-        info = kernels(self.rules.suicide).searchable_batch
         legal = game.legal_moves(game.to_play)
-        eyes_excluded = np.asarray(info(stack_state(game.state, 1)))[0]
+        eyes_excluded = np.asarray(self.searchable_batch(stack_state(game.state, 1)))[0]
         mask = legal & eyes_excluded
         if self.config.ladder_prune or self.config.ladder_prune_tree:
             prune_failed_escapes(mask, game.state.stones, game.to_play, game.state.ko)
@@ -293,7 +294,7 @@ class Searcher:
         when no leaf survived this round (superko); then ``job.exhausted`` tells whether the root has no move.
         """
         tree = job.tree
-        children = kernels(self.rules.suicide).children_batch
+        children = self.children_batch
         k = job.leaves
         pass_action = self.num_actions - 1
         descended = self._descend(tree, k)
@@ -397,7 +398,7 @@ class Searcher:
     # -- flat strategies ------------------------------------------------------------------------------------
     def _root_children(self, game):
         """(child states [A], legal [A], child legal masks [A, A]) of the current position."""
-        children = kernels(self.rules.suicide).children_batch
+        children = self.children_batch
         moves = np.arange(self.num_actions, dtype=np.int32)
         child_states, child_legal = children(stack_state(game.state, self.num_actions), moves)
         return child_states, self._root_legal(game), np.asarray(child_legal)
@@ -469,7 +470,7 @@ class Searcher:
 
     def _search_depth2(self, game, playouts, seconds, start) -> SearchResult:
         """Depth-2 min-of-means: each (move, reply) pair is sampled round-robin; value = min over replies."""
-        children = kernels(self.rules.suicide).children_batch
+        children = self.children_batch
         color = game.to_play
         child_states, legal, child_legal = self._root_children(game)
         a = self.num_actions
@@ -501,6 +502,15 @@ class Searcher:
                 values[move] = means[move].min()
         visits = np.where(np.isnan(values), 0.0, np.nan_to_num(values) + 1.0)
         return self._finish(game, visits, values, done)
+
+
+def position_kernels(suicide: bool, backend: str):
+    """(children_batch, searchable_batch) of the tree: ``jaxgo.playouts.native.positions`` (no XLA call) with
+    the native backend and no suicide, else the jitted ``jaxgo.go.kernels``; same arguments and values."""
+    if not suicide and resolve_backend(backend) == "native":
+        return positions.children_batch, positions.searchable_batch
+    rule_kernels = kernels(suicide)
+    return rule_kernels.children_batch, rule_kernels.searchable_batch
 
 
 def virtual_rave(cfg: SearchConfig, rave_visits, rave_values, prior):

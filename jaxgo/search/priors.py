@@ -22,7 +22,8 @@ import numpy as np
 
 from jaxgo.go import rules
 from jaxgo.features import moves as mf
-from jaxgo.playouts.evaluator import load_log_gammas
+from jaxgo.playouts.evaluator import load_log_gammas, resolve_backend
+from jaxgo.playouts.native import positions
 
 
 def uniform(legal) -> np.ndarray:
@@ -55,14 +56,20 @@ def move_log_strengths(states: rules.State, prev, prev2, log_gamma):
                           jnp.asarray(log_gamma, jnp.float32), jnp.asarray(mf.canonical_pattern_table()[0]))
 
 
-def prior_probabilities(states: rules.State, searched, prev, prev2, log_gamma) -> np.ndarray:
+def prior_probabilities(states: rules.State, searched, prev, prev2, log_gamma, backend: str = "xla") -> np.ndarray:
     """float32 [S, A]: K(s, a), the move model's probabilities normalised over ``searched`` bool [S, A] (the
-    moves the tree considers); states batched [S, ...], prev / prev2 int [S]."""
-    log_strength = np.asarray(move_log_strengths(states, prev, prev2, jnp.asarray(log_gamma)), np.float64)
+    moves the tree considers); states batched [S, ...], prev / prev2 int [S].  ``backend``: the gammas from the
+    XLA feature code (``move_log_strengths``) or the native board (``positions.move_gammas``, the same
+    values, no XLA call); auto as ``resolve_backend``."""
     searched = np.asarray(searched, bool)
-    log_strength = np.where(searched, log_strength, -np.inf)
-    top = np.max(log_strength, axis=-1, keepdims=True)
-    weights = np.where(searched, np.exp(log_strength - np.where(np.isfinite(top), top, 0.0)), 0.0)
+    if resolve_backend(backend) == "native":
+        last = np.stack([np.asarray(prev, np.int32), np.asarray(prev2, np.int32)], axis=-1)
+        weights = np.where(searched, positions.move_gammas(states, last, log_gamma), 0.0)
+    else:
+        log_strength = np.asarray(move_log_strengths(states, prev, prev2, jnp.asarray(log_gamma)), np.float64)
+        log_strength = np.where(searched, log_strength, -np.inf)
+        top = np.max(log_strength, axis=-1, keepdims=True)
+        weights = np.where(searched, np.exp(log_strength - np.where(np.isfinite(top), top, 0.0)), 0.0)
     total = weights.sum(axis=-1, keepdims=True)
     # A searched move the model calls illegal (superko-free simple-ko view differs) keeps a uniform share.
     fallback = uniform(searched)
@@ -81,15 +88,16 @@ def root_prior(config, game, searched, last=None) -> np.ndarray:
     (last move, the move before) (P = pass, -1 = none), by default the game's last two moves."""
     if not config.uses_gammas:
         return uniform(searched)
-    return gamma_prior(game, searched, config.gammas, last)
+    return gamma_prior(game, searched, config.gammas, last, config.backend)
 
 
-def gamma_prior(game, searched, gammas: str | None = None, last=None) -> np.ndarray:
+def gamma_prior(game, searched, gammas: str | None = None, last=None, backend: str = "auto") -> np.ndarray:
     """float32 [A]: the move model's probabilities over ``searched`` bool [A] in the game's position, under the
-    gamma file ``gammas`` (None: shipped); ``last`` as in ``root_prior``."""
+    gamma file ``gammas`` (None: shipped); ``last`` as in ``root_prior``; ``backend`` as in
+    ``prior_probabilities``."""
     prev, prev2 = game_last_moves(game) if last is None else last
     state = jax.tree_util.tree_map(lambda x: np.asarray(x)[None], game.state)
-    return prior_probabilities(state, np.asarray(searched)[None], [prev], [prev2], log_gammas(gammas))[0]
+    return prior_probabilities(state, np.asarray(searched)[None], [prev], [prev2], log_gammas(gammas), backend)[0]
 
 
 def children_prior(config, child_states, rows, searched, actions, parent_actions) -> np.ndarray:
@@ -99,6 +107,9 @@ def children_prior(config, child_states, rows, searched, actions, parent_actions
     if not config.uses_gammas:
         return uniform(searched)
     rows = np.asarray(rows)
+    if resolve_backend(config.backend) == "native":  # only the rows asked for
+        subset = jax.tree_util.tree_map(lambda x: np.asarray(x)[rows], child_states)
+        return prior_probabilities(subset, searched, actions, parent_actions, log_gammas(config.gammas), "native")
     count = np.shape(child_states.stones)[0]
     prev = np.full(count, -1, np.int32)
     prev2 = np.full(count, -1, np.int32)

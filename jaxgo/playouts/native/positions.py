@@ -1,0 +1,206 @@
+"""Tree positions on the native board: the search's host-side twins of ``jaxgo.go.kernels``' ``children_batch``
+and ``searchable_batch`` and of the move model's gammas, so that a search on a CPU makes no XLA call.
+
+Positions are ``jaxgo.go.rules.State`` values batched on a leading axis, with the same fields and invariants
+(``rules.check_consistency``: chain representatives, pseudo-liberty count / sum / sum of squares by board
+index, the Zobrist hash of ``rules.zobrist_table``, captures, ko, passes, move count); suicide is never legal
+(the tree under ``suicide=True`` rules keeps the XLA kernels).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from jaxgo.go import rules
+from jaxgo.playouts.native import board as nb
+from jaxgo.playouts.native import features as ft
+from jaxgo.playouts.native import weighted as nw
+
+jit = nb.jit
+
+
+@jit
+def _searchable_row(st, g, out):
+    """bool [P + 1]: legal for the side to move and not its own eye; pass last, always True."""
+    size = g[nb.SIZE_N]
+    w = g[nb.WIDTH]
+    c = g[nb.TO_PLAY]
+    for i in range(size * size):
+        p = (i // size + 1) * w + i % size + 1
+        out[i] = st[nb.COLOUR, p] == nb.EMPTY and nb.is_legal(st, g, p, c, False) and not nb.is_eye(st, g, p, c)
+    out[size * size] = True
+
+
+@jit
+def _export(st, g, stones, chain, count, lsum, lsq):
+    """Write the board as ``rules.State`` arrays (board indices; pseudo-liberties)."""
+    size = g[nb.SIZE_N]
+    w = g[nb.WIDTH]
+    points = size * size
+    count[:] = 0
+    lsum[:] = 0
+    lsq[:] = 0
+    for i in range(points):
+        p = (i // size + 1) * w + i % size + 1
+        col = st[nb.COLOUR, p]
+        if col == nb.EMPTY:
+            stones[i] = 0
+            chain[i] = points
+            continue
+        stones[i] = 1 if col == nb.BLACK else -1
+        rep = st[nb.CHAIN, p]
+        r = (rep // w - 1) * size + rep % w - 1
+        chain[i] = r
+        for k in range(4):
+            q = p + nb.neighbour_offset(k, w)
+            if st[nb.COLOUR, q] == nb.EMPTY:
+                j = (q // w - 1) * size + q % w - 1
+                count[r] += 1
+                lsum[r] += j
+                lsq[r] += j * j
+
+
+@jit
+def children_into(stones, to_play, ko, passes, captures, hashes, move_count, moves, zobrist, out_stones, out_chain,
+                  out_count, out_sum, out_sumsq, out_ko, out_to_play, out_passes, out_captures, out_hash,
+                  out_move_count, out_searchable):
+    """Each position i [S] with ``moves[i]`` (board index, P = pass; legal under simple ko, no suicide)
+    played: fills the ``out_*`` arrays (``rules.State`` fields [S, ...]) and ``out_searchable`` bool [S, P + 1]."""
+    count_rows, points = stones.shape
+    size = int(np.sqrt(points) + 0.5)
+    w = size + 2
+    st, g = nb.new_board(size)
+    for i in range(count_rows):
+        nb.set_stones(st, g, stones[i], to_play[i], ko[i], passes[i], False)
+        m = moves[i]
+        mover = 0 if to_play[i] > 0 else 1  # rules.colour_index
+        h0 = hashes[i, 0]
+        h1 = hashes[i, 1]
+        out_captures[i, 0] = captures[i, 0]
+        out_captures[i, 1] = captures[i, 1]
+        if m >= points:
+            nb.play(st, g, nb.PASS, False)
+        else:
+            nb.play(st, g, (m // size + 1) * w + m % size + 1, False)
+            h0 ^= zobrist[m, mover, 0]
+            h1 ^= zobrist[m, mover, 1]
+            removed = 0
+            for j in range(points):
+                p = (j // size + 1) * w + j % size + 1
+                if stones[i, j] != 0 and st[nb.COLOUR, p] == nb.EMPTY:
+                    h0 ^= zobrist[j, 1 - mover, 0]
+                    h1 ^= zobrist[j, 1 - mover, 1]
+                    removed += 1
+            out_captures[i, mover] += removed
+        _export(st, g, out_stones[i], out_chain[i], out_count[i], out_sum[i], out_sumsq[i])
+        k = g[nb.KO]
+        out_ko[i] = -1 if k < 0 else (k // w - 1) * size + k % w - 1
+        out_to_play[i] = 1 if g[nb.TO_PLAY] == nb.BLACK else -1
+        out_passes[i] = g[nb.PASSES]
+        out_hash[i, 0] = h0
+        out_hash[i, 1] = h1
+        out_move_count[i] = move_count[i] + 1
+        _searchable_row(st, g, out_searchable[i])
+
+
+@jit
+def searchable_into(stones, to_play, ko, out):
+    """bool [S, P + 1]: the moves a search considers in each position (``rules.searchable_mask``, no
+    suicide)."""
+    size = int(np.sqrt(stones.shape[1]) + 0.5)
+    st, g = nb.new_board(size)
+    for i in range(stones.shape[0]):
+        nb.set_stones(st, g, stones[i], to_play[i], ko[i], 0, False)
+        _searchable_row(st, g, out[i])
+
+
+def _host(states, name):
+    return np.asarray(getattr(states, name))
+
+
+def children_batch(states, moves):
+    """(child states, searchable bool [S, P + 1]): ``kernels(False).children_batch`` on the host: states a
+    batched ``rules.State`` [S, ...] (numpy or JAX arrays), moves int [S]."""
+    stones = np.ascontiguousarray(_host(states, "stones"), np.int8)
+    count, points = stones.shape
+    out = rules.State(stones=np.zeros((count, points), np.int8), chain=np.zeros((count, points), np.int32),
+                      lib_count=np.zeros((count, points), np.int32), lib_sum=np.zeros((count, points), np.int32),
+                      lib_sumsq=np.zeros((count, points), np.int32), ko=np.zeros(count, np.int32),
+                      to_play=np.zeros(count, np.int8), passes=np.zeros(count, np.int32),
+                      captures=np.zeros((count, 2), np.int32), hash=np.zeros((count, 2), np.uint32),
+                      move_count=np.zeros(count, np.int32))
+    searchable = np.zeros((count, points + 1), bool)
+    size = rules.board_size(points)
+    children_into(stones, np.asarray(_host(states, "to_play"), np.int32), np.asarray(_host(states, "ko"), np.int32),
+                  np.asarray(_host(states, "passes"), np.int32),
+                  np.ascontiguousarray(_host(states, "captures"), np.int32).reshape(count, 2),
+                  np.ascontiguousarray(_host(states, "hash"), np.uint32).reshape(count, 2),
+                  np.asarray(_host(states, "move_count"), np.int32), np.asarray(moves, np.int32),
+                  rules.zobrist_table(size), out.stones, out.chain, out.lib_count, out.lib_sum, out.lib_sumsq, out.ko,
+                  out.to_play, out.passes, out.captures, out.hash, out.move_count, searchable)
+    return out, searchable
+
+
+def searchable_batch(states) -> np.ndarray:
+    """bool [S, P + 1]: ``kernels(False).searchable_batch`` on the host."""
+    stones = np.ascontiguousarray(_host(states, "stones"), np.int8)
+    out = np.zeros((stones.shape[0], stones.shape[1] + 1), bool)
+    searchable_into(stones, np.asarray(_host(states, "to_play"), np.int32), np.asarray(_host(states, "ko"), np.int32),
+                    out)
+    return out
+
+
+@jit
+def gammas_into(stones, to_play, ko, last_moves, tables, lines, dist1, dist2, plain_of, pass_gammas, out):
+    """float64 [S, P + 1]: the move model's gamma of every candidate of each position (0 where the heavy policy
+    may not play: illegal, own eye); pass last, ``pass_gammas[1]``, or ``[2]`` right after a pass."""
+    count, points = stones.shape
+    size = int(np.sqrt(points) + 0.5)
+    w = size + 2
+    pp = w * w
+    st, g = nb.new_board(size)
+    base = np.zeros((2, pp), np.float64)
+    flags = np.zeros((2, pp), np.int8)
+    weights = np.zeros(pp, np.float64)
+    rowsum = np.zeros(w, np.float64)
+    for i in range(count):
+        nb.set_stones(st, g, stones[i], to_play[i], ko[i], 0, True)
+        last = last_moves[i, 0]
+        last2 = last_moves[i, 1]
+        g[nb.LAST] = -1 if last < 0 else (nb.PASS if last >= points else (last // size + 1) * w + last % size + 1)
+        g[nb.LAST2] = -1 if last2 < 0 else (nb.PASS if last2 >= points else (last2 // size + 1) * w + last2 % size + 1)
+        nw.fill_base(st, g, base, flags, ft.HEAVY, tables, lines)
+        nw.move_weights(st, g, base, flags, ft.HEAVY, tables, dist1, dist2, plain_of, weights, rowsum)
+        for j in range(points):
+            out[i, j] = weights[(j // size + 1) * w + j % size + 1]
+        out[i, points] = pass_gammas[2] if last >= points else pass_gammas[1]
+
+
+@functools.lru_cache(maxsize=16)
+def _model(log_gamma_bytes: bytes, size: int):
+    from jaxgo.features import moves as mf
+    from jaxgo.playouts import heavy
+    from jaxgo.playouts.native import runner
+
+    log_gamma = np.frombuffer(log_gamma_bytes, np.float32)
+    arrays = runner.heavy_policy(heavy.policy_tables(log_gamma), size)
+    offset = int(mf.group_offsets()[mf.GROUPS.index("pass")])
+    pass_gammas = np.exp(log_gamma[offset:offset + 3].astype(np.float64))
+    return arrays, pass_gammas, ft.line_levels(size), runner.plain_index(size)
+
+
+def move_gammas(states, last_moves, log_gamma) -> np.ndarray:
+    """float64 [S, P + 1]: the gamma of every candidate (pass last) of each position under log-gammas float [K]
+    (``jaxgo.features.moves`` order): the same product as ``jaxgo.search.priors.move_log_strengths`` (exp of),
+    0 where the heavy policy may not play (illegal, or the mover's own eye).  last_moves int [S, 2]."""
+    stones = np.ascontiguousarray(_host(states, "stones"), np.int8)
+    count, points = stones.shape
+    arrays, pass_gammas, lines, plain_of = _model(np.asarray(log_gamma, np.float32).tobytes(),
+                                                  rules.board_size(points))
+    out = np.zeros((count, points + 1), np.float64)
+    gammas_into(stones, np.asarray(_host(states, "to_play"), np.int32), np.asarray(_host(states, "ko"), np.int32),
+                np.asarray(last_moves, np.int32).reshape(count, 2), arrays.tables, lines, arrays.dist1, arrays.dist2,
+                plain_of, pass_gammas, out)
+    return out
