@@ -24,11 +24,8 @@ checkpoint and broadcasts it (``distributed.broadcast_bytes``), so all processes
 from __future__ import annotations
 
 import functools
-import io
-import json
 import os
 import time
-import zipfile
 from pathlib import Path
 
 import jax
@@ -39,8 +36,9 @@ from jaxgo.features.codes import decode
 from jaxgo.features.gammas import Gammas, layout
 from jaxgo.learn import bt, lmp, parallel
 from jaxgo.learn import shards as shardlib
+from jaxgo.learn.checkpoint import factor_path, load_factors, replicate, resume, save_state
 from jaxgo.util import distributed
-from jaxgo.util.files import save_npy_atomic, save_npz_atomic
+from jaxgo.util.files import save_npy_atomic
 
 METHODS = ("mm", "lmp", "sgd")
 
@@ -51,101 +49,6 @@ def decode_batch(codes, meta, valid):
     meta = meta.astype(jnp.int32)
     features, legal = decode(codes, meta[:, shardlib.META_PREV], meta[:, shardlib.META_PREV2])
     return features, legal & valid[:, None], meta[:, shardlib.META_MOVE]
-
-
-# ---------------------------------------------------------------------------------------------- checkpoints
-
-def save_state(folder: Path, arrays: dict, info: dict) -> None:
-    save_npz_atomic(folder / "state.npz",
-                    dict(info=np.array(json.dumps(info)), **{k: np.asarray(v) for k, v in arrays.items()}))
-
-
-def load_state(folder: Path):
-    path = folder / "state.npz"
-    if not path.exists():
-        return None, None
-    with np.load(path) as data:
-        arrays = {k: data[k] for k in data.files if k != "info"}
-        return arrays, json.loads(str(data["info"]))
-
-
-def _pack(arrays: dict | None, info: dict | None, error: str | None) -> bytes:
-    """A checkpoint (or the error met reading it) as npz bytes, to broadcast from process 0."""
-    buf = io.BytesIO()
-    np.savez(buf, header=np.array(json.dumps({"info": info, "error": error, "empty": arrays is None})),
-             **{k: np.asarray(v) for k, v in (arrays or {}).items()})
-    return buf.getvalue()
-
-
-def _unpack(data: bytes):
-    """(arrays or None, info or None, error or None) from ``_pack``'s bytes."""
-    with np.load(io.BytesIO(data)) as npz:
-        header = json.loads(str(npz["header"]))
-        arrays = None if header["empty"] else {k: npz[k] for k in npz.files if k != "header"}
-    return arrays, header["info"], header["error"]
-
-
-def _resume(ckpt: Path | None, settings: dict, cluster) -> tuple:
-    """(arrays, info) of the checkpoint in ``ckpt`` that this run continues, or (None, None) for a fresh run.
-
-    Process 0 reads and checks it (a checkpoint of other settings is refused, one of fewer LMP/SGD passes is
-    continued, LMP's half-committed factor file is finished or rolled back) and broadcasts the result, so every
-    process resumes from the same state or raises the same ValueError.
-    """
-    def read():
-        arrays, info = load_state(ckpt) if ckpt else (None, None)
-        if info is not None and _more_passes(info.get("settings"), settings):
-            info["settings"] = settings  # a finished (or running) LMP/SGD run continues with more passes
-        if info is not None and info.get("settings") != settings:
-            raise ValueError(f"checkpoint {ckpt} belongs to another run ({info.get('settings')}); use another "
-                             "folder")
-        if info is not None and settings["method"] == "lmp":
-            _recover_factors(ckpt, info)
-        return arrays, info
-
-    if cluster.num_processes == 1:
-        return read()
-    payload = None
-    if cluster.is_writer:
-        try:
-            payload = _pack(*read(), None)
-        except (ValueError, OSError, KeyError, zipfile.BadZipFile) as exc:
-            payload = _pack(None, None, f"{type(exc).__name__}: {exc}" if not isinstance(exc, ValueError)
-                            else str(exc))
-    arrays, info, error = _unpack(distributed.broadcast_bytes(payload))
-    if error:
-        raise ValueError(error)
-    return arrays, info
-
-
-def _load_factors(ckpt: Path, name: str, cluster, mesh):
-    """float32 [nb, K]: shard ``name``'s LMP factors of the previous pass, read by process 0 and broadcast."""
-    if cluster.num_processes == 1:
-        return jnp.asarray(np.load(_factor_path(ckpt, name)))
-    data = _factor_path(ckpt, name).read_bytes() if cluster.is_writer else None
-    return _replicate(mesh, np.load(io.BytesIO(distributed.broadcast_bytes(data))))
-
-
-def _replicate(mesh, x):
-    """``x`` as an input of the jitted passes: replicated over a multi-process mesh, else a plain device array."""
-    if parallel.multi_process(mesh):
-        return parallel.put_replicated(mesh, np.asarray(x))
-    return jnp.asarray(x)
-
-
-def _factor_path(folder: Path, name: str, pending: bool = False) -> Path:
-    return folder / f"factors-{name}{'.next' if pending else ''}.npy"
-
-
-def _recover_factors(folder: Path, info: dict) -> None:
-    """Finish or roll back the factor file of the shard that was being committed when the run stopped."""
-    committed = info.get("committed") if info else None
-    for path in folder.glob("factors-*.next.npy"):
-        name = path.name[len("factors-"):-len(".next.npy")]
-        if name == committed:
-            os.replace(path, _factor_path(folder, name))
-        else:
-            path.unlink()
 
 
 # ---------------------------------------------------------------------------------------------- jitted passes
@@ -269,7 +172,7 @@ def train(shards, method: str, out=None, *, checkpoint=None, passes: int = 1, it
         ckpt.mkdir(parents=True, exist_ok=True)
     settings = {"method": method, "shards": str(Path(shards).resolve()), "names": names, "passes": passes,
                 "iterations": iterations, "batch": batch, "lr": lr}
-    arrays, info = _resume(ckpt, settings, cluster)
+    arrays, info = resume(ckpt, settings, cluster)
     if info is not None:
         log(f"resuming from checkpoint {ckpt}: " + ", ".join(f"{k} {info[k]}" for k in ("pass", "shard", "sweep")
                                                              if k in info))
@@ -292,15 +195,6 @@ def _prefixed(log, prefix: str):
     return lambda msg: log(prefix + msg)
 
 
-def _more_passes(before: dict | None, now: dict) -> bool:
-    """True if ``now`` asks an LMP/SGD checkpoint made with ``before`` for more passes and nothing else (an LMP
-    run of one pass kept no per-batch factors, so it cannot be continued)."""
-    if not before or now["method"] not in ("lmp", "sgd") or (now["method"] == "lmp" and before["passes"] < 2):
-        return False
-    same = {k: v for k, v in before.items() if k != "passes"} == {k: v for k, v in now.items() if k != "passes"}
-    return same and now["passes"] > before["passes"]
-
-
 def _train_lmp(shards, names, ckpt, arrays, info, settings, mesh, stop_after, log):
     passes, batch = settings["passes"], settings["batch"]
     keep = passes > 1
@@ -319,13 +213,13 @@ def _train_lmp(shards, names, ckpt, arrays, info, settings, mesh, stop_after, lo
                 return lmp.log_gamma(state), {}, False
             shard = shardlib.Shard(shards, names[s])
             codes, meta, valid = shard_batches(shard, batch, mesh)
-            first = _replicate(mesh, np.bool_(p == 0))
+            first = replicate(mesh, np.bool_(p == 0))
             old = None
             if keep:
                 if p > 0:
-                    old = _load_factors(ckpt, names[s], cluster, mesh) if ckpt else _memory_factors[names[s]]
+                    old = load_factors(ckpt, names[s], cluster, mesh) if ckpt else _memory_factors[names[s]]
                 else:
-                    old = _replicate(mesh, np.zeros((codes.shape[0], len(fixed)), np.float32))
+                    old = replicate(mesh, np.zeros((codes.shape[0], len(fixed)), np.float32))
             state, factors = lmp_shard(state, codes, meta, valid, old, first, keep=keep)
             s += 1
             done += 1
@@ -351,11 +245,11 @@ def _commit_lmp(ckpt: Path, name: str, host: list, settings: dict, nxt: tuple, k
     file is written as pending, the state naming it as committed, then the file is renamed."""
     alpha, beta = host[-2:]
     if keep:
-        save_npy_atomic(_factor_path(ckpt, name, pending=True), host[0])
+        save_npy_atomic(factor_path(ckpt, name, pending=True), host[0])
     save_state(ckpt, {"alpha": alpha, "beta": beta},
                {"settings": settings, "pass": nxt[0], "shard": nxt[1], "committed": name if keep else None})
     if keep:
-        os.replace(_factor_path(ckpt, name, pending=True), _factor_path(ckpt, name))
+        os.replace(factor_path(ckpt, name, pending=True), factor_path(ckpt, name))
 
 
 def _train_sgd(shards, names, ckpt, arrays, info, settings, mesh, stop_after, log):
@@ -364,7 +258,7 @@ def _train_sgd(shards, names, ckpt, arrays, info, settings, mesh, stop_after, lo
     passes, batch = settings["passes"], settings["batch"]
     optimizer = optax.adam(settings["lr"])
     cluster = distributed.current()
-    fixed = _replicate(mesh, fixed_levels(shards))
+    fixed = replicate(mesh, fixed_levels(shards))
     params = jnp.zeros(fixed.shape[0], jnp.float32)
     opt_state = optimizer.init(params)
     leaves, treedef = jax.tree.flatten(opt_state)
@@ -382,7 +276,7 @@ def _train_sgd(shards, names, ckpt, arrays, info, settings, mesh, stop_after, lo
             if stop_after is not None and done >= stop_after:
                 return jnp.where(fixed, 0.0, params), {}, False
             codes, meta, valid = shard_batches(shardlib.Shard(shards, names[s]), batch, mesh)
-            prior_weight = _replicate(mesh, np.float32(batch / total))  # the prior counted once per pass
+            prior_weight = replicate(mesh, np.float32(batch / total))  # the prior counted once per pass
             params, opt_state, losses = _sgd_shard(params, opt_state, codes, meta, valid, fixed, prior_weight,
                                                    optimizer=optimizer)
             last = float(parallel.to_host(jnp.mean(losses)))
@@ -450,11 +344,11 @@ def _train_mm(shards, names, ckpt, arrays, info, settings, mesh, stop_after, log
         if stop_after is not None and done >= stop_after:
             return lg, {}, False
         for g in range(len(groups)):
-            group = _replicate(mesh, np.int32(g))
+            group = replicate(mesh, np.int32(g))
             denom = _mm_pass(lambda c, m, v: _mm_denominator(lg, c, m, v, group), data, mesh)
             in_group = np.zeros(num, bool)
             in_group[offsets[g]:offsets[g + 1]] = True
-            update = _replicate(mesh, in_group & ~fixed) & (occ > 0)
+            update = replicate(mesh, in_group & ~fixed) & (occ > 0)
             lg = _mm_update(lg, wins, denom, update)
         sweep += 1
         done += 1
