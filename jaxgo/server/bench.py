@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -55,6 +56,21 @@ def parse_args(argv):
                              "during a 10,000,000-visit query stopped by --seconds, after it, and during the "
                              "largest accepted query (1,500 passes, every turn analysed, 8 visits)")
     parser.add_argument("--seconds", type=float, default=20.0, help="maxTime of the --memory long query")
+    parser.add_argument("--first-analysis", action="store_true",
+                        help="time a fresh `jaxgo serve` process instead: start to the first answer on --size "
+                             "boards, a second answer, then the first and second after a change to --other-size "
+                             "(one line; jaxgo.server.probes)")
+    parser.add_argument("--other-size", type=int, default=9, help="the board size changed to (default 9)")
+    parser.add_argument("--flood", type=int, default=None, metavar="QUERIES",
+                        help="time 16-visit queries of one client while another sends QUERIES KaTrain-like "
+                             "queries (reports every 0.01 s) and never reads its replies (one line)")
+    parser.add_argument("--soak", type=float, default=None, metavar="MINUTES",
+                        help="mixed load on a `jaxgo serve` process for MINUTES; prints the answers, errors, lost "
+                             "queries and the resident memory's slope after warm-up, in MB per 10 minutes")
+    parser.add_argument("--soak-clients", type=int, default=8, help="concurrent clients of --soak (default 8)")
+    parser.add_argument("--serve-option", action="append", default=[], metavar="OPTION",
+                        help="an option for the `jaxgo serve` process of --first-analysis/--flood/--soak "
+                             "(repeatable; e.g. --serve-option=--backend=xla)")
     parser.add_argument("--tree-mb", type=float, default=None,
                         help="tree memory per search for --memory (default: the engine's max_tree_mb)")
     return parser.parse_args(argv)
@@ -241,6 +257,24 @@ def run_device_counts(args) -> int:
     return 0
 
 
+def run_probe(args) -> int:
+    """``--first-analysis``, ``--flood`` or ``--soak``: one JSON line from ``jaxgo.server.probes``."""
+    import tempfile
+
+    from jaxgo.server import probes
+
+    extra = list(args.serve_option)
+    if args.first_analysis:
+        record = probes.first_analysis(args.size, args.other_size, args.visits, extra)
+    elif args.flood is not None:
+        with tempfile.TemporaryDirectory() as folder:
+            record = probes.flood(args.size, args.flood, 2.0, extra, os.path.join(folder, "serve.log"))
+    else:
+        record = probes.soak(args.soak, args.soak_clients, extra)
+    print(json.dumps(record), flush=True)
+    return 0
+
+
 def start_devices(devices: int) -> None:
     """Split a CPU host into ``devices`` XLA devices (before JAX starts) and check that JAX sees them."""
     from jaxgo.util.devices import configure_host_devices, visible_devices
@@ -251,6 +285,8 @@ def start_devices(devices: int) -> None:
 
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
+    if args.first_analysis or args.flood is not None or args.soak is not None:
+        return run_probe(args)
     devices = 1
     if args.devices is not None:
         if args.memory or any(n < 1 for n in args.devices) or any(args.max_boards % n for n in args.devices):

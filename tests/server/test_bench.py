@@ -36,3 +36,20 @@ def test_bench_serve_prints_one_line_per_device_count(capfd):
     records = [json.loads(line) for line in capfd.readouterr().out.strip().splitlines()]
     assert [(r["devices"], r["device_batch"]) for r in records] == [(1, 64), (2, 64)]
     assert all(r["playouts_per_s"] > 0 and r["queries_per_s"] > 0 for r in records)
+
+
+def test_first_analysis_probe_times_a_fresh_server_process():
+    from jaxgo.server import probes
+
+    record = probes.first_analysis(5, 7, 8, ["--playout-policy", "light", "--bias", "0", "--device-batch", "64"])
+    assert record["exit_status"] == 0
+    for key in ("first_after_start_s", "second_query_s", "first_after_size_change_s", "second_after_size_change_s"):
+        assert record[key] > 0, record
+    print(record)
+
+
+def test_slope_of_the_memory_samples():
+    from jaxgo.server.probes import slope
+
+    assert slope([(0, 10.0), (60, 10.5), (120, 11.0)]) * 600 == 5.0
+    assert slope([(0, 3.0), (1, 3.0)]) == 0.0 and slope([(5, 1.0), (5, 2.0)]) == 0.0
