@@ -49,3 +49,38 @@ def test_node_cap_fits_the_budget_and_tree_bytes_match_a_real_tree():
 def test_katago_error_object_keeps_the_reason_apart():
     error = protocol.RequestError("Illegal move 3: C3", "moves", "q", "occupied")
     assert error.to_json() == {"error": "Illegal move 3: C3", "field": "moves", "id": "q", "reason": "occupied"}
+
+
+def real_task(max_visits=500, max_time=None, leaves=8, lpl=4):
+    from jaxgo.search.config import SearchConfig
+    from jaxgo.server.tasks import QueryState, Task
+
+    query = protocol.parse_request({"id": "q", "moves": [], "rules": "chinese", "boardXSize": 5, "boardYSize": 5,
+                                    "maxVisits": max_visits, **({} if max_time is None else {"maxTime": max_time})})
+    config = SearchConfig(leaves_per_batch=leaves, playouts_per_leaf=lpl)
+    task = Task(client=None, query=query, turn=0, seq=0, group=QueryState(1), game=new_game(5), config=config,
+                evaluator=None)
+    task.job = types.SimpleNamespace(done=0, exhausted=False)
+    return task
+
+
+def test_max_time_counts_from_the_query_arrival():
+    """KaTrain's maxTime 8 finished in 8.4-13 s: the clock started when the search first got the device."""
+    task = real_task(max_visits=10 ** 7, max_time=8.0)
+    task.job.done = 16
+    task.started_at = task.arrived + 5.0  # served 5 s after it arrived
+    assert not task.finished(task.arrived + 7.9)
+    assert task.finished(task.arrived + 8.0)  # 8 s after arrival, only 3 s after its first round
+
+
+def test_leaves_and_playouts_shrink_to_end_exactly_at_max_visits():
+    task = real_task(max_visits=1, leaves=8, lpl=4)
+    assert task.round_leaves() == 1 and task.playouts_per_leaf_now(1) == 1  # maxVisits 1: one playout
+    task = real_task(max_visits=45, leaves=8, lpl=4)
+    assert task.round_leaves() == 8 and task.playouts_per_leaf_now(8) == 4  # 32 of 45
+    task.job.done = 32
+    assert task.round_leaves() == 4 and task.playouts_per_leaf_now(4) == 3  # 13 left: 4 leaves x 3 = 12
+    task.job.done = 44
+    assert task.round_leaves() == 1 and task.playouts_per_leaf_now(1) == 1  # 1 left: 1
+    task = real_task(max_visits=64, leaves=1024, lpl=256)
+    assert task.round_leaves() == 1 and task.playouts_per_leaf_now(1) == 64  # not 1024 x 256
