@@ -15,8 +15,12 @@ The tactical levels follow from the exact liberties of the (at most four) neighb
 kernel: the new chain's liberties (captures aside) are the empty neighbours plus the other liberty of each own
 two-liberty neighbour, and at least two with an own neighbour of three or more; counted exactly as 0, 1 or 2+.
 
-``tables`` (``weight_tables``) is one float64 array: pattern gammas [2**20] then the small groups at
-``CAPTURE`` ... ``LINE``; rules use ``SHAPE`` (4**8 entries, 1.0 where a MoGo shape matches) and ``SA_FACTOR``.
+``tables`` (``heavy_tables``, ``rule_tables``) is one float64 array: the pattern gammas by *compact* 3x3 index
+[6**4 * 4**4] (``compact_index``: each orthogonal cell one of empty, own, opponent, off board, own in atari,
+opponent in atari; each diagonal one of the first four -- the reachable raw codes of ``jaxgo.features.moves``,
+in a table of 2.6 MB instead of 8 MB, so that its lookups stay in cache), then the small groups at ``CAPTURE``
+... ``LINE``; rules use ``SHAPE`` (4**8 entries by the raw code's low 16 bits, 1.0 where a MoGo shape matches)
+and ``SA_FACTOR``.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from jaxgo.playouts.native import board as nb
 jit = nb.jit
 
 HEAVY, RULES = 0, 1
-PATTERNS = 1 << 20
+PATTERNS = 6 ** 4 * 4 ** 4  # compact 3x3 indices
 CAPTURE = PATTERNS  # 4 levels
 EXTENSION = CAPTURE + 4  # 2
 SELF_ATARI = EXTENSION + 2  # 2
@@ -49,7 +53,7 @@ PLAIN = 8  # rules: neither capture nor save (the shape tier may apply)
 def heavy_tables(policy_tables) -> np.ndarray:
     """float64 [TABLE_SIZE]: ``tables`` for the heavy policy from ``jaxgo.playouts.heavy.PolicyTables``."""
     out = np.zeros(TABLE_SIZE, np.float64)
-    out[:PATTERNS] = np.asarray(policy_tables.pattern, np.float64)
+    out[:PATTERNS] = np.asarray(policy_tables.pattern, np.float64)[raw_codes_of_compact()]
     out[CAPTURE:CAPTURE + 4] = np.asarray(policy_tables.capture, np.float64)
     out[EXTENSION:EXTENSION + 2] = np.asarray(policy_tables.extension, np.float64)
     out[SELF_ATARI:SELF_ATARI + 2] = np.asarray(policy_tables.self_atari, np.float64)
@@ -64,6 +68,20 @@ def rule_tables(rule_tables_) -> np.ndarray:
     out[SHAPE:SHAPE + (1 << 16)] = np.asarray(rule_tables_.shape, np.float64)
     out[SA_FACTOR] = float(np.asarray(rule_tables_.self_atari_factor))
     return out
+
+
+def raw_codes_of_compact() -> np.ndarray:
+    """int64 [PATTERNS]: the raw 3x3 code (``jaxgo.features.moves.pattern_codes``) of every compact index."""
+    index = np.arange(PATTERNS)
+    diagonals = index % 256
+    orth = index // 256
+    raw = diagonals << 8
+    for k in (3, 2, 1, 0):  # index = ((s0 * 6 + s1) * 6 + s2) * 6 + s3
+        state = orth % 6
+        orth = orth // 6
+        value = np.where(state >= 4, state - 3, state)
+        raw |= (value << (2 * k)) | ((state >= 4).astype(np.int64) << (16 + k))
+    return raw
 
 
 def rule_tables_for_light() -> np.ndarray:
@@ -98,6 +116,18 @@ def black_code(st, p, w):
         if (col == nb.BLACK or col == nb.WHITE) and st[nb.LIBS, st[nb.CHAIN, q]] == 1:
             code |= 1 << (16 + k)
     return code
+
+
+@jit
+def compact_index(code):
+    """The compact index of a raw 3x3 code (atari bits set on stone cells only)."""
+    index = 0
+    for k in range(4):
+        value = (code >> (2 * k)) & 3
+        if (code >> (16 + k)) & 1:
+            value += 3
+        index = index * 6 + value
+    return index * 256 + ((code >> 8) & 0xFF)
 
 
 @jit
@@ -286,7 +316,7 @@ def _weight(policy, tables, line, code, eye, left, captures, capture_saves, own_
             weight *= tables[SA_FACTOR]
             flags |= JOINED_SA
         return weight, flags
-    weight = tables[code] * tables[LINE + line]
+    weight = tables[compact_index(code)] * tables[LINE + line]
     if captures:
         if capture_saves:
             weight *= tables[CAPTURE + 3]

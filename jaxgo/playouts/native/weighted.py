@@ -3,9 +3,9 @@
 The per-point base weights of both colours (``jaxgo.playouts.native.features``) are kept in ``base`` float64
 [2, PP] and recomputed after each move only where the move changed something (``update_after_move``): the 3x3
 around the new stone and around captured stones, the liberties of the chains whose liberties it changed (their
-one or two liberties named from the exact liberty sums, before and after), all liberties of the chains next to
-captured stones, and the liberties of opponent chains in atari next to a chain that went into or out of atari
-(the "capture that saves" level).  Each move then multiplies in what depends on the move number
+one or two liberties named from the exact liberty sums, before and after; a chain of three or more liberties
+looks the same to every feature), and the liberties of opponent chains in atari next to a chain that went into
+or out of atari (the "capture that saves" level).  Each move then multiplies in what depends on the move number
 (``move_weights``): the distance gammas to the last two moves (heavy), the ko point, the atari level while a ko
 is on the board, the capture of the last move's chain (heavy), the shape tier next to the last move (rules),
 summing the weights row by row; the draw takes a row by the row sums, then a point in it.
@@ -26,9 +26,9 @@ jit = nb.jit
 def new_work(pp, w):
     """Scratch arrays of one playout thread: (weights float64 [PP], row sums float64 [W], dirty list int32
     [PP], dirty marks int32 [PP], a stamp in [0], captured stones int32 [PP], neighbour chains' liberty
-    statistics before a move int32 [4, 4])."""
+    statistics before a move int32 [4, 4], the same of the chains next to captured stones int32 [4, PP])."""
     return (np.zeros(pp, np.float64), np.zeros(w, np.float64), np.zeros(pp, np.int32), np.zeros(pp, np.int32),
-            np.zeros(1, np.int32), np.zeros(pp, np.int32), np.zeros((4, 4), np.int32))
+            np.zeros(1, np.int32), np.zeros(pp, np.int32), np.zeros((4, 4), np.int32), np.zeros((4, pp), np.int32))
 
 
 @jit
@@ -77,20 +77,6 @@ def _mark_liberties(st, libs, lsum, lsq, dirty, marks, stamp, n):
 
 
 @jit
-def _mark_all_liberties(st, chain, w, dirty, marks, stamp, n):
-    """Mark every liberty of ``chain`` (a walk over its stones)."""
-    s = chain
-    while True:
-        for k in range(4):
-            q = s + nb.neighbour_offset(k, w)
-            if st[nb.COLOUR, q] == nb.EMPTY:
-                n = _mark(q, dirty, marks, stamp, n)
-        s = st[nb.NEXT, s]
-        if s == chain:
-            return n
-
-
-@jit
 def _mark_atari_neighbours(st, chain, w, dirty, marks, stamp, n):
     """Mark the liberty of every opponent chain in atari next to ``chain`` (its capture may save ``chain``)."""
     colour = st[nb.COLOUR]
@@ -114,7 +100,7 @@ def play_and_update(st, g, q, base, flags, policy, tables, lines, work):
     if q == nb.PASS:
         nb.play(st, g, q, True)
         return
-    dirty, marks, stamps, captured, old = work[2], work[3], work[4], work[5], work[6]
+    dirty, marks, stamps, captured, old, gain = work[2], work[3], work[4], work[5], work[6], work[7]
     w = g[nb.WIDTH]
     c = g[nb.TO_PLAY]
     # before the move: the neighbour chains' liberty statistics, and the stones about to be captured
@@ -144,6 +130,23 @@ def play_and_update(st, g, q, base, flags, policy, tables, lines, work):
                         s = st[nb.NEXT, s]
                         if s == ch:
                             break
+    n_gain = 0
+    if n_cap > 0:
+        # own chains next to the stones about to be captured gain liberties: their statistics now
+        chain_stamp = nb.next_stamp(st, g)
+        for i in range(n_cap):
+            z = captured[i]
+            for k in range(4):
+                r = z + nb.neighbour_offset(k, w)
+                if st[nb.COLOUR, r] == c:
+                    ch = st[nb.CHAIN, r]
+                    if st[nb.MARK, ch] != chain_stamp:
+                        st[nb.MARK, ch] = chain_stamp
+                        gain[0, n_gain] = ch
+                        gain[1, n_gain] = st[nb.LIBS, ch]
+                        gain[2, n_gain] = st[nb.LSUM, ch]
+                        gain[3, n_gain] = st[nb.LSQ, ch]
+                        n_gain += 1
     nb.play(st, g, q, True)
     if stamps[0] >= 2147483000:
         marks[:] = 0
@@ -174,25 +177,19 @@ def play_and_update(st, g, q, base, flags, policy, tables, lines, work):
     if walk_merged:
         n = _mark_atari_neighbours(st, merged, w, dirty, marks, stamp, n)
     if n_cap > 0:
-        # the captured points and their 3x3; every liberty of the chains next to them (they gained some)
+        # the captured points and their 3x3; the chains that gained them as liberties: their old one or two
+        # liberties (the new ones are captured points), and past an atari they left, the opponent chains in
+        # atari next to them (capturing those no longer saves anything)
         for i in range(n_cap):
             z = captured[i]
             n = _mark(z, dirty, marks, stamp, n)
             for k in range(4):
                 n = _mark(z + nb.diagonal_offset(k, w), dirty, marks, stamp, n)
-                r = z + nb.neighbour_offset(k, w)
-                n = _mark(r, dirty, marks, stamp, n)
-        chain_stamp = nb.next_stamp(st, g)
-        for i in range(n_cap):
-            z = captured[i]
-            for k in range(4):
-                r = z + nb.neighbour_offset(k, w)
-                if st[nb.COLOUR, r] == c:
-                    ch = st[nb.CHAIN, r]
-                    if st[nb.MARK, ch] != chain_stamp:
-                        st[nb.MARK, ch] = chain_stamp
-                        n = _mark_all_liberties(st, ch, w, dirty, marks, stamp, n)
-                        n = _mark_atari_neighbours(st, ch, w, dirty, marks, stamp, n)
+                n = _mark(z + nb.neighbour_offset(k, w), dirty, marks, stamp, n)
+        for i in range(n_gain):
+            n = _mark_liberties(st, gain[1, i], gain[2, i], gain[3, i], dirty, marks, stamp, n)
+            if gain[1, i] == 1:
+                n = _mark_atari_neighbours(st, st[nb.CHAIN, gain[0, i]], w, dirty, marks, stamp, n)
     for i in range(n):
         p = dirty[i]
         if st[nb.COLOUR, p] == nb.EMPTY:
@@ -216,16 +213,10 @@ def move_weights(st, g, base, flags, policy, tables, dist1, dist2, plain_of, wei
     row1 = plain_of[prev] if prev >= 0 else points
     row2 = plain_of[prev2] if prev2 >= 0 else points
     heavy = policy == ft.HEAVY
-    for r in range(1, size + 1):
-        start = r * w + 1
-        if heavy:
-            d1 = dist1[row1]
-            d2 = dist2[row2]
-            for p in range(start, start + size):
-                weights[p] = own[p] * d1[p] * d2[p]
-        else:
-            for p in range(start, start + size):
-                weights[p] = own[p]
+    if heavy:
+        _product(own, dist1[row1], dist2[row2], weights, w + 1, size * w + size + 1)
+    else:
+        _copy(own, weights, w + 1, size * w + size + 1)
     # the modifiers, before any sum: the rule tiers differ by 1e8 and more, so a changed weight's difference
     # taken out of a sum would cancel the small weights beside it
     if ko >= 0:
@@ -255,13 +246,27 @@ def move_weights(st, g, base, flags, policy, tables, dist1, dist2, plain_of, wei
 
 
 @jit(fastmath=True)
+def _product(own, d1, d2, weights, lo, hi):
+    """weights[lo:hi] = own * d1 * d2 (unsigned indices: no negative-index checks, so the loop vectorises;
+    the border points in between have weight 0)."""
+    for p in range(np.uint64(lo), np.uint64(hi)):
+        weights[p] = own[p] * d1[p] * d2[p]
+
+
+@jit(fastmath=True)
+def _copy(own, weights, lo, hi):
+    for p in range(np.uint64(lo), np.uint64(hi)):
+        weights[p] = own[p]
+
+
+@jit(fastmath=True)
 def row_sums(weights, rowsum, size, w):
     """Fill ``rowsum`` [W] with the sums of the board rows of ``weights`` [PP]; returns their total."""
     total = 0.0
     for r in range(1, size + 1):
         s = 0.0
-        start = r * w + 1
-        for p in range(start, start + size):
+        start = np.uint64(r * w + 1)
+        for p in range(start, start + np.uint64(size)):
             s += weights[p]
         rowsum[r] = s
         total += s
