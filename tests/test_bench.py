@@ -25,21 +25,48 @@ def json_lines(text: str) -> list[dict]:
 
 
 def test_bench_playouts_prints_one_json_line_per_configuration():
-    out = run_jaxgo("bench", "playouts", "--size", "5", "--batch", "32", "64", "--repeats", "1", "--json").stdout
+    out = run_jaxgo("bench", "playouts", "--size", "5", "--batch", "32", "64", "--repeats", "1", "--json",
+                    "--backend", "xla").stdout
     records = json_lines(out)
     assert [(r["system"], r["size"], r["batch"]) for r in records] == [("jaxgo", 5, 32), ("jaxgo", 5, 64)]
     for record in records:
-        assert set(record) == KEYS
+        assert set(record) == KEYS | {"backend", "policy"} and record["backend"] == "xla"
         assert record["device"] == "cpu" and record["devices"] >= 1
         assert record["playouts_per_s"] > 0 and record["compile_s"] >= 0
         assert 10 < record["mean_moves"] <= 75  # 5x5 light playouts, capped at 3 * 25 moves
         assert record["moves_per_s"] == pytest.approx(record["playouts_per_s"] * record["mean_moves"], rel=0.02)
 
 
+def test_bench_playouts_native_by_default_on_a_cpu_with_policies_and_threads():
+    out = run_jaxgo("bench", "playouts", "--size", "9", "--batch", "64", "--policy", "light", "heavy",
+                    "--threads", "1", "2", "--repeats", "1", "--json").stdout
+    records = json_lines(out)
+    assert [(r["policy"], r["threads"]) for r in records] == [("light", 1), ("light", 2), ("heavy", 1), ("heavy", 2)]
+    for record in records:
+        assert record["backend"] == "native" and KEYS <= set(record)
+        assert record["playouts_per_s"] > 0 and record["cpu_playouts_per_s"] > 0
+        assert 60 < record["mean_moves"] <= 243 and 0.2 < record["black_win_rate"] < 0.8
+
+
+def test_bench_compares_with_libego_or_says_why_not(tmp_path):
+    out = run_jaxgo("bench", "playouts", "--size", "9", "--batch", "200", "--threads", "1", "--repeats", "1",
+                    "--compare", "libego", "--libego-dir", str(tmp_path / "libego"), "--json", timeout=900)
+    records = {r["system"]: r for r in json_lines(out.stdout)}
+    from jaxgo.playouts import libego
+
+    if not (libego.source_dir() / "build.sh").is_file():
+        assert "Libego skipped" in out.stderr and set(records) == {"jaxgo"}
+        return
+    assert set(records) == {"jaxgo", "libego", "ratio"}, out.stderr
+    assert records["libego"]["playouts_per_s"] > 0 and 100 < records["libego"]["mean_moves"] < 125
+    assert records["ratio"]["ratio_vs_libego"] == pytest.approx(
+        records["jaxgo"]["cpu_playouts_per_s"] / records["libego"]["playouts_per_s"], rel=0.01)
+
+
 @pytest.mark.skipif(importlib.util.find_spec("pgx") is None or importlib.util.find_spec("pyspiel") is None,
                     reason="the `compare` extra (pgx, open_spiel) is not installed; scripts/setup.sh installs it")
 def test_bench_compare_times_the_peers_in_the_same_run():
-    out = run_jaxgo("bench", "playouts", "--size", "9", "--batch", "16", "--repeats", "1",
+    out = run_jaxgo("bench", "playouts", "--size", "9", "--batch", "16", "--repeats", "1", "--backend", "xla",
                     "--compare", "pgx,openspiel", "--openspiel-seconds", "0.5", "--json").stdout
     records = {r["system"]: r for r in json_lines(out)}
     assert set(records) == {"jaxgo", "pgx", "openspiel", "ratio"}

@@ -1,12 +1,26 @@
-"""``jaxgo bench playouts``: light-playout throughput, optionally against pgx and OpenSpiel in the same run.
+"""``jaxgo bench playouts``: playout throughput of both backends, optionally against Libego, pgx and OpenSpiel
+timed in the same run.
 
 Prints one JSON line per configuration (keys: system, device, devices, size, batch, compile_s, playouts_per_s,
-moves_per_s, mean_moves, black_win_rate) and, with ``--compare``, one ``ratio`` line per board size.
+moves_per_s, mean_moves, black_win_rate; native lines add backend, policy, threads and cpu_playouts_per_s) and,
+with ``--compare``, ratio lines.
 
-On a CPU the host is split into ``--devices`` XLA devices (default: one per core) and the batch is sharded
-across them with ``shard_map``, each running its own playout loop; the same code shards over GPUs.
-pgx runs its documented vmapped API (uniform random legal actions, pass included) on one device, as its users
-run it; OpenSpiel plays uniform random games through its Python API (C++ game logic).
+Backends (``--backend``, default auto: native on a CPU, XLA on an accelerator):
+    native  ``jaxgo.playouts.native``: one board at a time, compiled by numba, the batch spread over
+            ``--threads`` threads (default: one thread, then one per core); every playout records what a search
+            needs (score, ownership, first colours).  Timed by the wall clock; one-thread lines also give the
+            rate per CPU-second of the process (``cpu_playouts_per_s``), which Libego reports.
+    xla     the batched kernels; on a CPU the host is split into ``--devices`` XLA devices (default: one per
+            core) and the batch is sharded across them with ``shard_map``; the same code shards over GPUs.
+Policies (``--policy``): light (default), heavy, rules, safe_rules.
+
+Peers: Libego (``libego``, built once from ``../shared/peers/libego`` with its ``build.sh`` into
+``--libego-dir``; skipped with a message when the source or a compiler is missing) runs its light playouts for
+the light policy and its 3x3-gamma sampler for the others, each repeat interleaved with jaxgo's, as many
+processes at once as jaxgo has threads (one per core), its rates from its own CPU-time report; a ``ratio``
+line per size, policy and thread count gives native / Libego (one thread: by CPU time).  pgx runs its
+documented vmapped API (uniform random legal actions, pass included) on one device, as its users run it;
+OpenSpiel plays uniform random games through its Python API (C++ game logic).
 """
 
 from __future__ import annotations
@@ -27,7 +41,16 @@ def parse_args(argv):
                         help="playouts per device call; several values sweep (default 4096 for 9x9, 1024 for 19x19)")
     parser.add_argument("--lanes", type=int, default=None,
                         help="boards advanced together per device (default: playout.default_lanes)")
-    parser.add_argument("--compare", default="", help="comma-separated peers: pgx,openspiel")
+    parser.add_argument("--backend", nargs="+", default=["auto"], choices=["auto", "native", "xla"],
+                        help="playout backends to time (default auto: native on a CPU, xla on an accelerator)")
+    parser.add_argument("--policy", nargs="+", default=["light"], choices=["light", "heavy", "rules", "safe_rules"],
+                        help="playout policies (default light)")
+    parser.add_argument("--threads", type=int, nargs="+", default=None,
+                        help="native: threads to spread a batch over; several values sweep (default 1 and one "
+                             "per core)")
+    parser.add_argument("--compare", default="", help="comma-separated peers: libego,pgx,openspiel")
+    parser.add_argument("--libego-dir", default=None,
+                        help="where Libego's engines are built and found (default ~/.cache/jaxgo/libego)")
     parser.add_argument("--repeats", type=int, default=3, help="timed calls per configuration (best is reported)")
     parser.add_argument("--devices", type=int, default=None,
                         help="XLA devices to shard over (CPU: default one per core; GPU: all visible)")
@@ -39,16 +62,51 @@ def parse_args(argv):
     return parser.parse_args(argv)
 
 
-def default_batch(size: int) -> int:
+def default_batch(size: int, backend: str = "xla", policy: str = "light") -> int:
+    """Playouts per timed call: about a second of native playouts on one core, or the XLA batch."""
+    if backend == "native":
+        light = policy == "light"
+        return (40000 if light else 4000) if size <= 9 else ((8000 if light else 800) if size <= 13 else
+                                                            (10000 if light else 1000))
     return 4096 if size <= 9 else 1024
 
 
+def bench_native(size: int, batch: int, repeats: int, komi: float, policy: str, threads: int) -> dict:
+    """One JSON record of native playouts from the empty board (best of ``repeats`` calls)."""
+    import numpy as np
+
+    from jaxgo.playouts.evaluator import make_evaluator
+    from jaxgo.playouts.native import runner
+
+    arrays = make_evaluator(policy, backend="native").native_policy(size)
+    points = size * size
+    start = (np.zeros((1, points), np.int8), np.ones(1), np.full(1, -1), np.zeros(1), np.full((1, 2), -1))
+    began = time.perf_counter()
+    runner.play_batch(arrays, *start, 2, 0, threads)  # compiles, or loads numba's cache
+    compile_s = time.perf_counter() - began
+    best, best_cpu, raw = float("inf"), float("inf"), None
+    for seed in range(1, repeats + 1):
+        wall, cpu = time.perf_counter(), time.process_time()
+        raw = runner.play_batch(arrays, *start, batch, seed, threads)
+        best = min(best, time.perf_counter() - wall)
+        best_cpu = min(best_cpu, time.process_time() - cpu)
+    record = playout_record("jaxgo", "cpu", 1, size, batch, compile_s, best, raw.moves, raw.score - komi > 0)
+    record.update(backend="native", policy=policy, threads=threads,
+                  cpu_playouts_per_s=round(batch / max(best_cpu, 1e-9), 1))
+    return record
+
+
 def bench_jaxgo(size: int, batch: int, repeats: int, komi: float, devices: int | None,
-                lanes: int | None = None) -> dict:
+                lanes: int | None = None, policy: str = "light") -> dict:
+    """One JSON record of XLA playouts of ``policy`` from the empty board, sharded over the devices."""
     import jax
     import numpy as np
 
+    from jaxgo.playouts import heavy
     from jaxgo.playouts import light as playout
+    from jaxgo.playouts.evaluator import make_evaluator
+
+    tables = None if policy == "light" else make_evaluator(policy, backend="xla").tables
 
     devs = jax.devices()[: devices or len(jax.devices())]
     while batch % len(devs):
@@ -56,7 +114,10 @@ def bench_jaxgo(size: int, batch: int, repeats: int, komi: float, devices: int |
     per_device = batch // len(devs)
 
     def local(keys):
-        result = playout.run_from_empty(size, per_device, keys[0], komi, lanes=lanes)
+        if tables is None:
+            result = playout.run_from_empty(size, per_device, keys[0], komi, lanes=lanes)
+        else:
+            result = heavy.run_from_empty(size, per_device, keys[0], komi, gammas=tables, lanes=lanes)
         return result.num_moves, result.winner
 
     run = shard_batch(local, devs, split=(True,))
@@ -67,7 +128,9 @@ def bench_jaxgo(size: int, batch: int, repeats: int, komi: float, devices: int |
     compile_s, run = _compile(run, keys(0))
     best, (moves, winners) = _best_time(run, [keys(seed) for seed in range(1, repeats + 1)])
     moves, winners = np.asarray(moves), np.asarray(winners)
-    return playout_record("jaxgo", devs[0].platform, len(devs), size, batch, compile_s, best, moves, winners == 1)
+    record = playout_record("jaxgo", devs[0].platform, len(devs), size, batch, compile_s, best, moves, winners == 1)
+    record.update(backend="xla", policy=policy)
+    return record
 
 
 def _compile(jitted, example):
@@ -168,10 +231,22 @@ def playout_record(system, device, devices, size, batch, compile_s, seconds, mov
 
 
 def run_playouts(args) -> list[dict]:
+    from jaxgo.playouts import libego
+    from jaxgo.playouts.evaluator import resolve_backend
+    from jaxgo.playouts.native.runner import default_threads
+
     peers = [p.strip().lower() for p in args.compare.split(",") if p.strip()]
-    unknown = set(peers) - {"pgx", "openspiel"}
+    unknown = set(peers) - {"pgx", "openspiel", "libego"}
     if unknown:
-        raise SystemExit(f"jaxgo bench: unknown peer(s) {sorted(unknown)}; choose from pgx, openspiel")
+        raise SystemExit(f"jaxgo bench: unknown peer(s) {sorted(unknown)}; choose from libego, pgx, openspiel")
+    backends = list(dict.fromkeys(resolve_backend(b) for b in args.backend))
+    threads = args.threads or sorted({1, default_threads()})
+    engines = None
+    if "libego" in peers:
+        engines = libego.engines(args.libego_dir)
+        if isinstance(engines, str):
+            print(f"jaxgo bench: Libego skipped: {engines}", file=sys.stderr, flush=True)
+            engines = None
     records = []
 
     def emit(record):
@@ -179,30 +254,66 @@ def run_playouts(args) -> list[dict]:
         print(json.dumps(record), flush=True)
 
     for size in args.size:
-        batches = args.batch or [default_batch(size)]
-        ours = [bench_jaxgo(size, b, args.repeats, args.komi, args.devices, args.lanes) for b in batches]
-        for record in ours:
-            emit(record)
-        best = max(ours, key=lambda r: r["playouts_per_s"])
-        ratio = {"system": "ratio", "size": size, "jaxgo_batch": best["batch"], "jaxgo_devices": best["devices"],
-                 "jaxgo_playouts_per_s": best["playouts_per_s"]}
-        if "pgx" in peers:
-            peer = bench_pgx(size, min(best["batch"], args.pgx_batch), args.repeats, args.komi)
-            emit(peer)
-            ratio["pgx_batch"] = peer["batch"]
-            ratio["ratio_vs_pgx"] = significant(best["playouts_per_s"] / peer["playouts_per_s"])
-        if "openspiel" in peers:
-            peer = bench_openspiel(size, args.openspiel_seconds, args.komi)
-            emit(peer)
-            ratio["ratio_vs_openspiel"] = significant(best["playouts_per_s"] / peer["playouts_per_s"])
-        if peers:
-            emit(ratio)
+        for policy in args.policy:
+            if "native" in backends:
+                for batch in args.batch or [default_batch(size, "native", policy)]:
+                    for count in threads:
+                        _run_native(args, size, policy, batch, count, engines, emit)
+            if "xla" in backends:
+                records.extend(_run_xla(args, size, policy, peers, emit))
     return records
+
+
+def _run_native(args, size: int, policy: str, batch: int, threads: int, engines, emit) -> None:
+    """Native lines of one configuration: ``--repeats`` runs interleaved with Libego's (when compared), the best
+    of each, and their ratio (one thread: by CPU time, as Libego reports)."""
+    from jaxgo.playouts import libego
+
+    peer_runs, ours = [], None
+    for _ in range(args.repeats):
+        record = bench_native(size, batch, 1, args.komi, policy, threads)
+        if ours is None or record["playouts_per_s"] > ours["playouts_per_s"]:
+            ours = record
+        if engines is not None and size in engines:
+            peer_runs.append(libego.benchmark(engines[size], policy, libego.playouts_for(size, policy), threads))
+    emit(ours)
+    if peer_runs:
+        peer = max(peer_runs, key=lambda r: r["playouts_per_s"])
+        emit(peer)
+        rate = ours["cpu_playouts_per_s"] if threads == 1 else ours["playouts_per_s"]
+        emit({"system": "ratio", "size": size, "policy": policy, "threads": threads, "jaxgo_playouts_per_s": rate,
+              "libego_playouts_per_s": peer["playouts_per_s"],
+              "ratio_vs_libego": significant(rate / peer["playouts_per_s"])})
+
+
+def _run_xla(args, size: int, policy: str, peers: list, emit) -> list:
+    """XLA lines of one size and policy, with the pgx / OpenSpiel comparison for light playouts."""
+    batches = args.batch or [default_batch(size)]
+    ours = [bench_jaxgo(size, b, args.repeats, args.komi, args.devices, args.lanes, policy) for b in batches]
+    for record in ours:
+        emit(record)
+    best = max(ours, key=lambda r: r["playouts_per_s"])
+    ratio = {"system": "ratio", "size": size, "jaxgo_batch": best["batch"], "jaxgo_devices": best["devices"],
+             "jaxgo_playouts_per_s": best["playouts_per_s"]}
+    xla_peers = [p for p in peers if p in ("pgx", "openspiel")] if policy == "light" else []
+    if "pgx" in xla_peers:
+        peer = bench_pgx(size, min(best["batch"], args.pgx_batch), args.repeats, args.komi)
+        emit(peer)
+        ratio["pgx_batch"] = peer["batch"]
+        ratio["ratio_vs_pgx"] = significant(best["playouts_per_s"] / peer["playouts_per_s"])
+    if "openspiel" in xla_peers:
+        peer = bench_openspiel(size, args.openspiel_seconds, args.komi)
+        emit(peer)
+        ratio["ratio_vs_openspiel"] = significant(best["playouts_per_s"] / peer["playouts_per_s"])
+    if xla_peers:
+        emit(ratio)
+    return []
 
 
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
-    configure_host_devices(args.devices)
+    if "xla" in args.backend or "auto" in args.backend:
+        configure_host_devices(args.devices)
     records = run_playouts(args)
     if not args.json:
         _print_table(records)
@@ -211,15 +322,18 @@ def main(argv: list[str]) -> int:
 
 def _print_table(records) -> None:
     rows = [r for r in records if r["system"] != "ratio"]
-    print("\nsystem     device devs size  batch  compile_s  playouts/s    moves/s  mean_moves  black_win", file=sys.stderr)
+    print("\nsystem   backend policy     thr size  batch  compile_s  playouts/s    moves/s  mean_moves  black_win",
+          file=sys.stderr)
     for r in rows:
-        print(f"{r['system']:<10} {r['device']:<6} {r['devices']:>4} {r['size']:>4} {r['batch']:>6} "
-              f"{r['compile_s']:>10.2f} {r['playouts_per_s']:>11.1f} {r['moves_per_s']:>10.0f} "
-              f"{r['mean_moves']:>11.1f} {r['black_win_rate']:>10.3f}", file=sys.stderr)
+        print(f"{r['system']:<8} {r.get('backend', ''):<7} {r.get('policy', ''):<10} {r.get('threads', ''):>3} "
+              f"{r['size']:>4} {r['batch']:>6} {r['compile_s']:>10.2f} {r['playouts_per_s']:>11.1f} "
+              f"{r['moves_per_s']:>10.0f} {r['mean_moves']:>11.1f} {r['black_win_rate']:>10.3f}", file=sys.stderr)
     for r in records:
         if r["system"] == "ratio":
             parts = [f"{k}={v}" for k, v in r.items() if k.startswith("ratio_")]
-            print(f"{r['size']}x{r['size']}: jaxgo {r['jaxgo_playouts_per_s']}/s  " + "  ".join(parts), file=sys.stderr)
+            what = f"{r.get('policy', 'light')}, {r.get('threads', '')} thread(s)" if "threads" in r else "xla"
+            print(f"{r['size']}x{r['size']} ({what}): jaxgo {r['jaxgo_playouts_per_s']}/s  " + "  ".join(parts),
+                  file=sys.stderr)
 
 
 if __name__ == "__main__":
