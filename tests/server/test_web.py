@@ -132,6 +132,51 @@ def test_web_board_in_headless_chromium(base_url, tmp_path):
     check_screenshot(path, plain)
 
 
+def chromium_driver():
+    webdriver = pytest.importorskip("selenium.webdriver")
+    browser = find_chromium()
+    driver_path = shutil.which("chromedriver")
+    if browser is None or driver_path is None:
+        pytest.skip("chromium / chromedriver not installed (apt-get install chromium chromium-driver)")
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = browser
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--window-size=1100,900"):
+        options.add_argument(flag)
+    return webdriver.Chrome(service=Service(driver_path), options=options)
+
+
+def test_web_board_drops_old_analysis_plays_engine_moves_and_names_the_win_rate(base_url):
+    """Issue 47: after a board-size change the old analysis stayed (and a stream still running for the old
+    position kept drawing on the new one); the engine could not be asked for a move; the candidates' win rate
+    did not say whose it was."""
+    from selenium.webdriver.common.by import By
+
+    driver = chromium_driver()
+    try:
+        driver.get(base_url + "/")
+        driver.execute_script("jaxgo.newBoard(9); return 0;")
+        driver.find_element(By.ID, "visits").clear()
+        driver.find_element(By.ID, "visits").send_keys("64")
+        driver.find_element(By.ID, "analyze").click()
+        wait_for(driver, "return document.getElementById('status').textContent === 'done'")
+        assert len(driver.find_elements(By.CSS_SELECTOR, "#moves li")) > 0
+        driver.execute_script("jaxgo.newBoard(5); return 0;")
+        assert driver.find_element(By.ID, "winrate").text == "Black win rate: -"
+        assert driver.find_elements(By.CSS_SELECTOR, "#moves li") == []
+        assert driver.execute_script("return jaxgo.state.analysis") is None
+        assert "Black's win rate" in driver.find_element(By.ID, "movesheader").text
+        driver.find_element(By.ID, "enginemove").click()
+        wait_for(driver, "return jaxgo.state.moves.length === 1")
+        colour, move = driver.execute_script("return jaxgo.state.moves[0]")
+        assert colour == "B" and (move == "pass" or (move[0] in "ABCDE" and move[1:] in "12345"))
+        assert driver.find_element(By.ID, "status").text == f"engine played B {move}"
+    finally:
+        driver.quit()
+
+
 def wait_for(driver, script, timeout=TIMEOUT):
     deadline = time.time() + timeout
     while time.time() < deadline:

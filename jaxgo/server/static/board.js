@@ -10,6 +10,7 @@ const state = {
   moves: [],          // [["B", "E5"], ...] (the whole line, possibly from an SGF)
   turn: 0,            // moves[0..turn) are on the board
   analysis: null,     // last response for the shown position
+  version: 0,         // bumped by every change of the position: a response for an older one is dropped
   source: null,       // EventSource of the live analysis
   graph: {},          // turn -> Black win rate
   graphSource: null,
@@ -159,6 +160,12 @@ function draw() {
   drawGraph();
 }
 
+function clearAnalysis() {
+  state.analysis = null;
+  $("winrate").textContent = "Black win rate: -";
+  $("moves").innerHTML = "";
+}
+
 function showAnalysis(a) {
   state.analysis = a;
   const rate = a.rootInfo ? a.rootInfo.winrate : null;
@@ -203,14 +210,14 @@ function analyze() {
   stopAnalysis();
   const q = query({ maxVisits: Number($("visits").value) || 1000, includeOwnership: true,
                     reportDuringSearchEvery: 0.4 });
-  const turn = state.turn;
+  const version = state.version;
   $("status").textContent = "analysing...";
   const source = new EventSource("/api/stream?q=" + encodeURIComponent(JSON.stringify(q)));
   state.source = source;
   source.onmessage = (event) => {
     const a = JSON.parse(event.data);
     if (a.error) { $("status").textContent = "error: " + a.error; return; }
-    if (a.warning || turn !== state.turn) return;
+    if (a.warning || version !== state.version) return;  // a position shown before: not this one
     showAnalysis(a);
     $("status").textContent = a.isDuringSearch ? "analysing..." : "done";
   };
@@ -238,9 +245,31 @@ function graph() {
   source.onerror = () => source.close();
 }
 
+async function engineMove() {
+  // The engine's move for the side to play (a search of "playouts" playouts), played on the board.
+  const version = state.version, colour = toPlay(state.turn);
+  $("status").textContent = "engine thinking...";
+  const reply = await fetch("/api/query", { method: "POST", body: JSON.stringify(
+    query({ maxVisits: Number($("visits").value) || 1000, includeOwnership: true })) });
+  const answers = await reply.json();
+  const final = answers.find((a) => a.turnNumber !== undefined && !a.isDuringSearch);
+  const error = answers.find((a) => a.error);
+  if (version !== state.version) return;  // the position changed meanwhile
+  if (!final || !final.moveInfos || !final.moveInfos.length) {
+    $("status").textContent = error ? "error: " + error.error : "no move";
+    return;
+  }
+  const move = final.moveInfos[0].move;
+  state.moves = state.moves.slice(0, state.turn).concat([[colour, move]]);
+  state.turn = state.moves.length;
+  changed();
+  $("status").textContent = `engine played ${colour} ${move}`;
+}
+
 // -- input ------------------------------------------------------------------------------------------------
 function changed() {
-  state.analysis = null;
+  state.version += 1;
+  clearAnalysis();
   draw();
   if (state.source) analyze();
 }
@@ -277,6 +306,7 @@ function clickBoard(event) {
 }
 
 function newBoard(size) {
+  if (state.graphSource) { state.graphSource.close(); state.graphSource = null; }
   Object.assign(state, { size, setup: {}, moves: [], turn: 0, firstPlayer: "B", graph: {} });
   $("size").value = String(size);
   changed();
@@ -312,6 +342,7 @@ function init() {
   });
   $("undo").addEventListener("click", () => goTo(state.turn - 1));
   $("analyze").addEventListener("click", analyze);
+  $("enginemove").addEventListener("click", engineMove);
   $("stop").addEventListener("click", () => { stopAnalysis(); $("status").textContent = "stopped"; });
   $("showown").addEventListener("change", draw);
   $("first").addEventListener("click", () => goTo(0));
@@ -328,5 +359,5 @@ function init() {
   draw();
 }
 
-window.jaxgo = { state, analyze, graph, loadSgf, goTo, newBoard, vertex };
+window.jaxgo = { state, analyze, graph, loadSgf, goTo, newBoard, vertex, engineMove };
 init();
