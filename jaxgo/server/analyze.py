@@ -25,7 +25,6 @@ import argparse
 import base64
 import html
 import io
-import json
 import os
 import queue
 import sys
@@ -221,9 +220,10 @@ def _ready(stream) -> list[dict]:
             return out
 
 
-def plot(results: list[dict], size: int, query: dict, chosen: list[int], path, title: str) -> None:
+def plot(results: list[dict], size: int, query: dict, chosen: list[int], path, title: str,
+         image_format: str = "png") -> None:
     """Draw the figure (win rate, score lead, ownership maps at ``chosen``) into ``path`` (a file name or a
-    binary file object) as PNG."""
+    binary file object) in ``image_format`` (png, svg, pdf)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -264,7 +264,7 @@ def plot(results: list[dict], size: int, query: dict, chosen: list[int], path, t
         axo.set_yticks([])
         axo.set_title(f"ownership after move {move}\n(red = Black, blue = White)", fontsize=9)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, format=image_format)
     plt.close(fig)
 
 
@@ -290,14 +290,19 @@ def _stones_at(query: dict, size: int, turn: int, parse_vertex) -> dict:
 
 
 def write_report(results: list[dict], size: int, query: dict, chosen: list[int], path: str, title: str) -> None:
-    """``path`` ending in .html: a page with the figure and a table of every move; otherwise the PNG figure."""
-    if not path.lower().endswith((".html", ".htm")):
-        plot(results, size, query, chosen, path, title)
-        return
+    """``path`` ending in .html: a page with the figure and a table of every move; otherwise the figure in the
+    format of its extension (png, svg, pdf).  Written atomically: a full disk (OSError) leaves no partial file
+    and the old one, if any, as it was."""
+    from jaxgo.util.files import atomic_write_bytes, atomic_write_text
+
     figure = io.BytesIO()
-    plot(results, size, query, chosen, figure, title)
-    with open(path, "w", encoding="utf-8") as handle:
-        handle.write(report_html(results, query, figure.getvalue(), title))
+    extension = os.path.splitext(path)[1].lower().lstrip(".")
+    if extension in ("html", "htm"):
+        plot(results, size, query, chosen, figure, title)
+        atomic_write_text(path, report_html(results, query, figure.getvalue(), title))
+        return
+    plot(results, size, query, chosen, figure, title, image_format=extension)
+    atomic_write_bytes(path, figure.getvalue())
 
 
 def report_html(results: list[dict], query: dict, png: bytes, title: str) -> str:
@@ -372,12 +377,19 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as exc:
         print(f"jaxgo analyze: {exc}", file=sys.stderr)
         return 1
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as handle:
-            json.dump(results, handle)
+    from jaxgo.util.files import write_json_atomic
+
     policy = settings.get("playouts", search_config.DEFAULT.playouts)
     title = (f"{args.sgf.rsplit('/', 1)[-1]}: {args.visits} playouts/move ({policy}), komi {query['komi']:g}")
-    write_report(results, size, query, chosen, target, title)
+    for path, write in ((args.json, lambda p: write_json_atomic(p, results, indent=None)),
+                        (target, lambda p: write_report(results, size, query, chosen, p, title))):
+        if path is None:
+            continue
+        try:
+            write(path)
+        except OSError as exc:  # a full disk (ENOSPC), a folder gone meanwhile: nothing half-written is left
+            print(f"jaxgo analyze: cannot write {path}: {exc.strerror or exc}", file=sys.stderr)
+            return 1
     last = results[-1]["rootInfo"] if results and "rootInfo" in results[-1] else {}
     print(f"analysed {len(results)} positions; final Black win rate {last.get('winrate', float('nan')):.3f}, "
           f"score lead {last.get('scoreLead', float('nan')):.1f}; report in {target}")

@@ -147,3 +147,24 @@ def test_analyze_exits_with_status_0_after_an_analysis(tmp_path):
     proc = run_analyze(sgf, "--plot", tmp_path / "game.png", "--visits", "8", "--no-progress", *LIGHT)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "report in" in proc.stdout and (tmp_path / "game.png").stat().st_size > 0
+
+
+def test_a_full_disk_gives_a_clear_error_and_no_partial_report(tmp_path, capsys):
+    """ENOSPC while the report is written: one line saying so, exit status 1, no half-written file."""
+    import os
+    import subprocess
+
+    sgf = tmp_path / "game.sgf"
+    sgf.write_text(GAME)
+    full = tmp_path / "full"
+    full.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16k", "tmpfs", str(full)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs here: {mounted.stderr.decode().strip()}")
+    try:
+        code = analyze.main([str(sgf), "--plot", str(full / "game.png"), "--visits", "8", "--no-progress", *LIGHT])
+        assert code == 1
+        assert "No space left on device" in capsys.readouterr().err
+        assert os.listdir(full) == []  # neither the report nor its temporary file
+    finally:
+        subprocess.run(["umount", str(full)], check=False)
