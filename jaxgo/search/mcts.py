@@ -670,31 +670,36 @@ def _last_moves(tree: Tree, nodes: np.ndarray, root_last: tuple) -> np.ndarray:
     return np.stack([last, before], axis=1).astype(np.int32)
 
 
-# Playouts per second a search on a time budget expects (its batch size K follows), by board size: heavy
-# playouts, one CPU core, inside a RAVE search with small batches (benchmarks/RESULTS.md, "Batch size on a clock").
+# Playouts per second a search on a time budget expects (its batch size K follows), by board size and playout
+# backend: heavy playouts inside a RAVE search on this project's 2-core CPU, XLA on one core with small batches
+# (benchmarks/RESULTS.md history, "Batch size on a clock"), native on both cores (``jaxgo bench search --defaults``).
 FIRST_SEARCH_RATES = {9: 2500.0, 13: 1000.0, 19: 240.0}
+NATIVE_SEARCH_RATES = {9: 9000.0, 13: 3000.0, 19: 1300.0}
 
 
-def first_search_rate(size: int) -> float:
-    """Playouts/s assumed for a time budget on a ``size`` board: ``FIRST_SEARCH_RATES``, interpolated on a log-log
-    scale of the number of points between the measured sizes (the last slope beyond them); boards below 9x9 get
-    the 9x9 rate (there a device call costs more than its playouts)."""
-    sizes = sorted(FIRST_SEARCH_RATES)
+def first_search_rate(size: int, backend: str = "xla") -> float:
+    """Playouts/s assumed for a time budget on a ``size`` board (``FIRST_SEARCH_RATES``, or
+    ``NATIVE_SEARCH_RATES`` for the native backend), interpolated on a log-log scale of the number of points
+    between the measured sizes (the last slope beyond them); boards below 9x9 get the 9x9 rate (there a device
+    call costs more than its playouts)."""
+    rates = NATIVE_SEARCH_RATES if resolve_backend(backend) == "native" else FIRST_SEARCH_RATES
+    sizes = sorted(rates)
     if size <= sizes[0]:
-        return FIRST_SEARCH_RATES[sizes[0]]
+        return rates[sizes[0]]
     upper = next((s for s in sizes if s >= size), sizes[-1])
     lower = sizes[max(0, sizes.index(upper) - 1)]
-    slope = math.log(FIRST_SEARCH_RATES[upper] / FIRST_SEARCH_RATES[lower]) / math.log(upper ** 2 / lower ** 2)
-    return FIRST_SEARCH_RATES[lower] * (size ** 2 / lower ** 2) ** slope
+    slope = math.log(rates[upper] / rates[lower]) / math.log(upper ** 2 / lower ** 2)
+    return rates[lower] * (size ** 2 / lower ** 2) ** slope
 
 
 def first_batch_size(config: SearchConfig, playouts: int | None, seconds: float | None, size: int) -> int:
     """K of a search with this budget when none is kept: ``leaves_per_batch``, else ``auto_leaves`` of the
-    playouts, else of the seconds at ``first_search_rate(size)`` playouts/s (128 with neither)."""
+    playouts, else of the seconds at ``first_search_rate(size, config.backend)`` playouts/s (128 with
+    neither)."""
     if config.leaves_per_batch:
         return config.leaves_per_batch
     if playouts is None and seconds is not None:
-        playouts = int(seconds * first_search_rate(size))
+        playouts = int(seconds * first_search_rate(size, config.backend))
     return auto_leaves(playouts, config.playouts_per_leaf)
 
 

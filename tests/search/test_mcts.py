@@ -210,17 +210,20 @@ def test_auto_leaves_gives_about_48_batches_in_powers_of_two():
         assert k & (k - 1) == 0 and budget / (4 * k) >= 48
 
 
-def test_first_search_rate_follows_the_measured_sizes_and_shrinks_with_the_board():
-    from jaxgo.search.mcts import FIRST_SEARCH_RATES, auto_leaves, first_batch_size, first_search_rate
+@pytest.mark.parametrize("backend", ["xla", "native"])
+def test_first_search_rate_follows_the_measured_sizes_and_shrinks_with_the_board(backend):
+    from jaxgo.search.mcts import (FIRST_SEARCH_RATES, NATIVE_SEARCH_RATES, auto_leaves, first_batch_size,
+                                   first_search_rate)
 
-    for size, rate in FIRST_SEARCH_RATES.items():
-        assert first_search_rate(size) == pytest.approx(rate)
-    assert first_search_rate(5) == first_search_rate(7) == FIRST_SEARCH_RATES[9]  # device calls dominate there
-    rates = [first_search_rate(size) for size in range(9, 26)]
+    measured = NATIVE_SEARCH_RATES if backend == "native" else FIRST_SEARCH_RATES
+    for size, rate in measured.items():
+        assert first_search_rate(size, backend) == pytest.approx(rate)
+    assert first_search_rate(5, backend) == first_search_rate(7, backend) == measured[9]
+    rates = [first_search_rate(size, backend) for size in range(9, 26)]
     assert all(a > b for a, b in zip(rates, rates[1:]))  # interpolated, then extrapolated, downwards
-    config = SearchConfig(strategy="rave", playouts_per_leaf=4)
+    config = SearchConfig(strategy="rave", playouts_per_leaf=4, backend=backend)
     # A 19x19 move of 10 s gets K for the playouts it can run, not for 9x9's rate.
-    assert first_batch_size(config, None, 10.0, 19) == auto_leaves(int(10.0 * FIRST_SEARCH_RATES[19]), 4)
+    assert first_batch_size(config, None, 10.0, 19) == auto_leaves(int(10.0 * measured[19]), 4)
     assert first_batch_size(config, None, 10.0, 19) < first_batch_size(config, None, 10.0, 9)
     assert first_batch_size(config, 3000, 10.0, 19) == auto_leaves(3000, 4)  # a playout budget decides alone
 
@@ -229,7 +232,8 @@ def test_searches_on_a_time_budget_keep_the_batch_size_of_the_first():
     from jaxgo.search.mcts import auto_leaves
 
     game = new_game(size=5, komi=0.5)
-    config = SearchConfig(strategy="rave", playouts_per_leaf=4, playouts="light", bias_c2=0.0)  # K from the budget
+    config = SearchConfig(strategy="rave", playouts_per_leaf=4, playouts="light", bias_c2=0.0,  # K from the budget
+                          backend="xla")  # the XLA rates (the native ones give larger K for the same seconds)
     searcher = Searcher(game.rules, config, seed=1)
     searcher.search(game, seconds=0.2)  # K from 0.2 s at the rate assumed for 9x9 and smaller boards
     assert searcher.timed_leaves == auto_leaves(400, 4) == 4
