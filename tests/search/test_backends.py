@@ -1,0 +1,67 @@
+"""The tree search on either playout backend: the native backend (numba playouts, host-side children and
+priors) and the XLA kernels choose the same move in clear positions, and the native tree's nodes are the
+positions the XLA rules make."""
+
+from __future__ import annotations
+
+import jax
+import numpy as np
+import pytest
+
+from jaxgo.go import rules
+from jaxgo.go.coords import BLACK, WHITE
+from jaxgo.go.game import new_game
+from jaxgo.search.config import SearchConfig
+from jaxgo.search.mcts import Searcher, position_kernels
+
+# 5x5, Black to play: C2 captures six white stones; C3 captures seven (their one liberty).
+CLEAR = [
+    (["X X X X .", "X O O O X", "X O O O X", "X X . X X", ". . . . ."], BLACK, "C2"),
+    (["X X X . .", "X O O X .", "X O . O X", "X O O O X", "X X X X ."], BLACK, "C3"),
+]
+
+
+def game_from(rows, to_play):
+    size = len(rows)
+    game = new_game(size=size, komi=0.5)
+    for colour, letter in ((BLACK, "X"), (WHITE, "O")):
+        points = [r * size + c for r, row in enumerate(rows) for c, ch in enumerate(row.split()) if ch == letter]
+        if points:
+            game.setup_stones(colour, points)
+    game.set_to_play(to_play)
+    return game
+
+
+def gtp_point(move: int, size: int) -> str:
+    return "ABCDEFGHJKLMNOPQRST"[move % size] + str(size - move // size)
+
+
+@pytest.mark.parametrize("rows, to_play, expected", CLEAR)
+@pytest.mark.parametrize("policy", ["light", "heavy"])
+def test_both_backends_pick_the_same_move_in_clear_positions(rows, to_play, expected, policy):
+    chosen = {}
+    for backend in ("native", "xla"):
+        config = SearchConfig(leaves_per_batch=16, playouts_per_leaf=4, playouts=policy, late_playouts=None,
+                              backend=backend)
+        game = game_from(rows, to_play)
+        result = Searcher(game.rules, config, seed=3).search(game, playouts=1024)
+        chosen[backend] = gtp_point(result.move, game.size)
+    assert chosen == {"native": expected, "xla": expected}
+
+
+def test_native_children_equal_the_xla_rule_kernels_along_a_search():
+    game = game_from(CLEAR[1][0], BLACK)
+    native = Searcher(game.rules, SearchConfig(leaves_per_batch=8, playouts="light", backend="native"), seed=1)
+    native.search(game, playouts=512)
+    tree = native.tree
+    children_xla, searchable_xla = position_kernels(False, "xla")
+    nodes = np.arange(1, tree.size)
+    parents, actions = tree.parents[nodes], tree.action_from_parent[nodes]
+    expected, expected_searchable = children_xla(tree.gather_states(parents), actions)
+    got = tree.gather_states(nodes)
+    for name in ("stones", "ko", "to_play", "passes", "captures", "hash", "move_count"):
+        np.testing.assert_array_equal(np.asarray(getattr(got, name)), np.asarray(getattr(expected, name)), name)
+    for i in range(len(nodes)):
+        rules.check_consistency(jax.tree_util.tree_map(lambda x, i=i: np.asarray(x)[i], got))
+    assert len(nodes) > 50
+    np.testing.assert_array_equal(position_kernels(False, "native")[1](got), np.asarray(expected_searchable))
