@@ -67,7 +67,7 @@ def make_gtp_engine(rules: Rules | None = None, config: SearchConfig | None = No
         return made
 
     session = GtpSession(rules, player, log=log, analysis=analysis, make_player=make_player, config=config,
-                         quick_start=quick_start, ponder=ponder)
+                         budget=(playouts, seconds), quick_start=quick_start, ponder=ponder)
     return Dispatcher(session, command_registry())
 
 

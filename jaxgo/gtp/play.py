@@ -267,8 +267,8 @@ def gogui_param_lines(session) -> str:
     choices = {"strategy": config.STRATEGIES, "playouts": config.PLAYOUT_POLICIES,
                "late_playouts": config.PLAYOUT_POLICIES + ("none",),
                "backend": config.PLAYOUT_BACKENDS}
-    rows = [("playouts_per_move", "[string]", session.player.playouts),
-            ("seconds_per_move", "[string]", session.player.seconds)]
+    playouts, seconds = session.budget
+    rows = [("playouts_per_move", "[string]", playouts), ("seconds_per_move", "[string]", seconds)]
     for key, value in session.config.to_dict().items():
         if isinstance(value, bool):
             kind, value = "[bool]", int(value)

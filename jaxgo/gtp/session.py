@@ -44,13 +44,14 @@ class GtpSession:
 
     def __init__(self, rules: Rules | None = None, player=None, log=None, analysis=None, *,
                  make_player=None, config: SearchConfig | None = None, quick_start: bool = False,
-                 ponder: bool = False):
+                 ponder: bool = False, budget: tuple = (None, None)):
         """``player``: a ready ``Player``; else ``make_player()`` builds one on first use (default: a Player
-        searching in this process with ``config``)."""
+        searching in this process with ``config``; ``budget`` = the (playouts, seconds) per move it will get)."""
         self.rules = rules if rules is not None else Rules()
         self.log = log  # a text stream for debug output (stderr in ``jaxgo gtp``), or None
         self._player = player
         self._make_player = make_player
+        self._budget = budget
         self._config = player.config if player is not None else (config or SearchConfig())
         self.clock = player.clock if player is not None else Clock()  # the Player's clock (time commands)
         self.quit = False
@@ -167,6 +168,14 @@ class GtpSession:
                 if self._player is None:
                     self._player = self._new_player()
         return self._player
+
+    @property
+    def budget(self) -> tuple:
+        """(playouts, seconds) per move (None: not fixed; the GTP clock decides), without creating the Player
+        (which loads JAX) when it does not exist yet."""
+        if self._player is not None:
+            return self._player.playouts, self._player.seconds
+        return self._budget
 
     def _new_player(self):
         if self._make_player is not None:

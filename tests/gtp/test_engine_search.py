@@ -278,8 +278,13 @@ def test_printsgf_and_options():
 
 
 def config_of(engine) -> dict:
-    """``jaxgo-search_config``'s ``key value`` lines as a dict of strings."""
-    return dict(line.split(" ", 1) for line in ask(engine, "jaxgo-search_config").split("\n"))
+    """``jaxgo-search_config``'s ``[type] key value`` lines as a dict of strings, by SearchConfig field name
+    (GoGui's dialog shows ``playout_policy`` for ``playouts``; the move budget's two fields left out)."""
+    from jaxgo.gtp.play import GOGUI_NAMES
+
+    rows = [line.split(" ", 2)[1:] for line in ask(engine, "jaxgo-search_config").split("\n")]
+    return {GOGUI_NAMES.get(key, key): value for key, value in rows
+            if GOGUI_NAMES.get(key, key) not in ("maxPlayouts", "maxTime")}
 
 
 def test_search_options_from_the_command_line():

@@ -250,7 +250,7 @@ def test_start_up_answers_without_loading_jax():
     assert out[-1] == "False"
     assert out[:2] == ["= 2", "= jaxgo"] and out[3] == "= all_legal"
     assert out[4:8] == ["= "] * 4 and out[8] == "? illegal move" and out[9:13] == ["= "] * 4
-    assert out[13] == "= strategy rave"
+    assert out[13] == "= [string] playouts_per_move none"  # GoGui's dialog: the move budget first
 
 
 def test_quick_start_moves_are_replayed_on_the_real_game():
