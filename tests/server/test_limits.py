@@ -185,3 +185,39 @@ def test_a_file_that_is_not_a_gamma_file_is_refused(served, tmp_path):
                   query("text", 16, overrideSettings={"gammas": str(text)}), query("good", 16))
     assert "not a gamma file" in got["fifo"][-1]["error"] and "not a gamma file" in got["text"][-1]["error"]
     assert got["good"][-1]["rootInfo"]["visits"] == 16
+
+
+def test_half_sent_http_requests_do_not_hold_threads(served):
+    """320 half-sent HTTP requests held 343 threads: a request must now arrive within the stall timeout, and
+    connections beyond the cap are refused."""
+    from jaxgo.server.web import WebServer
+
+    _, engine, log = served
+    web = WebServer(engine, 0, limits=transports.ConnectionLimits(max_connections=4, stall_seconds=1.0), log=log)
+    transports.start_in_thread(web)
+    try:
+        address = ("127.0.0.1", web.server_address[1])
+        half = [socket.create_connection(address, timeout=WAIT) for _ in range(3)]
+        for sock in half:
+            sock.sendall(b"GET /api/version HTTP/1.1\r\nHost: x\r\n")  # never finished
+        for sock in half:
+            assert sock.recv(1) == b""  # closed by the server after the stall timeout
+            sock.close()
+        deadline = time.monotonic() + WAIT
+        while web.open_connections() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert web.open_connections() == 0
+        with socket.create_connection(address, timeout=WAIT) as sock:  # the server still answers
+            sock.sendall(b"GET /api/version HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            assert b"200 OK" in sock.recv(65536)
+    finally:
+        web.shutdown()
+        web.server_close()
+
+
+def test_serve_refuses_nonsense_connection_limits(capsys):
+    from jaxgo.server import cli
+
+    for option in (["--max-connections", "0"], ["--idle-timeout", "-1"], ["--stall-timeout", "0"]):
+        assert cli.main(option) == 2
+        assert "must be positive" in capsys.readouterr().err
