@@ -155,6 +155,7 @@ def serve_stream(engine: AnalysisEngine, rfile, write, name: str = "", wait_time
     client = Client(write, name, on_close=engine.client_closed)
     try:
         for line in read_lines(rfile):
+            client.wait_writable()  # a reader of our output that stalls holds its own requests back
             if client.closed.is_set():
                 break
             engine.submit(client, line)
