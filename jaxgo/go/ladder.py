@@ -21,9 +21,9 @@ def defender_options(b: Board, goal: int) -> list[int]:
     pts, libs = b.chain(goal)
     opts = set(libs)
     for rep in b.neighbour_chains(pts, -b.stones[goal]):
-        _, l = b.chain(rep)
-        if len(l) == 1:
-            opts |= l
+        _, attacker_libs = b.chain(rep)
+        if len(attacker_libs) == 1:
+            opts |= attacker_libs
     return sorted(opts)
 
 

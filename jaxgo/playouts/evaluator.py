@@ -88,10 +88,10 @@ class PendingBatch:
         """numpy [S, L, ...]: the ``field`` of the active positions' playouts, in position order (padding rows
         are never copied to the host)."""
         array = getattr(self.result, field)
-        s, l = self.count, self.playouts_per_state
+        count, per_state = self.count, self.playouts_per_state
         if self.devices == 1:
-            return device_prefix(array, s * l).reshape(s, l, *array.shape[1:])
-        return interleaved_rows(array, self.devices, s, l)
+            return device_prefix(array, count * per_state).reshape(count, per_state, *array.shape[1:])
+        return interleaved_rows(array, self.devices, count, per_state)
 
 
 def device_prefix(array, rows: int) -> np.ndarray:
@@ -139,12 +139,12 @@ class NativePending:
 
     def collect(self) -> PlayoutBatch:
         raw = self.future.result()
-        s, l = self.count, self.playouts_per_state
-        score = raw.score.reshape(s, l) - self.komi[:, None]
+        shape = (self.count, self.playouts_per_state)
+        score = raw.score.reshape(shape) - self.komi[:, None]
         points = raw.ownership.shape[-1]
         return PlayoutBatch(winner=np.sign(score).astype(np.int8), score=score,
-                            ownership=raw.ownership.reshape(s, l, points),
-                            first_colour=raw.first_colour.reshape(s, l, points))
+                            ownership=raw.ownership.reshape(*shape, points),
+                            first_colour=raw.first_colour.reshape(*shape, points))
 
 
 def resolve_backend(backend: str = "auto") -> str:

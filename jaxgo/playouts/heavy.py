@@ -56,11 +56,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxgo.playouts import bitboard as bb
-from jaxgo.playouts import light as playout, rule_policy
+from jaxgo.features import moves as mf
 from jaxgo.go import rules
 from jaxgo.go.coords import BLACK, WHITE
-from jaxgo.features import moves as mf
+from jaxgo.playouts import bitboard as bb
+from jaxgo.playouts import light as playout
+from jaxgo.playouts import rule_policy
 
 U32 = jnp.uint32
 DENSE = jnp.int16  # chain ids and liberty sums (< 2 * 361 + 19): half the memory traffic of int32
@@ -355,7 +356,6 @@ def _point_levels(boards: _Boards, size: int):
     self_atari / atari levels; dist_prev / dist_prev2: distance levels; legal: bool, empty, not ko and not
     suicide; eye: bool, the mover's own eye by the playout eye rule.
     """
-    points = size * size
     sets, has_ko = _tactics(boards, size)
     bit = {name: _dense(value, size) for name, value in sets.items()}
     tactical = {

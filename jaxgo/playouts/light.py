@@ -27,9 +27,9 @@ import chex
 import jax
 import jax.numpy as jnp
 
-from jaxgo.playouts import bitboard as bb
 from jaxgo.go import rules
 from jaxgo.go.coords import BLACK, WHITE
+from jaxgo.playouts import bitboard as bb
 
 U32 = jnp.uint32
 
@@ -315,8 +315,9 @@ def retire_and_refill(boards, job, next_job, out, finished, load, collect: int, 
 
     Up to ``collect`` finished lanes (bool [lanes]) write their score, move count, ownership, first-play and
     move records into ``out`` at their job's row, then ``load(boards, lane, new_job)`` gives each the next pending
-    playout (job -1 when none of the first ``active`` is left).  ``boards`` needs ``black``/``white`` [N, lanes] bitboards and ``ply``,
-    ``first_colour``, ``first_ply``, ``moves`` with the lane axis last.  Returns (boards, job, next_job, out).
+    playout (job -1 when none of the first ``active`` is left). ``boards`` needs ``black``/``white`` [N, lanes]
+    bitboards and ``ply``, ``first_colour``, ``first_ply``, ``moves`` with the lane axis last. Returns (boards, job,
+    next_job, out).
     """
     lanes = job.shape[0]
     total = out.score.shape[0]

@@ -31,7 +31,8 @@ from jaxgo.search.mcts import Searcher, stack_state
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="jaxgo bench search", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog="jaxgo bench search", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size", type=int, default=9)
     parser.add_argument("--playouts", type=int, default=8192)
     parser.add_argument("--leaves", type=int, default=128)

@@ -8,11 +8,12 @@ options it was started with to the server that way, so local and remote engines 
 The defaults are the strongest configuration measured against GNU Go (benchmarks/RESULTS.md): RAVE with
 gamma-proportional heavy playouts, progressive bias c2 = 3 and the gammas as virtual RAVE experience
 (``prior_pattern`` 20) from the shipped gammas, MoGo-style rule playouts once stones cover 45% of the board
-(``late_playouts``), and a playout value that gives the score a share of 0.1 beside the win (``score_utility``).  The RAVE exploration constant
-is 0: with 0.1 the UCB term (0.25 for an unvisited move after 500 playouts) outweighs the differences between
-RAVE values, and a 500-playout search on 19x19 became a flat sweep of 128 moves with 4 playouts each; with 0 it
-concentrates (the most visited move holds about a third of the playouts) while RAVE's AMAF credit still tries
-the moves.
+(``late_playouts``), and a playout value that gives the score a share of 0.1 beside the win (``score_utility``). The
+RAVE exploration constant is 0: with 0.1 the UCB term (0.25 for an unvisited move after 500 playouts) outweighs the
+differences between RAVE values, and a 500-playout search on 19x19 became a flat sweep of 128 moves with 4 playouts
+each; with 0 it concentrates (the most visited move holds about a third of the playouts) while RAVE's AMAF credit
+still tries the moves.  Playouts run on the native backend on a CPU and on the XLA kernels on an accelerator
+(``backend``).
 """
 
 from __future__ import annotations
@@ -58,8 +59,8 @@ class SearchConfig:
     ladder_prune_tree: bool = False  # ... and out of every node the tree creates, for both sides
     late_playouts: str | None = "rules"  # the playout policy of the searches from late_fill on; None (none) = off
     late_fill: float = 0.45  # the fraction of the board's points covered by stones from which late_playouts apply
-    score_utility: float = 0.1  # share u of the score in a playout's value (descent.playout_values; 0 = win / loss only)
-    backend: str = "auto"  # playouts: native (numba, one board at a time), xla (batched kernels), auto (native on a CPU)
+    score_utility: float = 0.1  # share u of the score in a playout's value (descent.playout_values; 0: win / loss)
+    backend: str = "auto"  # playouts: native (numba, one board at a time), xla (batched kernels), auto: native on CPU
     threads: int = 0  # native playouts: threads per batch (0: one per core)
 
     def __post_init__(self):

@@ -230,8 +230,8 @@ def backup_batch(rows, path_nodes, path_actions, lengths, leaves, value, first, 
     points = first.shape[2]
     for row in rows:
         black = 0.0
-        for l in range(count):
-            black += value[row, l]
+        for j in range(count):
+            black += value[row, j]
         white = count - black
         length = lengths[row]
         for depth in range(length + 1):
@@ -243,10 +243,10 @@ def backup_batch(rows, path_nodes, path_actions, lengths, leaves, value, first, 
                 children_visits[node, action] += count - 1
                 children_values[node, action] += wins
             if use_rave:
-                for l in range(count):
-                    won = value[row, l] if color == 1 else 1.0 - value[row, l]
+                for j in range(count):
+                    won = value[row, j] if color == 1 else 1.0 - value[row, j]
                     for p in range(points):
-                        if first[row, l, p] == color:
+                        if first[row, j, p] == color:
                             children_rave_visits[node, p] += 1.0
                             children_rave_values[node, p] += won
                 for later in range(depth, length, 2):

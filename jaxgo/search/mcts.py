@@ -40,7 +40,6 @@ import time
 import jax
 import numpy as np
 
-from jaxgo.go import rules
 from jaxgo.go.hostboard import state_board
 from jaxgo.go.kernels import kernels
 from jaxgo.go.ladder import failed_escapes

@@ -32,7 +32,7 @@ from jaxgo.go.game import Game
 from jaxgo.go.status import stone_status
 from jaxgo.playouts.evaluator import evaluator_for
 from jaxgo.search.config import SearchConfig
-from jaxgo.search.mcts import SearchResult, Searcher, ownership_estimate
+from jaxgo.search.mcts import Searcher, SearchResult, ownership_estimate
 from jaxgo.search.timecontrol import Clock
 from jaxgo.search.tree import rank_actions
 

@@ -20,8 +20,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxgo.go import rules
 from jaxgo.features import moves as mf
+from jaxgo.go import rules
 from jaxgo.playouts.evaluator import load_log_gammas, resolve_backend
 from jaxgo.playouts.native import positions
 

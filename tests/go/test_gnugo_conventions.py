@@ -11,13 +11,13 @@ import jax
 import numpy as np
 import pytest
 
-from jaxgo.playouts import light as playout
 from jaxgo.go.config import Rules
 from jaxgo.go.coords import point_to_gtp
+from jaxgo.go.gtp_client import find_gnugo, gnugo
 from jaxgo.gtp.engine import make_gtp_engine
 from jaxgo.gtp.protocol import Dispatcher
+from jaxgo.playouts import light as playout
 from jaxgo.search.config import SearchConfig
-from jaxgo.go.gtp_client import find_gnugo, gnugo
 
 pytestmark = [
     pytest.mark.gnugo,

@@ -333,7 +333,8 @@ def assert_legal_moves_match(game, board: np.ndarray, colour: int, size: int, ko
     want = oracle_legal(board, colour, size, ko)
     assert got.shape == (size * size + 1,) and got[-1], "pass must always be legal"
     diff = np.flatnonzero(got[:-1] != want)
-    assert not len(diff), (f"{'black' if colour == BLACK else 'white'} legal moves differ at {_vertex_list(diff, size)}: "
+    who = "black" if colour == BLACK else "white"
+    assert not len(diff), (f"{who} legal moves differ at {_vertex_list(diff, size)}: "
                            f"engine {got[diff].tolist()}, oracle {want[diff].tolist()}")
 
 

@@ -11,8 +11,8 @@ import jax
 import numpy as np
 import pytest
 
-from jaxgo.go.display import game_from_ascii
 from jaxgo.go.coords import WHITE
+from jaxgo.go.display import game_from_ascii
 from jaxgo.playouts.evaluator import device_prefix, interleaved_order, make_evaluator
 
 TIMEOUT = 600
@@ -58,10 +58,10 @@ def test_device_prefix_copies_the_first_rows():
         assert device_prefix(array, rows).tolist() == np.arange(2 * rows).reshape(rows, 2).tolist()
 
 
-def summarise(policy: str, devices: int) -> dict:
+def summarise(policy: str, devices: int, backend: str = "xla") -> dict:
     """Shapes, value ranges, per-position win rates and score moments of 37 active positions (of a padded
     batch of 64) x 32 playouts, and whether other padding rows change any result (same key)."""
-    evaluator = make_evaluator(policy, None, devices)
+    evaluator = make_evaluator(policy, None, devices, backend=backend)
     batch = mixed_states(64)
     other_padding = jax.tree_util.tree_map(lambda x: np.concatenate([x[:37], np.repeat(x[:1], 27, axis=0)]), batch)
     first = evaluator.evaluate(batch, jax.random.PRNGKey(7), 32, komi=0.5, active=37)
@@ -86,19 +86,42 @@ def check_well_formed(result: dict) -> None:
     assert result["same_with_other_padding"]
 
 
-def test_padding_rows_are_ignored_and_positions_keep_their_order():
-    check_well_formed(summarise("light", 1))
+@pytest.mark.parametrize("backend", ["xla", "native"])
+def test_padding_rows_are_ignored_and_positions_keep_their_order(backend):
+    check_well_formed(summarise("light", 1, backend))
 
 
-def test_safe_rule_playouts_are_well_formed():
-    evaluator = make_evaluator("safe_rules")
+@pytest.mark.parametrize("backend", ["xla", "native"])
+def test_safe_rule_playouts_are_well_formed(backend):
+    evaluator = make_evaluator("safe_rules", backend=backend)
     assert evaluator.policy == "safe_rules" and float(evaluator.tables.self_atari_factor) < 1e-6
-    check_well_formed(summarise("safe_rules", 1))
+    check_well_formed(summarise("safe_rules", 1, backend))
+
+
+def test_the_backend_is_native_on_a_cpu_and_results_come_back_alike():
+    from jaxgo.playouts.evaluator import resolve_backend
+
+    assert jax.default_backend() == "cpu" and resolve_backend("auto") == "native"
+    assert make_evaluator("heavy").backend == "native" and make_evaluator("heavy", backend="xla").backend == "xla"
+    assert make_evaluator("heavy") is make_evaluator("heavy", None, 1, 1.0, "native", 0)
+    native, xla = summarise("heavy", 1, "native"), summarise("heavy", 1, "xla")
+    assert native["shape"] == xla["shape"]
+    assert abs(native["mean_score"] - xla["mean_score"]) < 0.2 * xla["std_score"]
+    with pytest.raises(ValueError, match="backend"):
+        make_evaluator("heavy", backend="tpu")
+
+
+def test_native_dispatch_returns_before_the_playouts_end():
+    evaluator = make_evaluator("light", backend="native")
+    pending = evaluator.dispatch(mixed_states(8), jax.random.PRNGKey(0), 2000, komi=0.5)
+    assert not pending.future.done()  # 16,000 5x5 playouts take far longer than returning
+    batch = pending.collect()
+    assert batch.winner.shape == (8, 2000) and pending.future.done()
 
 
 def test_more_devices_than_visible_is_a_clear_error():
     with pytest.raises(ValueError, match="devices asked for"):
-        make_evaluator("light", None, len(jax.devices()) + 1)
+        make_evaluator("light", None, len(jax.devices()) + 1, backend="xla")
 
 
 TWO_DEVICE_SCRIPT = r"""

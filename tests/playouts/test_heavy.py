@@ -8,13 +8,13 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxgo.playouts import bitboard as bb
-from jaxgo.playouts import heavy as hp
+from jaxgo.features import moves as mf
 from jaxgo.go import rules
 from jaxgo.go.coords import BLACK
-from jaxgo.features import moves as mf
-from jaxgo.learn import bt
 from jaxgo.go.reference import ReferenceBoard, random_positions
+from jaxgo.learn import bt
+from jaxgo.playouts import bitboard as bb
+from jaxgo.playouts import heavy as hp
 
 KOMI = 7.5
 

@@ -12,11 +12,11 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxgo.playouts import bitboard as bb
-from jaxgo.playouts import light as playout
 from jaxgo.go import rules
 from jaxgo.go.coords import BLACK, WHITE
 from jaxgo.go.reference import ReferenceBoard, random_positions
+from jaxgo.playouts import bitboard as bb
+from jaxgo.playouts import light as playout
 
 KOMI = 7.5
 

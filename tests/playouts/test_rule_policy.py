@@ -5,11 +5,11 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxgo.playouts import rule_policy as rp
+from jaxgo.features import moves as mf
 from jaxgo.go import rules
 from jaxgo.go.coords import BLACK, WHITE
-from jaxgo.features import moves as mf
 from jaxgo.go.reference import ReferenceBoard, random_positions
+from jaxgo.playouts import rule_policy as rp
 
 
 def codes_of(text: str, to_play: int) -> tuple[np.ndarray, int]:

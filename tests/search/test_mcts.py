@@ -165,7 +165,8 @@ def placeholder_states() -> dict:
     """One node's state fields (zeros) for a tree of 2-point positions."""
     states = {name: np.zeros((1, 2), np.int32) for name in ("stones", "chain", "lib_count", "lib_sum", "lib_sumsq")}
     states.update(ko=np.zeros(1, np.int32), to_play=np.ones(1, np.int8), passes=np.zeros(1, np.int32),
-                  captures=np.zeros((1, 2), np.int32), hash=np.zeros((1, 2), np.uint32), move_count=np.zeros(1, np.int32))
+                  captures=np.zeros((1, 2), np.int32), hash=np.zeros((1, 2), np.uint32),
+                  move_count=np.zeros(1, np.int32))
     return states
 
 
@@ -212,8 +213,13 @@ def test_auto_leaves_gives_about_48_batches_in_powers_of_two():
 
 @pytest.mark.parametrize("backend", ["xla", "native"])
 def test_first_search_rate_follows_the_measured_sizes_and_shrinks_with_the_board(backend):
-    from jaxgo.search.mcts import (FIRST_SEARCH_RATES, NATIVE_SEARCH_RATES, auto_leaves, first_batch_size,
-                                   first_search_rate)
+    from jaxgo.search.mcts import (
+        FIRST_SEARCH_RATES,
+        NATIVE_SEARCH_RATES,
+        auto_leaves,
+        first_batch_size,
+        first_search_rate,
+    )
 
     measured = NATIVE_SEARCH_RATES if backend == "native" else FIRST_SEARCH_RATES
     for size, rate in measured.items():

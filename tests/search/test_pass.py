@@ -12,8 +12,8 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 from jaxgo.go.coords import BLACK, WHITE, point_to_gtp  # noqa: E402
 from jaxgo.go.game import new_game  # noqa: E402
-from jaxgo.search.config import SearchConfig  # noqa: E402
 from jaxgo.search import descent  # noqa: E402
+from jaxgo.search.config import SearchConfig  # noqa: E402
 from jaxgo.search.mcts import Searcher, edge_scores_reference, node_mean  # noqa: E402
 from jaxgo.search.tree import Tree  # noqa: E402
 

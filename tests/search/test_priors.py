@@ -6,12 +6,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxgo.features import moves as mf
 from jaxgo.go import rules
 from jaxgo.go.coords import BLACK, gtp_to_point
-from jaxgo.features import moves as mf
 from jaxgo.go.game import new_game
-from jaxgo.learn import bt
 from jaxgo.go.reference import ReferenceBoard
+from jaxgo.learn import bt
 from jaxgo.search import priors
 from jaxgo.search.config import SearchConfig
 from jaxgo.search.mcts import Searcher, virtual_rave
@@ -138,8 +138,8 @@ def test_virtual_rave_experience_favours_likely_moves_and_fades_with_real_amaf()
 
 def test_virtual_experience_alone_computes_the_move_model_priors():
     game = game_after_d4_c4_d3()
-    searcher = Searcher(game.rules, SearchConfig(prior_pattern=20.0, leaves_per_batch=16, playouts_per_leaf=2, playouts="light", bias_c2=0.0),
-                        seed=0)
+    config = SearchConfig(prior_pattern=20.0, leaves_per_batch=16, playouts_per_leaf=2, playouts="light", bias_c2=0.0)
+    searcher = Searcher(game.rules, config, seed=0)
     result = searcher.search(game, playouts=128)
     assert game.is_legal(game.to_play, result.move)
     root_prior = searcher.tree.children_prior[searcher.tree.root]

@@ -32,7 +32,8 @@ def test_the_estimate_recovers_a_planted_bias(bias):
     est = rave_bias(planted(bias))
     assert est.edges == 4000
     assert est.bias_squared == pytest.approx(bias ** 2, abs=1.5e-3)  # the sampling noise is subtracted
-    assert est.sigma_squared == pytest.approx(0.25 - 0.4 ** 2 / 12, abs=0.01)  # mean q(1 - q) for q uniform on [0.3, 0.7]
+    # mean q(1 - q) for q uniform on [0.3, 0.7]
+    assert est.sigma_squared == pytest.approx(0.25 - 0.4 ** 2 / 12, abs=0.01)
     assert est.rave_c3 == pytest.approx(est.bias_squared / est.sigma_squared)
 
 

@@ -48,9 +48,9 @@ def choose_light(st, g, rng, exact):
 
 @jit
 def light_playout(st, g, rng, max_moves, first, exact, trace):
-    """Play the board ``st, g`` (exact or pseudo-liberties: ``exact``) out with light moves; ``first`` int8 [PP] (zeros on entry) receives the colour
-    (1 Black, 2 White) that first put a stone on each point; ``trace`` int32 [M] receives the first M moves
-    (padded points, ``PASS``; M = 0: none).  Returns (moves played, rng)."""
+    """Play the board ``st, g`` (exact or pseudo-liberties: ``exact``) out with light moves; ``first`` int8 [PP] (zeros
+    on entry) receives the colour (1 Black, 2 White) that first put a stone on each point; ``trace`` int32 [M]
+    receives the first M moves (padded points, ``PASS``; M = 0: none). Returns (moves played, rng)."""
     moves = 0
     while g[nb.PASSES] < 2 and moves < max_moves:
         p, rng = choose_light(st, g, rng, exact)
