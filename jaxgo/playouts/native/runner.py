@@ -20,6 +20,7 @@ import numpy as np
 from jaxgo.playouts.native import board as nb
 from jaxgo.playouts.native import features as ft
 from jaxgo.playouts.native import light as nl
+from jaxgo.playouts.native import tiers
 from jaxgo.playouts.native import weighted as nw
 from jaxgo.playouts.native.random import stream_seed
 
@@ -76,6 +77,8 @@ def run_jobs(kind, stones, to_play, ko, passes, last_moves, per_state, lo, hi, s
     first = np.zeros(pp, np.int8)
     owner = np.zeros(size * size, np.int8)
     trace = np.zeros(out_trace.shape[1], np.int32)
+    atari = tiers.new_atari_set(pp)
+    scratch = np.zeros((4, 4 * pp), np.int32)
     current = -1
     for j in range(lo, hi):
         s = j // per_state
@@ -83,13 +86,15 @@ def run_jobs(kind, stones, to_play, ko, passes, last_moves, per_state, lo, hi, s
             current = s
             _set_start(start_st, start_g, stones[s], to_play[s], ko[s], passes[s], last_moves[s, 0],
                        last_moves[s, 1], exact)
-            if exact:
+            if kind == HEAVY:
                 nw.fill_base(start_st, start_g, start_base, start_flags, kind - 1, tables, lines)
         nb.copy_board(start_st, start_g, st, g)
         first[:] = 0
         rng = stream_seed(seed, j)
         if kind == LIGHT:
             moves, rng = nl.light_playout(st, g, rng, max_moves, first, False, trace)
+        elif kind == RULES:
+            moves, rng = tiers.tiered_playout(st, g, tables, lines, rng, max_moves, first, trace, atari, scratch)
         else:
             base[:, :] = start_base
             flags[:, :] = start_flags

@@ -1,0 +1,244 @@
+"""Rule playouts (MoGo's tiers, ``jaxgo.playouts.rule_policy``) drawn tier by tier, without weights.
+
+The rule policy's weights (capture 1e24, save 1e16, shape next to the last move 1e8, anything 1, a joined
+self-atari times 1e-12 in the safe variant) make it pick uniformly within the first tier that has a candidate.
+So instead of keeping every point's weight (``jaxgo.playouts.native.weighted``), each move looks at the tiers
+in order:
+
+1. capture: the liberty of an opponent chain in atari (the chains in atari are kept in a set, updated for the
+   chains a move touches);
+2. save: the liberty of an own chain in atari where the new chain keeps two liberties or captures;
+3. shape: the 8 neighbours of the last move that match a MoGo pattern;
+4. anything: "sample, then validate" over the empty list as the light playouts do, a point's tier and
+   self-atari read by ``features.point_infos``;
+then, in the safe variant, the joined self-ataris set aside on the way: those of the shape tier first.
+Uniform within a tier; the same distribution as the weights, with far less work per move.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from jaxgo.playouts.native import board as nb
+from jaxgo.playouts.native import features as ft
+from jaxgo.playouts.native.random import next_u64, uniform_below
+
+jit = nb.jit
+
+
+@jit
+def new_atari_set(pp):
+    """(members int32 [PP], position of each member or -1 int32 [PP], count in [0]) of chains in atari."""
+    return np.zeros(pp, np.int32), np.full(pp, -1, np.int32), np.zeros(1, np.int32)
+
+
+@jit
+def _add(atari, chain):
+    members, where, count = atari
+    if where[chain] < 0:
+        where[chain] = count[0]
+        members[count[0]] = chain
+        count[0] += 1
+
+
+@jit
+def _remove(atari, chain):
+    members, where, count = atari
+    i = where[chain]
+    if i >= 0:
+        last = members[count[0] - 1]
+        members[i] = last
+        where[last] = i
+        where[chain] = -1
+        count[0] -= 1
+
+
+@jit
+def fill_atari_set(st, g, atari):
+    """The set of every chain in atari on the board (exact liberties), from scratch."""
+    members, where, count = atari
+    for i in range(count[0]):
+        where[members[i]] = -1
+    count[0] = 0
+    size = g[nb.SIZE_N]
+    w = g[nb.WIDTH]
+    for r in range(1, size + 1):
+        for p in range(r * w + 1, r * w + 1 + size):
+            col = st[nb.COLOUR, p]
+            if (col == nb.BLACK or col == nb.WHITE) and st[nb.CHAIN, p] == p and st[nb.LIBS, p] == 1:
+                _add(atari, p)
+
+
+@jit
+def play_and_track(st, g, q, atari, touched):
+    """Play q (a legal point or ``PASS``) on the exact board and keep the set of chains in atari: the chains
+    next to q and next to the stones it captures are the ones whose liberties change; touched: int32 [PP]
+    scratch."""
+    if q == nb.PASS:
+        nb.play(st, g, q, True)
+        return
+    w = g[nb.WIDTH]
+    c = g[nb.TO_PLAY]
+    n = 0
+    for k in range(4):
+        r = q + nb.neighbour_offset(k, w)
+        col = st[nb.COLOUR, r]
+        if col == nb.BLACK or col == nb.WHITE:
+            ch = st[nb.CHAIN, r]
+            touched[n] = ch
+            n += 1
+            if col != c and st[nb.LIBS, ch] == 1:  # about to be captured: its neighbours gain liberties
+                s = ch
+                while True:
+                    for j in range(4):
+                        t = s + nb.neighbour_offset(j, w)
+                        if st[nb.COLOUR, t] == c:
+                            touched[n] = st[nb.CHAIN, t]
+                            n += 1
+                    s = st[nb.NEXT, s]
+                    if s == ch:
+                        break
+    nb.play(st, g, q, True)
+    for i in range(n):
+        _remove(atari, touched[i])
+    touched[n] = q
+    for i in range(n + 1):
+        stone = touched[i]
+        col = st[nb.COLOUR, stone]
+        if col == nb.BLACK or col == nb.WHITE:
+            chain = st[nb.CHAIN, stone]
+            if st[nb.LIBS, chain] == 1:
+                _add(atari, chain)
+
+
+@jit
+def _pick(candidates, n, rng):
+    rng, bits = next_u64(rng)
+    return candidates[uniform_below(bits, n)], rng
+
+
+@jit
+def _unique(candidates, n, p):
+    for i in range(n):
+        if candidates[i] == p:
+            return n
+    candidates[n] = p
+    return n + 1
+
+
+@jit
+def choose_tiered(st, g, atari, tables, lines, rng, scratch):
+    """(move, rng): the rule policy's move for the side to move, or ``PASS`` when it has none.  scratch:
+    int32 [4, PP] (candidate lists)."""
+    c = g[nb.TO_PLAY]
+    ko = g[nb.KO]
+    w = g[nb.WIDTH]
+    members, _, count = atari
+    safe = tables[ft.SA_FACTOR] < 1.0
+    found = scratch[0]
+    n = 0
+    for i in range(count[0]):  # 1. captures
+        chain = members[i]
+        if st[nb.COLOUR, chain] != c:
+            lib = st[nb.LSUM, chain]
+            if lib != ko:
+                n = _unique(found, n, lib)
+    if n > 0:
+        return _pick(found, n, rng)
+    for i in range(count[0]):  # 2. saves
+        chain = members[i]
+        if st[nb.COLOUR, chain] == c:
+            lib = st[nb.LSUM, chain]
+            if lib != ko and _info(st, g, lib, c, tables, lines)[0] == ft.TIER_SAVE:
+                n = _unique(found, n, lib)
+    if n > 0:
+        return _pick(found, n, rng)
+    shape_sa = scratch[1]
+    n_sa = 0
+    prev = g[nb.LAST]
+    if prev >= 0 and st[nb.COLOUR, prev] != nb.EMPTY:  # 3. shapes next to the last move
+        for k in range(8):
+            p = prev + (nb.neighbour_offset(k, w) if k < 4 else nb.diagonal_offset(k - 4, w))
+            if st[nb.COLOUR, p] != nb.EMPTY or p == ko or tables[ft.SHAPE + _cells(st, p, c, w)] == 0:
+                continue
+            weight, flags = _info(st, g, p, c, tables, lines)
+            if weight > 0 and flags & ft.PLAIN:
+                if safe and flags & ft.JOINED_SA:
+                    shape_sa[n_sa] = p
+                    n_sa += 1
+                else:
+                    found[n] = p
+                    n += 1
+    if n > 0:
+        return _pick(found, n, rng)
+    # 4. anything, sample then validate; joined self-ataris set aside (safe variant)
+    empties = st[nb.EMPTIES]
+    colour = st[nb.COLOUR]
+    deferred = scratch[2]
+    n_deferred = 0
+    m = g[nb.N_EMPTY]
+    while m > 0:
+        rng, bits = next_u64(rng)
+        k = uniform_below(bits, m)
+        p = empties[k]
+        if p != ko:
+            empty = ((colour[p - w] == nb.EMPTY) + (colour[p + w] == nb.EMPTY) + (colour[p - 1] == nb.EMPTY)
+                     + (colour[p + 1] == nb.EMPTY))
+            own = (colour[p - w] == c) or (colour[p + w] == c) or (colour[p - 1] == c) or (colour[p + 1] == c)
+            # an empty neighbour: legal and no eye; two, or one and no own stone next to it: no joined self-atari
+            if empty > 0 and (not safe or empty >= 2 or not own):
+                return p, rng
+            weight, flags = _info(st, g, p, c, tables, lines)
+            if weight > 0:
+                if not (safe and flags & ft.JOINED_SA):
+                    return p, rng
+                deferred[n_deferred] = p
+                n_deferred += 1
+        last = empties[m - 1]
+        empties[k] = last
+        st[nb.EMPTY_AT, last] = k
+        empties[m - 1] = p
+        st[nb.EMPTY_AT, p] = m - 1
+        m -= 1
+    if n_sa > 0:
+        return _pick(shape_sa, n_sa, rng)
+    if n_deferred > 0:
+        return _pick(deferred, n_deferred, rng)
+    return nb.PASS, rng
+
+
+@jit
+def _cells(st, p, c, w):
+    """The low 16 bits of the 3x3 code of point p for colour c (the 8 cells, no atari bits)."""
+    colour = st[nb.COLOUR]
+    code = (colour[p - w] | (colour[p + w] << 2) | (colour[p - 1] << 4) | (colour[p + 1] << 6)
+            | (colour[p - w - 1] << 8) | (colour[p - w + 1] << 10) | (colour[p + w - 1] << 12)
+            | (colour[p + w + 1] << 14))
+    return code if c == nb.BLACK else ft.for_white(code)
+
+
+@jit
+def _info(st, g, p, c, tables, lines):
+    """(rule-tier weight, flags) of point p for colour c (``features.point_infos`` under the rule policy)."""
+    weight_b, flags_b, weight_w, flags_w = ft.point_infos(st, g, p, ft.RULES, tables, lines)
+    if c == nb.BLACK:
+        return weight_b, flags_b
+    return weight_w, flags_w
+
+
+@jit
+def tiered_playout(st, g, tables, lines, rng, max_moves, first, trace, atari, scratch):
+    """Play the exact board out with the rule policy, tier by tier; ``first`` int8 [PP] (zeros) receives the
+    colour that first played each point, ``trace`` int32 [M] the first M moves.  ``atari`` (``new_atari_set``)
+    and scratch int32 [4, PP] are working space.  Returns (moves played, rng)."""
+    fill_atari_set(st, g, atari)
+    moves = 0
+    while g[nb.PASSES] < 2 and moves < max_moves:
+        q, rng = choose_tiered(st, g, atari, tables, lines, rng, scratch)
+        if q != nb.PASS and first[q] == 0:
+            first[q] = g[nb.TO_PLAY]
+        if moves < trace.shape[0]:
+            trace[moves] = q
+        play_and_track(st, g, q, atari, scratch[3])
+        moves += 1
+    return moves, rng
