@@ -55,17 +55,24 @@ RULE_SETS = {
     "chinese-ogs": ("positional", False), "chinese-kgs": ("positional", False),
     "aga": ("situational", False), "bga": ("situational", False), "new-zealand": ("situational", True),
     "stone-scoring": ("simple", False), "japanese": ("simple", False), "korean": ("simple", False),
-    "aga-button": ("situational", False),
+    "aga-button": ("situational", False), "french": ("situational", False), "goe": ("positional", True),
+    "ing": ("positional", True), "ancient-area": ("simple", False), "ancient-territory": ("simple", False),
 }
-TERRITORY_RULE_SETS = ("japanese", "korean")
-KO_NAMES = {"SIMPLE": "simple", "POSITIONAL": "positional", "SITUATIONAL": "situational"}
+RULE_ALIASES = {"tromptaylor": "tromp-taylor", "newzealand": "new-zealand", "nz": "new-zealand",
+                "chineseogs": "chinese-ogs", "chinesekgs": "chinese-kgs", "stonescoring": "stone-scoring",
+                "agabutton": "aga-button", "ancientarea": "ancient-area", "ancientterritory": "ancient-territory"}
+TERRITORY_RULE_SETS = ("japanese", "korean", "ancient-territory")
+# KataGo's SPIGHT ko has no counterpart here: it is played as situational superko (with the warning below).
+KO_NAMES = {"SIMPLE": "simple", "POSITIONAL": "positional", "SITUATIONAL": "situational", "SPIGHT": "situational"}
 # KataGo's rules object: the keys it accepts and their values (None: a JSON bool).
-RULE_KEYS = {"ko": tuple(KO_NAMES), "scoring": ("AREA", "TERRITORY"), "tax": ("NONE", "SEKI", "ALL"),
+RULE_KEYS = {"ko": tuple(KO_NAMES), "scoring": ("AREA", "TERRITORY"), "score": ("AREA", "TERRITORY"),
+             "tax": ("NONE", "SEKI", "ALL"),
              "suicide": None, "hasButton": None, "friendlyPassOk": None,
              "whiteHandicapBonus": ("0", "N-1", "N")}
 # KataGo's short form, e.g. "koPOSITIONALscoreAREAtaxNONEsui1button0" (Rules::toString).
-RULES_TEXT = re.compile(r"ko(SIMPLE|POSITIONAL|SITUATIONAL)score(AREA|TERRITORY)(?:tax(NONE|SEKI|ALL))?"
-                        r"(?:sui([01]))?(?:button([01]))?(?:whb(0|N-1|N))?(?:fpok([01]))?", re.IGNORECASE)
+RULES_TEXT = re.compile(r"ko(SIMPLE|POSITIONAL|SITUATIONAL|SPIGHT)scor(?:e|ing)(AREA|TERRITORY)(?:tax(NONE|SEKI|ALL))?"
+                        r"(?:sui([01]))?(?:button([01]))?(?:whb(0|N-1|N))?(?:fpok([01]))?(?:komi-?[0-9.]+)?",
+                        re.IGNORECASE)
 TERRITORY_NOTE = ("{asked} scoring by territory is not implemented here: positions are scored by area "
                   "(stones + territory, Tromp-Taylor) with the query's komi; win rates and score leads are "
                   "area-scoring figures")
@@ -290,7 +297,7 @@ def parse_rules(value, size: int, komi, ident, warnings: list) -> Rules:
     used (``effective_rules``)."""
     if isinstance(value, str):
         key = "-".join(value.strip().lower().replace("_", " ").replace("-", " ").split())  # "new zealand" too
-        key = {"tromptaylor": "tromp-taylor", "newzealand": "new-zealand", "nz": "new-zealand"}.get(key, key)
+        key = RULE_ALIASES.get(key, key)
         short = RULES_TEXT.fullmatch(value.strip())
         if short is not None:
             ko_rule, scoring = KO_NAMES[short.group(1).upper()], short.group(2).upper()
@@ -306,13 +313,15 @@ def parse_rules(value, size: int, komi, ident, warnings: list) -> Rules:
     elif isinstance(value, dict):
         _check_rules_object(value, ident)
         ko_rule = KO_NAMES[value.get("ko", "POSITIONAL").upper()]
-        suicide = value.get("suicide", False)
-        scoring = value.get("scoring", "AREA").upper()
+        suicide = value.get("suicide", True)  # KataGo's default for an object: Tromp-Taylor-like
+        scoring = value.get("scoring", value.get("score", "AREA")).upper()
         asked = "rules object:"
     else:
         raise RequestError("'rules' must be a rule-set name or an object", "rules", ident)
     if scoring == "TERRITORY":
         warnings.append(("rules", TERRITORY_NOTE.format(asked=asked)))
+    if "SPIGHT" in str(value).upper():
+        warnings.append(("rules", "SPIGHT ko is played as situational superko here"))
     return Rules(size=size, komi=float(komi), ko_rule=ko_rule, suicide=suicide)
 
 

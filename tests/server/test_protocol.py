@@ -262,13 +262,16 @@ def test_parse_request_answers_any_json_object_with_a_request_or_a_request_error
     ("AGA-button", "situational", False), ("koPOSITIONALscoreAREAtaxNONEsui1", "positional", True),
     ({"ko": "SITUATIONAL", "scoring": "AREA", "tax": "NONE", "suicide": True, "hasButton": False,
       "whiteHandicapBonus": "0", "friendlyPassOk": True}, "situational", True),
+    ({"ko": "SIMPLE", "score": "AREA"}, "simple", True),  # KataGo: an object starts from Tromp-Taylor
+    ("chinese_ogs", "positional", False), ("ChineseKGS", "positional", False), ("french", "situational", False),
+    ("ing", "positional", True), ("stone scoring", "simple", False), ("koSPIGHTscoringAREAsui0komi7.5", "situational", False),
 ])
 def test_katago_rule_names_short_forms_and_objects_are_accepted(rules, ko, suicide):
     q = protocol.parse_request(base(rules=rules))
     assert (q.rules.ko_rule, q.rules.suicide) == (ko, suicide)
 
 
-@pytest.mark.parametrize("rules", ["japanese", "Korean", "koSIMPLEscoreTERRITORYtaxSEKIsui0",
+@pytest.mark.parametrize("rules", ["japanese", "Korean", "koSIMPLEscoreTERRITORYtaxSEKIsui0", "ancient_territory",
                                    {"ko": "SIMPLE", "scoring": "TERRITORY", "tax": "SEKI"}])
 def test_territory_rules_are_answered_with_the_rules_used(rules):
     q = protocol.parse_request(base(rules=rules))
