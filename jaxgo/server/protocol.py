@@ -316,6 +316,10 @@ def parse_rules(value, size: int, komi, ident, warnings: list) -> Rules:
         suicide = value.get("suicide", True)  # KataGo's default for an object: Tromp-Taylor-like
         scoring = value.get("scoring", value.get("score", "AREA")).upper()
         asked = "rules object:"
+        unused = [f"{key} {value[key]}" for key, plain in (("hasButton", False), ("whiteHandicapBonus", "0"))
+                  if key in value and value[key] != plain]
+        if unused:
+            warnings.append(("rules", f"not applied here: {', '.join(unused)} (see the response's 'rules')"))
     else:
         raise RequestError("'rules' must be a rule-set name or an object", "rules", ident)
     if scoring == "TERRITORY":

@@ -291,3 +291,9 @@ def test_unknown_rules_are_refused_naming_the_field(rules):
     with pytest.raises(RequestError) as info:
         protocol.parse_request(base(rules=rules))
     assert info.value.field == "rules"
+
+
+def test_rule_parts_not_applied_are_named_in_a_warning():
+    q = protocol.parse_request(base(rules={"ko": "SITUATIONAL", "hasButton": True, "whiteHandicapBonus": "N-1"}))
+    assert [text for field, text in q.warnings if field == "rules"] == [
+        "not applied here: hasButton True, whiteHandicapBonus N-1 (see the response's 'rules')"]
