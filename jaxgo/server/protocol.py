@@ -586,7 +586,7 @@ def build_response(ident, turn: int, snap: Snapshot, during_search: bool, query:
         out["rules"] = effective_rules(query.rules)  # what was scored (KataGo's rules object)
         notes = [text for field, text in query.warnings if field == "rules"]
         if notes:
-            out["rulesNote"] = notes[0]
+            out["rulesNote"] = "; ".join(notes)
     return out
 
 
