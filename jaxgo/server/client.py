@@ -53,10 +53,23 @@ def _is_final(response: dict) -> bool:
 
 
 class ServerClient:
-    """One connection to a ``jaxgo serve`` socket (``tcp:HOST:PORT``, ``PORT`` or ``unix:PATH``)."""
+    """One connection to a ``jaxgo serve`` socket (``tcp:HOST:PORT``, ``PORT`` or ``unix:PATH``).  When the
+    server has closed it (``jaxgo serve --idle-timeout``: a GTP front end waiting for a human's move), the next
+    request connects again."""
 
     def __init__(self, address: str, timeout: float = 10.0):
-        family, target = parse_address(address)
+        self.address, self.timeout = address, timeout
+        self._lock = threading.Lock()
+        self._streams: dict[str, Stream] = {}
+        self._other: queue.Queue = queue.Queue()  # responses without a known id (actions, stray errors)
+        self._ids = itertools.count()
+        self._shut = False  # close() was called: no new connection
+        self._connect()
+
+    def _connect(self) -> None:
+        """Open the socket and start its reader thread (ConnectionError, OSError when the server is not there)."""
+        family, target = parse_address(self.address)
+        timeout = self.timeout
         deadline = time.monotonic() + timeout
         while True:  # a Unix socket with a full accept backlog answers EAGAIN: retry until the timeout
             self.sock = socket.socket(family, socket.SOCK_STREAM)
@@ -71,17 +84,13 @@ class ServerClient:
                 time.sleep(0.05)
         self.sock.settimeout(None)
         self._file = self.sock.makefile("rb")
-        self._lock = threading.Lock()
-        self._streams: dict[str, Stream] = {}
-        self._other: queue.Queue = queue.Queue()  # responses without a known id (actions, stray errors)
-        self._ids = itertools.count()
         self.closed = False
-        self._reader = threading.Thread(target=self._read, daemon=True, name="server-client")
+        self._reader = threading.Thread(target=self._read, args=(self._file,), daemon=True, name="server-client")
         self._reader.start()
 
-    def _read(self) -> None:
+    def _read(self, file) -> None:
         try:
-            for line in self._file:
+            for line in file:
                 try:
                     response = json.loads(line)
                 except ValueError:
@@ -98,6 +107,11 @@ class ServerClient:
     def send(self, obj: dict) -> None:
         data = (json.dumps(obj) + "\n").encode("utf-8")
         with self._lock:
+            if self.closed and not self._shut:  # the server closed an idle connection: open a new one
+                self._reader.join(5.0)
+                self.sock.close()
+                self._other = queue.Queue()  # the old connection's end marker stays with the old queue
+                self._connect()
             self.sock.sendall(data)
 
     def query(self, obj: dict) -> Stream:
@@ -117,6 +131,7 @@ class ServerClient:
         return item
 
     def close(self) -> None:
+        self._shut = True
         try:
             self.sock.shutdown(socket.SHUT_RDWR)
         except OSError:

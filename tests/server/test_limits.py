@@ -221,3 +221,21 @@ def test_serve_refuses_nonsense_connection_limits(capsys):
     for option in (["--max-connections", "0"], ["--idle-timeout", "-1"], ["--stall-timeout", "0"]):
         assert cli.main(option) == 2
         assert "must be positive" in capsys.readouterr().err
+
+
+def test_a_front_end_connects_again_after_an_idle_close(served):
+    """A GTP front end (``jaxgo gtp --server``) idle longer than --idle-timeout (a human thinking) is closed by
+    the server; its next query opens a new connection instead of failing."""
+    from jaxgo.server.client import ServerClient
+
+    serve, _, log = served
+    address = serve(idle_seconds=1.0)
+    client = ServerClient(f"tcp:{address[0]}:{address[1]}")
+    first = client.query(json.loads(query("a", 16))).results(timeout=WAIT)
+    deadline = time.monotonic() + WAIT
+    while not client.closed and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert client.closed and "closed: idle for 1 s" in log.getvalue()
+    second = client.query(json.loads(query("b", 16))).results(timeout=WAIT)
+    assert first[-1]["rootInfo"]["visits"] == second[-1]["rootInfo"]["visits"] == 16
+    client.close()
