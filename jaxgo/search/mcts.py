@@ -50,6 +50,7 @@ from jaxgo.search.config import SearchConfig
 from jaxgo.search.tree import STATE_FIELDS, Tree, best_action, hash_key, move_decided
 
 STRATEGIES = ("uct", "rave", "mc", "amaf", "pp", "depth2")  # the searches (SearchConfig also has "random")
+KEYS_PER_SPLIT = 256  # random keys split at once for the batches of a search
 
 
 def _to_numpy(state) -> dict:
@@ -105,6 +106,7 @@ class Searcher:
         self.children_batch, self.searchable_batch = position_kernels(self.rules.suicide, self.config.backend)
         self._chooses_evaluator = evaluator is None  # per search, by the position (late_playouts), unless given
         self.key = jax.random.PRNGKey(seed)
+        self._keys = []  # keys split in bulk from ``key``, taken from the end
         self._tie_rng = descent.new_rng(seed)  # the edge scores' tie-breaking noise
         self._path_depth = 64  # D: the longest descent path recorded (doubled when a descent is longer)
         self.log = log
@@ -123,8 +125,13 @@ class Searcher:
         return self.rules.size ** 2 + 1
 
     def _next_key(self):
-        self.key, sub = jax.random.split(self.key)
-        return sub
+        """The next batch's random key: split from ``self.key`` in bulk (``KEYS_PER_SPLIT`` at a time, one host
+        call), not one device call per batch."""
+        if not self._keys:
+            keys = np.asarray(jax.random.split(self.key, KEYS_PER_SPLIT + 1))
+            self.key = keys[0]
+            self._keys = list(keys[:0:-1])
+        return self._keys.pop()
 
     def debug(self, text: str) -> None:
         if self.log is not None:

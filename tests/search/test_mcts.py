@@ -47,10 +47,12 @@ CAPTURE = [
 def test_tree_search_captures_big_group(strategy):
     game = board_game(CAPTURE, BLACK)
     searcher = Searcher(game.rules, SearchConfig(strategy=strategy, **SMALL), seed=1)
-    result = searcher.search(game, playouts=1024)
+    # Black wins whatever it plays (komi 0.5), so UCT tells C2 apart only by the score share of the playout value:
+    # 1,024 playouts chose C2 under 6 of 8 seeds, 4,096 under every seed tried (6 of 6, both backends).
+    result = searcher.search(game, playouts=4096)
     assert point_to_gtp(result.move, 5) == "C2"
     assert result.win_rate > 0.8
-    assert result.playouts >= 1024
+    assert result.playouts >= 4096
     assert searcher.tree.size > 20  # the tree grew below the root
 
 
