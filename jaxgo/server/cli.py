@@ -87,6 +87,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-overlap", action="store_true",
                         help="one device call per round and board size (default: two waves, so tree work on the "
                              "host overlaps the other wave's playouts)")
+    parser.add_argument("--round-seconds", type=float, default=EngineConfig.round_seconds, metavar="S",
+                        help="cap each round's leaves at what the device played out in about S seconds, so "
+                             "every client is served again that soon; 0 = no cap, rounds as large as the device "
+                             "batch (default %(default)s)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quiet", action="store_true", help="no log lines on stderr")
     return parser
@@ -96,7 +100,8 @@ def make_engine(args) -> AnalysisEngine:
     buckets = default_buckets(args.max_boards, args.devices)
     config = EngineConfig(search=search_config.from_args(args), max_leaves_per_search=args.max_leaves_per_search,
                           max_boards=args.max_boards, buckets=buckets, devices=args.devices,
-                          perspective=args.report_as, seed=args.seed, overlap=not args.no_overlap)
+                          perspective=args.report_as, seed=args.seed, overlap=not args.no_overlap,
+                          round_seconds=args.round_seconds)
     return AnalysisEngine(config, log=None if args.quiet else sys.stderr)
 
 

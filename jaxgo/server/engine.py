@@ -29,8 +29,10 @@ Rounds with many leaves (``overlap_min_leaves``) run as two waves: wave A's play
 asynchronously, wave B selects its leaves while A runs, then B is dispatched and A backed up while B runs, so
 the host's tree work hides behind the device calls.  When a round's batch is full (``max_boards``) the tasks
 later in the fair order wait.  A task ends at ``maxVisits`` playouts, after ``maxTime`` seconds, when its root
-has no move left, or when terminated (its partial result is sent; ``noResults`` if it had not started).  Responses go through ``Client.send``, which never blocks the device
-thread: each client has its own writer thread, and a client whose connection broke is dropped with its tasks.
+has no move left, or when terminated (its partial result is sent; ``noResults`` if it had not started).
+Responses go through ``Client.send``, which never blocks the device thread: each client has its own writer
+thread, and a client whose connection broke is dropped with its tasks.  A round's leaves are capped at what the
+device plays out in ``round_seconds``, so every client's first task is served again within about that time.
 """
 
 from __future__ import annotations
@@ -75,7 +77,7 @@ class EngineConfig:
     max_running_searches: int = 256  # searches holding a tree at once; later turns wait (fair order)
     tree_memory_mb: float = 2048.0  # all trees together: a search's node cap is its share of this
     max_tree_mb: float = 512.0  # ... and at most this much for one search
-    round_seconds: float = 0.25  # a round's leaves are capped at what the device plays out in about this time
+    round_seconds: float = 0.25  # a round's leaves are capped at what the device plays out in about this time (0: off)
     min_round_leaves: int = 64  # ... but never fewer leaves than this
 
 
@@ -585,7 +587,7 @@ class AnalysisEngine:
         round stays short whatever the load and every client's task is served again soon (the fair order puts
         each client's first task at the front).  Before any timed call: ``max_boards``."""
         rate = self._leaf_rate.get(key)
-        if rate is None:
+        if rate is None or self.config.round_seconds <= 0:
             return self.config.max_boards
         return int(min(self.config.max_boards, max(self.config.min_round_leaves, rate * self.config.round_seconds)))
 

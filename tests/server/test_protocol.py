@@ -264,7 +264,8 @@ def test_parse_request_answers_any_json_object_with_a_request_or_a_request_error
       "whiteHandicapBonus": "0", "friendlyPassOk": True}, "situational", True),
     ({"ko": "SIMPLE", "score": "AREA"}, "simple", True),  # KataGo: an object starts from Tromp-Taylor
     ("chinese_ogs", "positional", False), ("ChineseKGS", "positional", False), ("french", "situational", False),
-    ("ing", "positional", True), ("stone scoring", "simple", False), ("koSPIGHTscoringAREAsui0komi7.5", "situational", False),
+    ("ing", "positional", True), ("stone scoring", "simple", False),
+    ("koSPIGHTscoringAREAsui0komi7.5", "situational", False),
 ])
 def test_katago_rule_names_short_forms_and_objects_are_accepted(rules, ko, suicide):
     q = protocol.parse_request(base(rules=rules))
