@@ -103,13 +103,19 @@ def line_levels(size: int) -> np.ndarray:
 
 
 @jit
+def black_cells(colour, p, w):
+    """The low 16 bits of the raw 3x3 code of p for Black: the 8 cells' colours, 2 bits each."""
+    return (colour[p - w] | (colour[p + w] << 2) | (colour[p - 1] << 4) | (colour[p + 1] << 6)
+            | (colour[p - w - 1] << 8) | (colour[p - w + 1] << 10) | (colour[p + w - 1] << 12)
+            | (colour[p + w + 1] << 14))
+
+
+@jit
 def black_code(st, p, w):
     """int: the raw 3x3 code of point p for Black (the cell values are the board colours: 0 empty, 1 Black,
     2 White, 3 off board), with the atari bits of the orthogonal neighbours."""
     colour = st[nb.COLOUR]
-    code = (colour[p - w] | (colour[p + w] << 2) | (colour[p - 1] << 4) | (colour[p + 1] << 6)
-            | (colour[p - w - 1] << 8) | (colour[p - w + 1] << 10) | (colour[p + w - 1] << 12)
-            | (colour[p + w + 1] << 14))
+    code = black_cells(colour, p, w)
     for k in range(4):
         q = p + nb.neighbour_offset(k, w)
         col = colour[q]
@@ -193,6 +199,7 @@ def point_infos(st, g, p, policy, tables, lines):
     seen0 = -1
     seen1 = -1
     seen2 = -1
+    atari_bits = 0
     for k in range(4):
         q = p + nb.neighbour_offset(k, w)
         col = colour[q]
@@ -210,6 +217,9 @@ def point_infos(st, g, p, policy, tables, lines):
             eye_b = False
             next_w = True
         ch = st[nb.CHAIN, q]
+        libs = st[nb.LIBS, ch]
+        if libs == 1:
+            atari_bits |= 1 << (16 + k)
         if ch == seen0 or ch == seen1 or ch == seen2:
             continue
         if k == 0:
@@ -218,7 +228,6 @@ def point_infos(st, g, p, policy, tables, lines):
             seen1 = ch
         else:
             seen2 = ch
-        libs = st[nb.LIBS, ch]
         if libs == 1:
             if col == nb.BLACK:
                 atari_own_b = True
@@ -259,7 +268,7 @@ def point_infos(st, g, p, policy, tables, lines):
         eye_b = _diagonals_allow_eye(colour, p, w, nb.WHITE)
     if eye_w:
         eye_w = _diagonals_allow_eye(colour, p, w, nb.BLACK)
-    code = black_code(st, p, w) if policy == HEAVY else 0
+    code = (black_cells(colour, p, w) | atari_bits) if policy == HEAVY else 0
     weight_b, flags_b = _weight(policy, tables, lines[p], code, eye_b, _left(colour, p, w, n_empty, xb0, xb1, many_b),
                                 cap_b, saves_b, atari_own_b, atari_b, next_b)
     weight_w, flags_w = _weight(policy, tables, lines[p], for_white(code), eye_w,

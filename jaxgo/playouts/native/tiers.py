@@ -210,10 +210,7 @@ def choose_tiered(st, g, atari, tables, lines, rng, scratch):
 @jit
 def _cells(st, p, c, w):
     """The low 16 bits of the 3x3 code of point p for colour c (the 8 cells, no atari bits)."""
-    colour = st[nb.COLOUR]
-    code = (colour[p - w] | (colour[p + w] << 2) | (colour[p - 1] << 4) | (colour[p + 1] << 6)
-            | (colour[p - w - 1] << 8) | (colour[p - w + 1] << 10) | (colour[p + w - 1] << 12)
-            | (colour[p + w + 1] << 14))
+    code = ft.black_cells(st[nb.COLOUR], p, w)
     return code if c == nb.BLACK else ft.for_white(code)
 
 
