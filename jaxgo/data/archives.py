@@ -10,8 +10,8 @@ silently at a header garbled by flipped bytes; the CRC failure then goes unseen.
 The split (``README.md`` of the data folder, ``jaxgo.util.paths.data_dir()``): train on KGS 2001, 2002, 2003, 2006,
 2015; test on KGS 2017-01..06 and on Fox pro-vs-pro even games.  ``kgs_split`` states the rule for one KGS
 archive; ``train_archives`` / ``heldout_archives`` (the test side; not named test_* so pytest does not collect
-it) name the archives of each side so no caller has to repeat it.  Originals: u-go.net KGS archives (via godmoves/Standard_Computer_Go_Dataset)
-and featurecat/go-dataset for Fox.
+it) name the archives of each side so no caller has to repeat it.  Originals: u-go.net KGS archives (via
+godmoves/Standard_Computer_Go_Dataset) and featurecat/go-dataset for Fox.
 """
 
 from __future__ import annotations
@@ -489,8 +489,8 @@ _SETUP = re.compile(rb"\bA[BW]\[")
 
 
 def is_pro_vs_pro(data: bytes) -> bool:
-    """True for a record where both BR and WR are professional ranks (Fox writes ``P9`` + dan sign; ``9p`` also counts) and there is no handicap
-    (no HA >= 2, no AB/AW setup stones)."""
+    """True for a record where both BR and WR are professional ranks (Fox writes ``P9`` + dan sign; ``9p`` also
+    counts) and there is no handicap (no HA >= 2, no AB/AW setup stones)."""
     colours = {m.group(1) for m in _RANK.finditer(data)}
     return colours == {b"B", b"W"} and not _HANDICAP.search(data) and not _SETUP.search(data)
 

@@ -21,8 +21,16 @@ from jaxgo import __version__
 from jaxgo.go.config import KO_RULES
 from jaxgo.go.coords import BLACK, WHITE
 from jaxgo.go.display import board_text
-from jaxgo.gtp.protocol import (GtpError, colour_arg, float_arg, int_arg, is_integer, require_count, vertex_arg,
-                                vertices_text)
+from jaxgo.gtp.protocol import (
+    GtpError,
+    colour_arg,
+    float_arg,
+    int_arg,
+    is_integer,
+    require_count,
+    vertex_arg,
+    vertices_text,
+)
 
 PROTOCOL_VERSION = "2"
 ENGINE_NAME = "jaxgo"  # not "KataGo...": Lizzie then reads lz-analyze's integer format (jaxgo.gtp.analysis)

@@ -17,8 +17,16 @@ from __future__ import annotations
 import numpy as np
 
 from jaxgo.go.coords import BLACK, WHITE, point_to_gtp
-from jaxgo.gtp.protocol import (GtpError, board_rows, colour_arg, float_arg, int_arg, require_count, vertex_arg,
-                                vertices_text)
+from jaxgo.gtp.protocol import (
+    GtpError,
+    board_rows,
+    colour_arg,
+    float_arg,
+    int_arg,
+    require_count,
+    vertex_arg,
+    vertices_text,
+)
 from jaxgo.gtp.settings import clock_share_capped, set_param
 
 MAX_OWNERSHIP_PLAYOUTS = 1 << 14

@@ -294,9 +294,9 @@ class GtpSession:
             self._pondering = None
 
     def close(self) -> None:
-        """End of the session: stop pondering, the warm-up, close the analysis connection and stop the in-process analysis
-        engine this session started (its device thread ends; queued searches are dropped; a later session on
-        the same engine starts a new one)."""
+        """End of the session: stop pondering, the warm-up, close the analysis connection and stop the in-process
+        analysis engine this session started (its device thread ends; queued searches are dropped; a later
+        session on the same engine starts a new one)."""
         self.stop_pondering()
         if self.warmup is not None:
             self.warmup.cancel()

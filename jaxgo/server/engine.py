@@ -649,7 +649,8 @@ class AnalysisEngine:
             bucket = next(b for b in self.config.buckets if b >= chunk_n)
 
             def padded(x):
-                return np.concatenate([x[start:start + chunk_n], np.repeat(x[start:start + 1], bucket - chunk_n, axis=0)])
+                fill = np.repeat(x[start:start + 1], bucket - chunk_n, axis=0)
+                return np.concatenate([x[start:start + chunk_n], fill])
 
             chunk = jax.tree_util.tree_map(padded, merged)
             self._key, sub = jax.random.split(self._key)

@@ -8,10 +8,19 @@ import tarfile
 
 import pytest
 
-from jaxgo.go.coords import BLACK, WHITE
-from jaxgo.data import (SkipStats, heldout_archives, is_pro_vs_pro, iter_archive, iter_members, iter_path,
-                        iter_records, kgs_split, train_archives)
+from jaxgo.data import (
+    SkipStats,
+    heldout_archives,
+    is_pro_vs_pro,
+    iter_archive,
+    iter_members,
+    iter_path,
+    iter_records,
+    kgs_split,
+    train_archives,
+)
 from jaxgo.data.archives import DAMAGED_MEMBER
+from jaxgo.go.coords import BLACK, WHITE
 from jaxgo.util.paths import data_dir
 
 GOOD = b"(;GM[1]FF[4]SZ[19]KM[0.5]HA[2]RE[W+3.5]AB[dp][pd];W[qp];B[];W[tt];B[dd])"

@@ -12,10 +12,10 @@ import pytest
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
-from jaxgo.gtp.core import gtp_version  # noqa: E402
 from jaxgo.go.config import Rules  # noqa: E402
 from jaxgo.go.coords import BLACK, WHITE, gtp_to_point  # noqa: E402
 from jaxgo.gtp.cli import build_parser, main  # noqa: E402
+from jaxgo.gtp.core import gtp_version  # noqa: E402
 from jaxgo.gtp.engine import make_gtp_engine  # noqa: E402
 from jaxgo.gtp.protocol import Dispatcher  # noqa: E402
 from jaxgo.search.config import SearchConfig  # noqa: E402

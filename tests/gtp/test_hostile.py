@@ -7,7 +7,6 @@ from __future__ import annotations
 import io
 import os
 import threading
-import time
 
 import pytest
 
@@ -99,8 +98,9 @@ class RecordingSearch:
         self.budgets = []
 
     def search(self, game, playouts, seconds, forbid_pass=False):
-        from jaxgo.search.mcts import SearchResult
         import numpy as np
+
+        from jaxgo.search.mcts import SearchResult
 
         self.budgets.append((playouts, seconds))
         actions = game.size * game.size + 1

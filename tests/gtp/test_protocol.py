@@ -8,8 +8,18 @@ from pathlib import Path
 import pytest
 
 from jaxgo.gtp.engine import FAMILIES, command_registry
-from jaxgo.gtp.protocol import (Dispatcher, GtpError, board_rows, colour_arg, float_arg, format_response,
-                                parse_command, preprocess, require_count, vertex_arg)
+from jaxgo.gtp.protocol import (
+    Dispatcher,
+    GtpError,
+    board_rows,
+    colour_arg,
+    float_arg,
+    format_response,
+    parse_command,
+    preprocess,
+    require_count,
+    vertex_arg,
+)
 
 GTP_PACKAGE = Path(__file__).resolve().parents[2] / "jaxgo" / "gtp"
 

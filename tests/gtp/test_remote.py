@@ -4,7 +4,6 @@ fuzzed GTP input."""
 import io
 import random
 import threading
-import time
 
 import pytest
 

@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 
 from jaxgo.go.coords import gtp_to_point
+from jaxgo.search.config import SearchConfig
 from jaxgo.server import transports
 from jaxgo.server.client import LocalConnection, ServerClient
-from jaxgo.search.config import SearchConfig
 from jaxgo.server.engine import AnalysisEngine, EngineConfig, default_buckets
 
 TIMEOUT = 240

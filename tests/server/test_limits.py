@@ -7,8 +7,8 @@ assertions (the latencies are printed; the figures are in docs/server.md).
 """
 
 import io
-import os
 import json
+import os
 import socket
 import threading
 import time

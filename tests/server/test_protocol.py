@@ -6,8 +6,8 @@ import random
 import numpy as np
 import pytest
 
-from jaxgo.server import protocol
 from jaxgo.gtp.analysis import info_line, parse_analyze_args
+from jaxgo.server import protocol
 from jaxgo.server.protocol import RequestError
 
 

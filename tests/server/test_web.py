@@ -16,8 +16,8 @@ import urllib.request
 import numpy as np
 import pytest
 
-from jaxgo.server import transports
 from jaxgo.search.config import SearchConfig
+from jaxgo.server import transports
 from jaxgo.server.engine import AnalysisEngine, EngineConfig
 from jaxgo.server.web import WebServer
 
@@ -29,8 +29,8 @@ GAME = (b"(;GM[1]FF[4]SZ[9]KM[7.5]PB[black]PW[white];B[ee];W[ec];B[dc];W[ed];B[c
 
 @pytest.fixture(scope="module")
 def web():
-    engine = AnalysisEngine(EngineConfig(search=SearchConfig(playouts="light", bias_c2=0.0, leaves_per_batch=8), max_boards=256,
-                                         buckets=(256,))).start()
+    search = SearchConfig(playouts="light", bias_c2=0.0, leaves_per_batch=8)
+    engine = AnalysisEngine(EngineConfig(search=search, max_boards=256, buckets=(256,))).start()
     server = WebServer(engine, 0)
     transports.start_in_thread(server)
     yield {"url": f"http://127.0.0.1:{server.server_address[1]}", "engine": engine, "server": server}
