@@ -7,13 +7,15 @@ Each run starts a fresh ``jaxgo gtp`` process, as a GUI does, and sends what Sab
     at_once        ``genmove`` right away (a GUI that lets the engine move first);
     after_warmup   ``genmove`` once the warm-up thread reports its search compiled (a user who thinks first);
 
-then ``lz-analyze`` (time to the first ``info`` line) and ``quit`` with stdin held open (time to exit, exit
-status).  The compilation cache (``jaxgo.util.jitcache``) lives in a fresh temporary folder: the first run
-of each size is ``cold`` (empty cache, a first installation), the next ones ``warm``.  One JSON line per run:
+then ``lz-analyze`` (time to the first ``info`` line), the same after a change of board size (``boardsize``
+to the other of 9 and 19, ``clear_board``, one ``play``: what a GUI user meets after opening another game), and
+``quit`` with stdin held open (time to exit, exit status).  The compilation cache (``jaxgo.util.jitcache``)
+lives in a fresh temporary folder: the first run of each size is ``cold`` (empty cache, a first installation),
+the next ones ``warm``.  One JSON line per run:
 
     {"benchmark": "gtp", "size", "playouts", "mode", "cache", "warmup", "name_s", "list_commands_s",
      "first_play_s", "genmove_s", "genmove_from_start_s", "warmup_rules_s", "warmup_search_s",
-     "first_analysis_line_s", "quit_s", "exit_status"}
+     "first_analysis_line_s", "other_size", "first_analysis_after_size_change_s", "quit_s", "exit_status"}
 
 (``*_s`` of a command: seconds from sending it to its answer; ``name_s`` and ``first_play_s`` count from the
 process start.)  ``--no-warmup`` measures the engine without the warm-up thread.
@@ -142,6 +144,11 @@ def run_once(size: int, playouts: int | None, mode: str, cache: str, warmup: boo
         at = engine.wait_stderr(f"warm-up: {phase} ready", timeout=0.0) if warmup else None
         record[f"warmup_{phase}_s"] = round(at, 3) if at is not None else None
     record["first_analysis_line_s"] = round(first_analysis_line(engine, "w"), 3)
+    other = 9 if size != 9 else 19
+    for command in (f"boardsize {other}", "clear_board", f"play b {'ABCDEFGHJKLMNOPQRST'[other // 2]}{other // 2 + 1}"):
+        engine.ask(command)
+    record["other_size"] = other
+    record["first_analysis_after_size_change_s"] = round(first_analysis_line(engine, "w"), 3)
     quit_sent = time.perf_counter()
     engine.send("quit")
     engine.response()
