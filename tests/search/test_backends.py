@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from jaxgo.go import rules
-from jaxgo.go.coords import BLACK, WHITE
-from jaxgo.go.game import new_game
+from jaxgo.go.coords import BLACK
+from jaxgo.go.display import game_from_ascii
 from jaxgo.search.config import SearchConfig
 from jaxgo.search.mcts import Searcher, position_kernels
 
@@ -22,14 +22,7 @@ CLEAR = [
 
 
 def game_from(rows, to_play):
-    size = len(rows)
-    game = new_game(size=size, komi=0.5)
-    for colour, letter in ((BLACK, "X"), (WHITE, "O")):
-        points = [r * size + c for r, row in enumerate(rows) for c, ch in enumerate(row.split()) if ch == letter]
-        if points:
-            game.setup_stones(colour, points)
-    game.set_to_play(to_play)
-    return game
+    return game_from_ascii(rows, to_play, komi=0.5)
 
 
 def gtp_point(move: int, size: int) -> str:

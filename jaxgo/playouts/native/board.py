@@ -93,12 +93,7 @@ def clear(st, g):
     for p in range(w * w):
         r = p // w
         c = p % w
-        st[CHAIN, p] = p
-        st[NEXT, p] = p
-        st[SIZE, p] = 0
-        st[LIBS, p] = 0
-        st[LSUM, p] = 0
-        st[LSQ, p] = 0
+        _new_chain(st, p, 0)
         st[MARK, p] = 0
         if 1 <= r <= size and 1 <= c <= size:
             st[COLOUR, p] = EMPTY
@@ -117,6 +112,17 @@ def clear(st, g):
     g[CAPTURED] = 0
     g[LAST] = -1
     g[LAST2] = -1
+
+
+@jit
+def _new_chain(st, p, size):
+    """Make p the representative of a chain of ``size`` stones (p alone in its ring) with no liberties yet."""
+    st[CHAIN, p] = p
+    st[NEXT, p] = p
+    st[SIZE, p] = size
+    st[LIBS, p] = 0
+    st[LSUM, p] = 0
+    st[LSQ, p] = 0
 
 
 @jit
@@ -375,11 +381,7 @@ def play(st, g, p, exact):
     # 2. merge: the largest own chain absorbs the others and the stone
     if n_own == 0:
         base = p
-        st[NEXT, p] = p
-        st[SIZE, p] = 1
-        st[LIBS, p] = 0
-        st[LSUM, p] = 0
-        st[LSQ, p] = 0
+        _new_chain(st, p, 1)
         for dk in range(4):
             e = p + neighbour_offset(dk, w)
             if st[COLOUR, e] == EMPTY:
@@ -473,12 +475,7 @@ def set_stones(st, g, plain, to_play, ko_plain, passes, exact):
         col = st[COLOUR, p0]
         if (col != BLACK and col != WHITE) or st[CHAIN, p0] >= 0:
             continue
-        st[CHAIN, p0] = p0
-        st[NEXT, p0] = p0
-        st[SIZE, p0] = 1
-        st[LIBS, p0] = 0
-        st[LSUM, p0] = 0
-        st[LSQ, p0] = 0
+        _new_chain(st, p0, 1)
         top = 0
         stack[top] = p0
         top += 1

@@ -244,22 +244,10 @@ def point_infos(st, g, p, policy, tables, lines):
             other = b if a == p else a
             if col == nb.BLACK:
                 atari_w = True
-                if other != xb0 and other != xb1:
-                    if xb0 < 0:
-                        xb0 = other
-                    elif xb1 < 0:
-                        xb1 = other
-                    else:
-                        many_b = True
+                xb0, xb1, many_b = _with_extra(xb0, xb1, many_b, other)
             else:
                 atari_b = True
-                if other != xw0 and other != xw1:
-                    if xw0 < 0:
-                        xw0 = other
-                    elif xw1 < 0:
-                        xw1 = other
-                    else:
-                        many_w = True
+                xw0, xw1, many_w = _with_extra(xw0, xw1, many_w, other)
         elif col == nb.BLACK:
             many_b = True
         else:
@@ -275,6 +263,18 @@ def point_infos(st, g, p, policy, tables, lines):
                                 _left(colour, p, w, n_empty, xw0, xw1, many_w), cap_w, saves_w, atari_own_w, atari_w,
                                 next_w)
     return weight_b, flags_b, weight_w, flags_w
+
+
+@jit
+def _with_extra(extra0, extra1, many, other):
+    """The new chain's extra liberties (at most two named, ``many`` past that) with ``other`` added."""
+    if other == extra0 or other == extra1:
+        return extra0, extra1, many
+    if extra0 < 0:
+        return other, extra1, many
+    if extra1 < 0:
+        return extra0, other, many
+    return extra0, extra1, True
 
 
 @jit
