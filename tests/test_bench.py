@@ -113,12 +113,15 @@ def test_bench_search_reports_search_and_raw_throughput_at_the_same_batch():
         assert record["tree_nodes"] > 1
 
 
-def test_bench_search_with_the_engine_defaults_times_the_search_alone():
+def test_bench_search_with_the_engine_defaults_sets_it_against_raw_heavy_playouts():
     out = run_jaxgo("bench", "search", "--size", "5", "--playouts", "32", "--leaves", "4",
                     "--playouts-per-leaf", "2", "--strategies", "rave", "--repeats", "1", "--defaults").stdout
     records = json_lines(out)
-    assert [r["bench"] for r in records] == ["search", "search"]  # no raw light-playout line
-    for record in records:
+    assert [r["bench"] for r in records] == ["raw_playouts", "search", "search"]
+    raw = records[0]
+    assert raw["policy"] == "heavy" and raw["backend"] == "native" and raw["batch"] == 8
+    for record in records[1:]:
         assert record["config"] == "defaults" and record["batch"] == 8 and record["playouts_per_s"] > 0
-        assert record["raw_playouts_per_s"] is None and record["ratio"] is None
+        assert record["raw_playouts_per_s"] == raw["playouts_per_s"]
+        assert record["ratio"] == pytest.approx(record["playouts_per_s"] / raw["playouts_per_s"], rel=0.01)
         assert record["tree_nodes"] > 1
