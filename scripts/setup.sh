@@ -10,7 +10,8 @@ cd "$(dirname "$0")/.."
 extras="${JAXGO_EXTRAS:-dev,compare,chess,clients}"
 
 # Debian packages the tests need: GNU Go (opponent, dead stones, reading answers), Chromium with its
-# driver (the web board's screenshot test) and Node.js with npm (Sabaki's GTP library drives jaxgo gtp).
+# driver (the web board's screenshot test), Node.js with npm (Sabaki's GTP library drives jaxgo gtp) and
+# Lizzie with Java (tests/gtp/test_clients.py runs Lizzie's own version check on jaxgo's answer).
 missing=()
 if ! command -v gnugo >/dev/null 2>&1 && [ ! -x /usr/games/gnugo ]; then missing+=(gnugo); fi
 if [ "${JAXGO_NO_BROWSER:-}" = "" ]; then
@@ -18,6 +19,7 @@ if [ "${JAXGO_NO_BROWSER:-}" = "" ]; then
     command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
     command -v node >/dev/null 2>&1 || missing+=(nodejs)
     command -v npm >/dev/null 2>&1 || missing+=(npm)
+    [ -f /usr/share/java/lizzie.jar ] || missing+=(liblizzie-java)  # Lizzie's own code checks its version test
 fi
 if [ "${#missing[@]}" -gt 0 ]; then
     echo "setup: installing ${missing[*]} (apt-get install -y)" >&2
