@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The test suite: set up (GNU Go, .venv with the dev/compare/chess/clients extras), then pytest on all cores.
+# The test suite: set up (GNU Go, .venv with the dev/compare/chess/clients extras), ruff, then pytest on all cores.
 # Long experiments are marked `slow` and excluded; run them with: bash scripts/test.sh -m slow (docs/maintaining.md:
 # the check before closing an issue).  Under CI=true a missing ../shared/data fails the run (tests/conftest.py).
 set -euo pipefail
@@ -7,4 +7,5 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 export JAX_PLATFORMS="${JAX_PLATFORMS:-cpu}"
 export JAXGO_REQUIRE_TOOLS=1  # a missing GNU Go or extra fails the run (tests/conftest.py)
+.venv/bin/ruff check .  # style, import order, unused names (pyproject.toml [tool.ruff])
 exec .venv/bin/python -m pytest -n "${JAXGO_TEST_WORKERS:-auto}" --durations=15 "$@"
