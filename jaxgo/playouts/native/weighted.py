@@ -1,7 +1,8 @@
-"""Heavy and rule playouts on the native board: every move drawn in proportion to its weight.
+"""Heavy playouts on the native board: every move drawn in proportion to its weight.  (The rule policy's weights
+work here too, for its move probabilities and the checks; its playouts draw tier by tier, ``tiers``.)
 
 The per-point base weights of both colours (``jaxgo.playouts.native.features``) are kept in ``base`` float64
-[2, PP] and recomputed after each move only where the move changed something (``update_after_move``): the 3x3
+[2, PP] and recomputed after each move only where the move changed something (``play_and_update``): the 3x3
 around the new stone and around captured stones, the liberties of the chains whose liberties it changed (their
 one or two liberties named from the exact liberty sums, before and after; a chain of three or more liberties
 looks the same to every feature), and the liberties of opponent chains in atari next to a chain that went into
