@@ -45,6 +45,7 @@ from jaxgo.go.kernels import kernels
 from jaxgo.go.ladder import failed_escapes
 from jaxgo.playouts.evaluator import Evaluator, evaluator_for, resolve_backend
 from jaxgo.playouts.native import positions
+from jaxgo.playouts.native.runner import default_threads
 from jaxgo.search import descent, priors  # descent: the compiled tree loops; K(s, a): uniform unless bias_c2 > 0
 from jaxgo.search.config import SearchConfig
 from jaxgo.search.tree import STATE_FIELDS, Tree, best_action, hash_key, move_decided
@@ -678,34 +679,37 @@ def _last_moves(tree: Tree, nodes: np.ndarray, root_last: tuple) -> np.ndarray:
 
 # Playouts per second a search on a time budget expects (its batch size K follows), by board size and playout
 # backend: heavy playouts inside a RAVE search on this project's 2-core CPU, XLA on one core with small batches
-# (benchmarks/RESULTS.md history, "Batch size on a clock"), native on both cores (``jaxgo bench search --defaults``).
+# (benchmarks/RESULTS.md history, "Batch size on a clock"), native per thread (``jaxgo bench search --defaults``
+# and genmoves on a clock: 9x9 5,000-6,000/s on one core, 19x19 2,400/s on two).
 FIRST_SEARCH_RATES = {9: 2500.0, 13: 1000.0, 19: 240.0}
-NATIVE_SEARCH_RATES = {9: 9000.0, 13: 3000.0, 19: 1300.0}
+NATIVE_SEARCH_RATES = {9: 5000.0, 13: 2000.0, 19: 1200.0}
 
 
-def first_search_rate(size: int, backend: str = "xla") -> float:
-    """Playouts/s assumed for a time budget on a ``size`` board (``FIRST_SEARCH_RATES``, or
-    ``NATIVE_SEARCH_RATES`` for the native backend), interpolated on a log-log scale of the number of points
-    between the measured sizes (the last slope beyond them); boards below 9x9 get the 9x9 rate (there a device
-    call costs more than its playouts)."""
-    rates = NATIVE_SEARCH_RATES if resolve_backend(backend) == "native" else FIRST_SEARCH_RATES
+def first_search_rate(size: int, backend: str = "xla", threads: int = 0) -> float:
+    """Playouts/s assumed for a time budget on a ``size`` board (``FIRST_SEARCH_RATES``, or for the native
+    backend ``NATIVE_SEARCH_RATES`` times its ``threads``, 0 = one per core this process may use), interpolated
+    on a log-log scale of the number of points between the measured sizes (the last slope beyond them); boards
+    below 9x9 get the 9x9 rate (there a device call costs more than its playouts)."""
+    native = resolve_backend(backend) == "native"
+    rates = NATIVE_SEARCH_RATES if native else FIRST_SEARCH_RATES
+    scale = (threads or default_threads()) if native else 1
     sizes = sorted(rates)
     if size <= sizes[0]:
-        return rates[sizes[0]]
+        return scale * rates[sizes[0]]
     upper = next((s for s in sizes if s >= size), sizes[-1])
     lower = sizes[max(0, sizes.index(upper) - 1)]
     slope = math.log(rates[upper] / rates[lower]) / math.log(upper ** 2 / lower ** 2)
-    return rates[lower] * (size ** 2 / lower ** 2) ** slope
+    return scale * rates[lower] * (size ** 2 / lower ** 2) ** slope
 
 
 def first_batch_size(config: SearchConfig, playouts: int | None, seconds: float | None, size: int) -> int:
     """K of a search with this budget when none is kept: ``leaves_per_batch``, else ``auto_leaves`` of the
-    playouts, else of the seconds at ``first_search_rate(size, config.backend)`` playouts/s (128 with
-    neither)."""
+    playouts, else of the seconds at ``first_search_rate(size, config.backend, config.threads)`` playouts/s (128
+    with neither)."""
     if config.leaves_per_batch:
         return config.leaves_per_batch
     if playouts is None and seconds is not None:
-        playouts = int(seconds * first_search_rate(size, config.backend))
+        playouts = int(seconds * first_search_rate(size, config.backend, config.threads))
     return auto_leaves(playouts, config.playouts_per_leaf)
 
 
