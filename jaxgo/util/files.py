@@ -8,6 +8,7 @@ and the old file is left as it was.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import secrets
@@ -22,7 +23,9 @@ def atomic_open(path) -> Iterator[IO[bytes]]:
     """A new binary file object whose contents replace ``path`` when the block ends without an error.
 
     The temporary file ``.NAME.<random>.tmp`` sits beside ``path`` and gets the permissions a plain ``open``
-    would give it (umask).
+    would give it (umask); on any error it is removed, so nothing half-written is left.  A short write (numpy
+    reports a full disk as "N requested and M written", without an errno) is raised as ENOSPC, so every writer
+    says "No space left on device" alike.
     """
     path = Path(path)
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
@@ -32,9 +35,11 @@ def atomic_open(path) -> Iterator[IO[bytes]]:
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+        if isinstance(exc, OSError) and exc.errno is None and "written" in str(exc):
+            raise OSError(errno.ENOSPC, f"{os.strerror(errno.ENOSPC)} ({exc})", str(path)) from exc
         raise
 
 
