@@ -218,9 +218,10 @@ class Evaluator:
         """``dispatch`` on the native backend: the first ``count`` positions' playouts on the thread pool."""
         stones = np.asarray(states.stones)[:count]
         size = int(round(stones.shape[1] ** 0.5))
-        last = np.full((count, 2), -1, np.int32) if last_moves is None else np.asarray(last_moves, np.int32)[:count]
-        if self.policy == "light":
+        if last_moves is None or self.policy == "light":  # light playouts never read the last moves
             last = np.full((count, 2), -1, np.int32)
+        else:
+            last = np.asarray(last_moves, np.int32)[:count]
         args = (self.native_policy(size), stones, np.asarray(states.to_play)[:count], np.asarray(states.ko)[:count],
                 np.asarray(states.passes)[:count], last, playouts_per_state, key_seed(key), self.threads or None)
         return NativePending(native_dispatcher().submit(runner.play_batch, *args), count, playouts_per_state, komi)

@@ -178,14 +178,18 @@ def _take_liberty(st, chain, p):
 @jit
 def liberties_of(st, chain):
     """(a, b): the liberties of a chain with one (a, -1) or two (a < b) liberties; (-1, -1) otherwise."""
-    n = st[LIBS, chain]
-    if n == 1:
-        return st[LSUM, chain], -1
-    if n == 2:
-        s = st[LSUM, chain]
-        q = st[LSQ, chain]
-        d = int(np.sqrt(2.0 * q - s * s) + 0.5)
-        return (s - d) // 2, (s + d) // 2
+    return liberties_from(st[LIBS, chain], st[LSUM, chain], st[LSQ, chain])
+
+
+@jit
+def liberties_from(libs, lsum, lsq):
+    """(a, b): the liberties named by exact liberty statistics (count, index sum, sum of squares): one (a, -1)
+    or two (a < b, from a + b = s and a^2 + b^2 = q); (-1, -1) for more."""
+    if libs == 1:
+        return lsum, -1
+    if libs == 2:
+        d = int(np.sqrt(2.0 * lsq - lsum * lsum) + 0.5)
+        return (lsum - d) // 2, (lsum + d) // 2
     return -1, -1
 
 
@@ -452,6 +456,36 @@ def _absorb(st, g, base, y, exact):
 
 
 @jit
+def padded_point(point, size):
+    """The padded index of board index ``point`` (N * N: ``PASS``; negative: -1)."""
+    if point < 0:
+        return -1
+    if point >= size * size:
+        return PASS
+    return (point // size + 1) * (size + 2) + point % size + 1
+
+
+@jit
+def set_position(st, g, plain, to_play, ko_plain, passes, last, last2, exact):
+    """``set_stones``, and the last two moves as board indices (N * N = pass, -1 = none)."""
+    set_stones(st, g, plain, to_play, ko_plain, passes, exact)
+    g[LAST] = padded_point(last, g[SIZE_N])
+    g[LAST2] = padded_point(last2, g[SIZE_N])
+
+
+@jit
+def swap_behind(st, k, m):
+    """Swap entry k of the empty list with entry m - 1 (sample-then-validate: a refuted pick goes behind the
+    first m - 1 entries still to be tried; the empty list stays a permutation, ``EMPTY_AT`` consistent)."""
+    p = st[EMPTIES, k]
+    last = st[EMPTIES, m - 1]
+    st[EMPTIES, k] = last
+    st[EMPTY_AT, last] = k
+    st[EMPTIES, m - 1] = p
+    st[EMPTY_AT, p] = m - 1
+
+
+@jit
 def set_stones(st, g, plain, to_play, ko_plain, passes, exact):
     """Set up the position of ``plain`` int8 [N * N] (jaxgo colours: 1 Black, -1 White, 0 empty) with
     ``to_play`` (1 / -1), the simple-ko point ``ko_plain`` (board index, -1 none) and ``passes``.  Chains and
@@ -498,7 +532,7 @@ def set_stones(st, g, plain, to_play, ko_plain, passes, exact):
                     st[MARK, q] = stamp
                     _add_liberty(st, p0, q)
     g[TO_PLAY] = BLACK if to_play > 0 else WHITE
-    g[KO] = -1 if ko_plain < 0 else (ko_plain // size + 1) * w + ko_plain % size + 1
+    g[KO] = padded_point(ko_plain, size)
     g[PASSES] = passes
 
 

@@ -153,6 +153,13 @@ def pattern_code(st, p, c, w):
 
 
 @jit
+def cells_code(st, p, c, w):
+    """int: the low 16 bits of ``pattern_code`` (the 8 cells, no atari bits), as MoGo's shapes read them."""
+    code = black_cells(st[nb.COLOUR], p, w)
+    return code if c == nb.BLACK else for_white(code)
+
+
+@jit
 def touches_atari(st, chain, c, w):
     """Whether ``chain`` touches a chain of colour c with exactly one liberty (a walk over its stones)."""
     colour = st[nb.COLOUR]

@@ -36,12 +36,7 @@ def choose_light(st, g, rng, exact):
             return p, rng
         if not nb.is_eye(st, g, p, c) and nb.is_legal(st, g, p, c, exact):
             return p, rng
-        # refuted for this move: swap behind the part still to be tried
-        last = st[nb.EMPTIES, m - 1]
-        st[nb.EMPTIES, k] = last
-        st[nb.EMPTY_AT, last] = k
-        st[nb.EMPTIES, m - 1] = p
-        st[nb.EMPTY_AT, p] = m - 1
+        nb.swap_behind(st, k, m)  # refuted for this move
         m -= 1
     return nb.PASS, rng
 

@@ -83,7 +83,7 @@ def children_into(stones, to_play, ko, passes, captures, hashes, move_count, mov
         if m >= points:
             nb.play(st, g, nb.PASS, False)
         else:
-            nb.play(st, g, (m // size + 1) * w + m % size + 1, False)
+            nb.play(st, g, nb.padded_point(m, size), False)
             h0 ^= zobrist[m, mover, 0]
             h1 ^= zobrist[m, mover, 1]
             removed = 0
@@ -163,19 +163,11 @@ def gammas_into(stones, to_play, ko, last_moves, tables, lines, dist1, dist2, pl
     st, g = nb.new_board(size)
     base = np.zeros((2, pp), np.float64)
     flags = np.zeros((2, pp), np.int8)
-    weights = np.zeros(pp, np.float64)
-    rowsum = np.zeros(w, np.float64)
+    work = nw.new_work(pp, w)
     for i in range(count):
-        nb.set_stones(st, g, stones[i], to_play[i], ko[i], 0, True)
-        last = last_moves[i, 0]
-        last2 = last_moves[i, 1]
-        g[nb.LAST] = -1 if last < 0 else (nb.PASS if last >= points else (last // size + 1) * w + last % size + 1)
-        g[nb.LAST2] = -1 if last2 < 0 else (nb.PASS if last2 >= points else (last2 // size + 1) * w + last2 % size + 1)
-        nw.fill_base(st, g, base, flags, ft.HEAVY, tables, lines)
-        nw.move_weights(st, g, base, flags, ft.HEAVY, tables, dist1, dist2, plain_of, weights, rowsum)
-        for j in range(points):
-            out[i, j] = weights[(j // size + 1) * w + j % size + 1]
-        out[i, points] = pass_gammas[2] if last >= points else pass_gammas[1]
+        nb.set_position(st, g, stones[i], to_play[i], ko[i], 0, last_moves[i, 0], last_moves[i, 1], True)
+        nw.weights_by_point(st, g, base, flags, ft.HEAVY, tables, lines, dist1, dist2, plain_of, work, out[i])
+        out[i, points] = pass_gammas[2] if last_moves[i, 0] >= points else pass_gammas[1]
 
 
 @functools.lru_cache(maxsize=16)

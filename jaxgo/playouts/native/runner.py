@@ -40,24 +40,6 @@ class PolicyArrays:
 
 
 @jit
-def _to_padded(point, size):
-    """Padded index of a board index (N * N: ``PASS``; negative: -1)."""
-    if point < 0:
-        return -1
-    if point >= size * size:
-        return nb.PASS
-    return (point // size + 1) * (size + 2) + point % size + 1
-
-
-@jit
-def _set_start(st, g, stones, to_play, ko, passes, last, last2, exact):
-    nb.set_stones(st, g, stones, to_play, ko, passes, exact)
-    size = g[nb.SIZE_N]
-    g[nb.LAST] = _to_padded(last, size)
-    g[nb.LAST2] = _to_padded(last2, size)
-
-
-@jit
 def run_jobs(kind, stones, to_play, ko, passes, last_moves, per_state, lo, hi, seed, max_moves, tables, lines,
              dist1, dist2, plain_of, out_score, out_owner, out_first, out_moves, out_trace):
     """Playouts ``lo .. hi - 1`` of a batch (row j: position j // per_state); see ``play_batch``.  out_trace:
@@ -84,8 +66,8 @@ def run_jobs(kind, stones, to_play, ko, passes, last_moves, per_state, lo, hi, s
         s = j // per_state
         if s != current:
             current = s
-            _set_start(start_st, start_g, stones[s], to_play[s], ko[s], passes[s], last_moves[s, 0],
-                       last_moves[s, 1], exact)
+            nb.set_position(start_st, start_g, stones[s], to_play[s], ko[s], passes[s], last_moves[s, 0],
+                            last_moves[s, 1], exact)
             if kind == HEAVY:
                 nw.fill_base(start_st, start_g, start_base, start_flags, kind - 1, tables, lines)
         nb.copy_board(start_st, start_g, st, g)
@@ -203,26 +185,19 @@ def rule_policy(rule_tables) -> PolicyArrays:
 
 
 @jit
-def _first_weights(kind, stones, to_play, ko, passes, last, last2, tables, lines, dist1, dist2, plain_of, out):
+def _first_weights(kind, stones, to_play, ko, last, last2, tables, lines, dist1, dist2, plain_of, out):
     size = int(np.sqrt(stones.shape[0]) + 0.5)
     w = size + 2
     pp = w * w
     st, g = nb.new_board(size)
-    _set_start(st, g, stones, to_play, ko, passes, last, last2, True)
+    nb.set_position(st, g, stones, to_play, ko, 0, last, last2, True)
     base = np.zeros((2, pp), np.float64)
     flags = np.zeros((2, pp), np.int8)
-    work = nw.new_work(pp, w)
     policy = RULES - 1 if kind == LIGHT else kind - 1
-    nw.fill_base(st, g, base, flags, policy, tables, lines)
-    total = nw.move_weights(st, g, base, flags, policy, tables, dist1, dist2, plain_of, work[0], work[1])
-    weights = work[0]
-    for i in range(size * size):
-        p = (i // size + 1) * w + i % size + 1
-        if kind == LIGHT:
-            out[i] = 1.0 if (base[g[nb.TO_PLAY] - 1, p] > 0 and p != g[nb.KO]) else 0.0
-        else:
-            out[i] = weights[p]
-    return total
+    nw.weights_by_point(st, g, base, flags, policy, tables, lines, dist1, dist2, plain_of, nw.new_work(pp, w), out)
+    if kind == LIGHT:  # the rule tiers' candidates, each alike (the ko point is already 0)
+        for i in range(size * size):
+            out[i] = 1.0 if out[i] > 0 else 0.0
 
 
 def move_probabilities(policy: PolicyArrays, stones, to_play: int, ko: int = -1, last_moves=(-1, -1)) -> np.ndarray:
@@ -233,7 +208,7 @@ def move_probabilities(policy: PolicyArrays, stones, to_play: int, ko: int = -1,
     size = int(round(stones.shape[0] ** 0.5))
     out = np.zeros(stones.shape[0], np.float64)
     tables = policy.tables if policy.kind != LIGHT else ft.rule_tables_for_light()
-    _first_weights(policy.kind, stones, int(to_play), int(ko), 0, int(last_moves[0]), int(last_moves[1]), tables,
+    _first_weights(policy.kind, stones, int(to_play), int(ko), int(last_moves[0]), int(last_moves[1]), tables,
                    _lines(size), policy.dist1, policy.dist2, plain_index(size), out)
     total = out.sum()
     return out / total if total > 0 else out

@@ -149,7 +149,7 @@ def choose_tiered(st, g, atari, tables, lines, rng, scratch):
         chain = members[i]
         if st[nb.COLOUR, chain] == c:
             lib = st[nb.LSUM, chain]
-            if lib != ko and _info(st, g, lib, c, tables, lines)[0] == ft.TIER_SAVE:
+            if lib != ko and ft.point_info(st, g, lib, c, ft.RULES, tables, lines)[0] == ft.TIER_SAVE:
                 n = _unique(found, n, lib)
     if n > 0:
         return _pick(found, n, rng)
@@ -159,9 +159,9 @@ def choose_tiered(st, g, atari, tables, lines, rng, scratch):
     if prev >= 0 and st[nb.COLOUR, prev] != nb.EMPTY:  # 3. shapes next to the last move
         for k in range(8):
             p = prev + (nb.neighbour_offset(k, w) if k < 4 else nb.diagonal_offset(k - 4, w))
-            if st[nb.COLOUR, p] != nb.EMPTY or p == ko or tables[ft.SHAPE + _cells(st, p, c, w)] == 0:
+            if st[nb.COLOUR, p] != nb.EMPTY or p == ko or tables[ft.SHAPE + ft.cells_code(st, p, c, w)] == 0:
                 continue
-            weight, flags = _info(st, g, p, c, tables, lines)
+            weight, flags = ft.point_info(st, g, p, c, ft.RULES, tables, lines)
             if weight > 0 and flags & ft.PLAIN:
                 if safe and flags & ft.JOINED_SA:
                     shape_sa[n_sa] = p
@@ -188,39 +188,19 @@ def choose_tiered(st, g, atari, tables, lines, rng, scratch):
             # an empty neighbour: legal and no eye; two, or one and no own stone next to it: no joined self-atari
             if empty > 0 and (not safe or empty >= 2 or not own):
                 return p, rng
-            weight, flags = _info(st, g, p, c, tables, lines)
+            weight, flags = ft.point_info(st, g, p, c, ft.RULES, tables, lines)
             if weight > 0:
                 if not (safe and flags & ft.JOINED_SA):
                     return p, rng
                 deferred[n_deferred] = p
                 n_deferred += 1
-        last = empties[m - 1]
-        empties[k] = last
-        st[nb.EMPTY_AT, last] = k
-        empties[m - 1] = p
-        st[nb.EMPTY_AT, p] = m - 1
+        nb.swap_behind(st, k, m)
         m -= 1
     if n_sa > 0:
         return _pick(shape_sa, n_sa, rng)
     if n_deferred > 0:
         return _pick(deferred, n_deferred, rng)
     return nb.PASS, rng
-
-
-@jit
-def _cells(st, p, c, w):
-    """The low 16 bits of the 3x3 code of point p for colour c (the 8 cells, no atari bits)."""
-    code = ft.black_cells(st[nb.COLOUR], p, w)
-    return code if c == nb.BLACK else ft.for_white(code)
-
-
-@jit
-def _info(st, g, p, c, tables, lines):
-    """(rule-tier weight, flags) of point p for colour c (``features.point_infos`` under the rule policy)."""
-    weight_b, flags_b, weight_w, flags_w = ft.point_infos(st, g, p, ft.RULES, tables, lines)
-    if c == nb.BLACK:
-        return weight_b, flags_b
-    return weight_w, flags_w
 
 
 @jit

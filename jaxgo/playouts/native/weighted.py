@@ -68,12 +68,11 @@ def _mark(p, dirty, marks, stamp, n):
 @jit
 def _mark_liberties(st, libs, lsum, lsq, dirty, marks, stamp, n):
     """Mark the liberties named by exact liberty statistics with one or two liberties."""
-    if libs == 1:
-        n = _mark(lsum, dirty, marks, stamp, n)
-    elif libs == 2:
-        d = int(np.sqrt(2.0 * lsq - lsum * lsum) + 0.5)
-        n = _mark((lsum - d) // 2, dirty, marks, stamp, n)
-        n = _mark((lsum + d) // 2, dirty, marks, stamp, n)
+    a, b = nb.liberties_from(libs, lsum, lsq)
+    if a >= 0:
+        n = _mark(a, dirty, marks, stamp, n)
+    if b >= 0:
+        n = _mark(b, dirty, marks, stamp, n)
     return n
 
 
@@ -240,8 +239,7 @@ def move_weights(st, g, base, flags, policy, tables, dist1, dist2, plain_of, wei
             for k in range(8):
                 p = prev + (nb.neighbour_offset(k, w) if k < 4 else nb.diagonal_offset(k - 4, w))
                 if flags[c - 1, p] & ft.PLAIN and weights[p] > 0:
-                    code = ft.pattern_code(st, p, c, w) & 0xFFFF
-                    if tables[ft.SHAPE + code] > 0:
+                    if tables[ft.SHAPE + ft.cells_code(st, p, c, w)] > 0:
                         weights[p] *= ft.TIER_SHAPE
     return row_sums(weights, rowsum, size, w)
 
@@ -271,6 +269,19 @@ def row_sums(weights, rowsum, size, w):
             s += weights[p]
         rowsum[r] = s
         total += s
+    return total
+
+
+@jit
+def weights_by_point(st, g, base, flags, policy, tables, lines, dist1, dist2, plain_of, work, out):
+    """Fill ``out`` float64 [>= P] with the side to move's weight of every board point (``r * N + c``), the base
+    weights computed from scratch; returns their total.  For a position's move probabilities and priors."""
+    size = g[nb.SIZE_N]
+    w = g[nb.WIDTH]
+    fill_base(st, g, base, flags, policy, tables, lines)
+    total = move_weights(st, g, base, flags, policy, tables, dist1, dist2, plain_of, work[0], work[1])
+    for i in range(size * size):
+        out[i] = work[0][(i // size + 1) * w + i % size + 1]
     return total
 
 
