@@ -71,8 +71,9 @@ def default_batch(size: int, backend: str = "xla", policy: str = "light") -> int
     return 4096 if size <= 9 else 1024
 
 
-def bench_native(size: int, batch: int, repeats: int, komi: float, policy: str, threads: int) -> dict:
-    """One JSON record of native playouts from the empty board (best of ``repeats`` calls)."""
+def bench_native(size: int, batch: int, komi: float, policy: str, threads: int) -> dict:
+    """One JSON record of one timed call of ``batch`` native playouts from the empty board (after a call of two
+    that compiles, or loads numba's cache: ``compile_s``)."""
     import numpy as np
 
     from jaxgo.playouts.evaluator import make_evaluator
@@ -84,15 +85,12 @@ def bench_native(size: int, batch: int, repeats: int, komi: float, policy: str, 
     began = time.perf_counter()
     runner.play_batch(arrays, *start, 2, 0, threads)  # compiles, or loads numba's cache
     compile_s = time.perf_counter() - began
-    best, best_cpu, raw = float("inf"), float("inf"), None
-    for seed in range(1, repeats + 1):
-        wall, cpu = time.perf_counter(), time.process_time()
-        raw = runner.play_batch(arrays, *start, batch, seed, threads)
-        best = min(best, time.perf_counter() - wall)
-        best_cpu = min(best_cpu, time.process_time() - cpu)
-    record = playout_record("jaxgo", "cpu", 1, size, batch, compile_s, best, raw.moves, raw.score - komi > 0)
+    wall, cpu = time.perf_counter(), time.process_time()
+    raw = runner.play_batch(arrays, *start, batch, 1, threads)
+    seconds, cpu_seconds = time.perf_counter() - wall, time.process_time() - cpu
+    record = playout_record("jaxgo", "cpu", 1, size, batch, compile_s, seconds, raw.moves, raw.score - komi > 0)
     record.update(backend="native", policy=policy, threads=threads,
-                  cpu_playouts_per_s=round(batch / max(best_cpu, 1e-9), 1))
+                  cpu_playouts_per_s=round(batch / max(cpu_seconds, 1e-9), 1))
     return record
 
 
@@ -260,7 +258,7 @@ def run_playouts(args) -> list[dict]:
                     for count in threads:
                         _run_native(args, size, policy, batch, count, engines, emit)
             if "xla" in backends:
-                records.extend(_run_xla(args, size, policy, peers, emit))
+                _run_xla(args, size, policy, peers, emit)
     return records
 
 
@@ -271,7 +269,7 @@ def _run_native(args, size: int, policy: str, batch: int, threads: int, engines,
 
     peer_runs, ours = [], None
     for _ in range(args.repeats):
-        record = bench_native(size, batch, 1, args.komi, policy, threads)
+        record = bench_native(size, batch, args.komi, policy, threads)
         if ours is None or record["playouts_per_s"] > ours["playouts_per_s"]:
             ours = record
         if engines is not None and size in engines:
@@ -286,7 +284,7 @@ def _run_native(args, size: int, policy: str, batch: int, threads: int, engines,
               "ratio_vs_libego": significant(rate / peer["playouts_per_s"])})
 
 
-def _run_xla(args, size: int, policy: str, peers: list, emit) -> list:
+def _run_xla(args, size: int, policy: str, peers: list, emit) -> None:
     """XLA lines of one size and policy, with the pgx / OpenSpiel comparison for light playouts."""
     batches = args.batch or [default_batch(size)]
     ours = [bench_jaxgo(size, b, args.repeats, args.komi, args.devices, args.lanes, policy) for b in batches]
@@ -307,7 +305,6 @@ def _run_xla(args, size: int, policy: str, peers: list, emit) -> list:
         ratio["ratio_vs_openspiel"] = significant(best["playouts_per_s"] / peer["playouts_per_s"])
     if xla_peers:
         emit(ratio)
-    return []
 
 
 def main(argv: list[str]) -> int:

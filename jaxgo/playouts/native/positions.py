@@ -13,9 +13,12 @@ import functools
 
 import numpy as np
 
+from jaxgo.features import moves as mf
 from jaxgo.go import rules
+from jaxgo.playouts import heavy
 from jaxgo.playouts.native import board as nb
 from jaxgo.playouts.native import features as ft
+from jaxgo.playouts.native import runner
 from jaxgo.playouts.native import weighted as nw
 
 jit = nb.jit
@@ -172,10 +175,8 @@ def gammas_into(stones, to_play, ko, last_moves, tables, lines, dist1, dist2, pl
 
 @functools.lru_cache(maxsize=16)
 def _model(log_gamma_bytes: bytes, size: int):
-    from jaxgo.features import moves as mf
-    from jaxgo.playouts import heavy
-    from jaxgo.playouts.native import runner
-
+    """(heavy policy arrays, pass gammas float64 [3], line levels, board index of padded points) of log-gammas
+    given as bytes (hashable, for the cache) on an N x N board."""
     log_gamma = np.frombuffer(log_gamma_bytes, np.float32)
     arrays = runner.heavy_policy(heavy.policy_tables(log_gamma), size)
     offset = int(mf.group_offsets()[mf.GROUPS.index("pass")])
