@@ -28,7 +28,7 @@ _API = {
     "Evaluator": "jaxgo.playouts.evaluator", "PlayoutBatch": "jaxgo.playouts.evaluator",
     "make_evaluator": "jaxgo.playouts.evaluator",
     # search
-    "SearchConfig": "jaxgo.search.config", "Searcher": "jaxgo.search.mcts", "SearchResult": "jaxgo.search.mcts",
+    "SearchConfig": "jaxgo.search.config", "Searcher": "jaxgo.search.searcher", "SearchResult": "jaxgo.search.result",
     "Tree": "jaxgo.search.tree", "Player": "jaxgo.search.player", "Decision": "jaxgo.search.player",
     "RESIGN": "jaxgo.search.player", "Clock": "jaxgo.search.timecontrol",
     # front ends

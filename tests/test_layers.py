@@ -63,7 +63,7 @@ def rank(module: str) -> int:
 
 
 def package_of(module: str) -> str:
-    """The layer package of a module (``search`` for jaxgo.search.mcts and jaxgo.search), else the module."""
+    """The layer package of a module (``search`` for jaxgo.search.searcher and jaxgo.search), else the module."""
     parts = module.split(".")
     return parts[1] if len(parts) > 1 and parts[1] in LAYERS else module
 
@@ -147,6 +147,6 @@ def test_no_private_names_imported_across_modules():
 
 def test_the_checks_catch_what_they_should():
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
-    assert rank("jaxgo.search.mcts") > rank("jaxgo.playouts.light") > rank("jaxgo.go.rules")
+    assert rank("jaxgo.search.searcher") > rank("jaxgo.playouts.light") > rank("jaxgo.go.rules")
     assert rank("jaxgo.cli") == TOP and rank("jaxgo") < 0
     assert rank("jaxgo.eval.strength") == rank("jaxgo.match") == TOP > rank("jaxgo.gtp.engine")

@@ -2,7 +2,7 @@
 
 ``test_positions`` makes positions by MCTS self-play (fixed seed), ``reference_moves`` runs a long MCTS on
 each, and ``compare`` runs the BPIP controller (``GoPlayoutDomain``) with a playout budget and then
-``jaxgo.search.mcts.Searcher`` (strategy ``rave``) with exactly the playouts the controller used, recording
+``jaxgo.search.searcher.Searcher`` (strategy ``rave``) with exactly the playouts the controller used, recording
 whether each picks the reference move and the reference search's win rate of the chosen move.
 """
 
@@ -17,7 +17,7 @@ from jaxgo.bpip.go_playout import GO_VALUE_GRID, GoPlayoutDomain, to_numpy
 from jaxgo.bpip.tree import Settings
 from jaxgo.go.game import new_game
 from jaxgo.search.config import SearchConfig
-from jaxgo.search.mcts import Searcher
+from jaxgo.search.searcher import Searcher
 
 
 def game_from_moves(moves: list[int], size: int = 9, komi: float = 7.5):

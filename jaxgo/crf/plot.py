@@ -83,7 +83,7 @@ def show_sgf(data: bytes, move, models, sweeps: int, playouts: int, out: str, tr
             p = marginals(params, name, flat, n, inf, sweeps=sweeps)[0]
             panels.append((f"{name.upper()} ({inf})", (2 * p - 1).reshape(n, n)))
     if playouts > 0:
-        from jaxgo.search.mcts import ownership_estimate
+        from jaxgo.search.ownership import ownership_estimate
         panels.append((f"playout ownership ({playouts})", ownership_estimate(game, playouts=playouts)))
     if truth:
         from jaxgo.crf.labels import territory_labels

@@ -98,7 +98,7 @@ def main(argv=None) -> int:
 
     from tqdm import tqdm
 
-    from jaxgo.search.mcts import Searcher
+    from jaxgo.search.searcher import Searcher
 
     try:
         config = search_config_from_args(args)

@@ -4,7 +4,7 @@
 ``RemoteSearch(connection, config)`` sends each search to ``jaxgo serve`` (a ``jaxgo.server.client``
 ``ServerClient``, or a ``LocalConnection`` to an in-process analysis engine) as a KataGo query whose
 ``overrideSettings`` carry the ``SearchConfig`` by field name, so the server searches with the engine's own
-options, and turns the final response back into a ``mcts.SearchResult``.  The live-analysis commands
+options, and turns the final response back into a ``result.SearchResult``.  The live-analysis commands
 (``jaxgo.gtp.analysis``) build their queries with the same ``position_query``.
 
 Response -> SearchResult: ``visits`` / ``values`` per action from ``moveInfos`` (win rates for the side to
@@ -25,15 +25,14 @@ import numpy as np
 
 from jaxgo.go.coords import colour_letter, gtp_moves
 from jaxgo.gtp.protocol import GtpError
-from jaxgo.search.config import SearchConfig
-from jaxgo.search.mcts import SearchResult
+from jaxgo.search.config import TREE_STRATEGIES, SearchConfig
 from jaxgo.search.player import OWNERSHIP_PLAYOUTS
+from jaxgo.search.result import SearchResult
 from jaxgo.server.client import ServerClosed
-from jaxgo.server.engine import TREE_STRATEGIES
 from jaxgo.server.protocol import RequestError, parse_vertex
 
 ANALYSIS_VISITS = 1 << 18  # "until interrupted": a search with only a time budget stops here at the latest
-SEARCH_PLAYOUTS = 1000  # a search with neither playouts nor seconds (as mcts.Searcher)
+SEARCH_PLAYOUTS = 1000  # a search with neither playouts nor seconds (as searcher.Searcher)
 RESPONSE_LIMIT = 600.0  # seconds to wait for a final response beyond the search's own time budget
 POLL_SECONDS = 0.1  # how often a search waiting for responses checks ``stop``
 

@@ -97,7 +97,8 @@ class Warmup:
         if config.strategy not in ("uct", "rave") or not hasattr(player.search, "searcher"):
             return None  # no search to compile here (random / flat strategies, or searches on a server)
         from jaxgo.go.game import Game
-        from jaxgo.search.mcts import Searcher, first_batch_size
+        from jaxgo.search.budget import first_batch_size
+        from jaxgo.search.searcher import Searcher
 
         rules = self.session.rules
         game = Game(rules)

@@ -11,7 +11,7 @@ on K positions x L playouts (the search's batch shape), timed after a warm-up ca
 With ``--defaults`` the search runs the engine's default configuration (heavy playouts, progressive bias,
 virtual experience) at the given K and L, and raw is heavy playouts; otherwise light playouts without priors
 (no bias, no virtual experience, no late policy).  The defaults' rate is what a game on a clock gets
-(``mcts.FIRST_SEARCH_RATES``).
+(``budget.FIRST_SEARCH_RATES``).
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ import numpy as np
 from jaxgo.go.game import new_game
 from jaxgo.playouts.evaluator import make_evaluator, resolve_backend
 from jaxgo.search.config import SearchConfig
-from jaxgo.search.mcts import Searcher, stack_state
+from jaxgo.search.searcher import Searcher
+from jaxgo.search.tree import stack_state
 
 
 def main(argv=None):

@@ -21,7 +21,11 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
-STRATEGIES = ("uct", "rave", "mc", "amaf", "pp", "depth2", "random")
+# The one list of move generators: the tree searches (jaxgo.search.tree_search, also run by the analysis server),
+# the flat searches (jaxgo.search.flat) and random, a uniform legal move without search (the Player's).
+TREE_STRATEGIES = ("uct", "rave")
+FLAT_STRATEGIES = ("mc", "amaf", "pp", "depth2")
+STRATEGIES = TREE_STRATEGIES + FLAT_STRATEGIES + ("random",)
 PLAYOUT_POLICIES = ("light", "heavy", "rules", "safe_rules")
 PLAYOUT_BACKENDS = ("auto", "native", "xla")
 _STRATEGY_TEXT = {"uct": "UCT tree search", "rave": "RAVE tree search", "mc": "flat Monte Carlo",

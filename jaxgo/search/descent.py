@@ -1,12 +1,12 @@
 """Compiled host-side tree work: edge scores, the K descents of a batch, and the backup of its playouts (numba).
 
 A tree search spends its host time in three loops over small arrays: scoring a node's edges (UCT or RAVE with
-progressive bias, ``mcts`` module docstring), descending from the root K times with a virtual loss on every edge
+progressive bias, ``searcher`` module docstring), descending from the root K times with a virtual loss on every edge
 taken, and adding each leaf's L playout results along its path.  In numpy each of them is a few dozen array
 calls of a few microseconds on arrays of A = N * N + 1 entries; with one playout per leaf (L = 1) they cost more
 than the playouts.  Here they are compiled loops (``numba.njit``, cached on disk), called once per batch.
 
-They compute what the readable numpy reference in ``jaxgo.search.mcts`` computes (``edge_scores_reference``,
+They compute what the readable numpy reference in ``jaxgo.search.reference`` computes (``edge_scores_reference``,
 ``backup_reference``, with ``node_mean``, ``virtual_rave`` and ``widened``) and are held to it on random trees
 in tests/search/test_descent.py.  The only difference is the tie-breaking noise added to every score
 (``NOISE`` = 1e-7 times a uniform number): here an xorshift64* stream per searcher (``new_rng``) instead of
@@ -65,7 +65,7 @@ def _uniform(rng):
 
 @numba.njit(cache=True)
 def node_mean(children_visits, children_values, parents, action_from_parent, root, node):
-    """As ``mcts.node_mean``: the node's mean win rate for its player to move (0.5 when nothing is known)."""
+    """As ``reference.node_mean``: the node's mean win rate for its player to move (0.5 when nothing is known)."""
     visits = children_visits[node].sum()
     if visits > 0:
         return children_values[node].sum() / visits
@@ -79,7 +79,7 @@ def node_mean(children_visits, children_values, parents, action_from_parent, roo
 
 @numba.njit(cache=True)
 def _widened(prior, legal, visits, start, factor, out):
-    """As ``mcts.widened`` into out bool [A]: the likeliest legal moves by prior (ties: lower index first)."""
+    """As ``reference.widened`` into out bool [A]: the likeliest legal moves by prior (ties: lower index first)."""
     count = 0
     for a in range(legal.shape[0]):
         out[a] = legal[a]

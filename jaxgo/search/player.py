@@ -4,7 +4,7 @@ A ``Player`` owns the move choice (the move played is the first move of the repo
 the pass and resign rules, the time control (``Clock``) and, through its search, tree reuse.  ``jaxgo gtp``,
 ``jaxgo gtp --server`` and the match tools play through it; they differ only in the search they inject:
 
-    ``LocalSearch``   searches in this process (``mcts.Searcher``, tree kept between moves);
+    ``LocalSearch``   searches in this process (``searcher.Searcher``, tree kept between moves);
     a remote search   (``jaxgo.gtp.remote.RemoteSearch``) sends the same ``SearchConfig`` to ``jaxgo serve``.
 
 A search is any object with ``config`` (its ``SearchConfig``), ``search(game, playouts, seconds, forbid_pass)
@@ -32,7 +32,9 @@ from jaxgo.go.game import Game
 from jaxgo.go.status import stone_status
 from jaxgo.playouts.evaluator import evaluator_for
 from jaxgo.search.config import SearchConfig
-from jaxgo.search.mcts import Searcher, SearchResult, ownership_estimate
+from jaxgo.search.ownership import ownership_estimate
+from jaxgo.search.result import SearchResult
+from jaxgo.search.searcher import Searcher
 from jaxgo.search.timecontrol import Clock
 from jaxgo.search.tree import rank_actions
 
@@ -50,7 +52,7 @@ class Decision:
 
 
 class LocalSearch:
-    """Searches in this process with an ``mcts.Searcher`` per rules (recreated, tree dropped, when they change)."""
+    """Searches in this process with an ``searcher.Searcher`` per rules (recreated, tree dropped, when they change)."""
 
     def __init__(self, config: SearchConfig, seed: int = 0, log=None):
         self.config = config

@@ -6,8 +6,8 @@ K(s, a) = gamma_a / sum_b gamma_b over the moves the tree searches in s (legal, 
 with gamma_a the Bradley-Terry team strength of ``jaxgo.features.move_features`` under the given gammas (the
 shipped ones by default) -- pass included with its own gamma, as in the move model.
 
-``jaxgo.search.mcts`` calls ``root_prior`` and ``children_prior`` where nodes are created; the same K also
-serves as virtual RAVE experience (``prior_pattern``, ``mcts.virtual_rave``).  With ``bias_c2 == 0`` and
+``jaxgo.search.tree_search`` calls ``root_prior`` and ``children_prior`` where nodes are created; the same K also
+serves as virtual RAVE experience (``prior_pattern``, ``reference.virtual_rave``).  With ``bias_c2 == 0`` and
 ``prior_pattern == 0`` they return the uniform prior without a device call; ``gamma_prior`` gives K whatever
 the configuration (the ``policy`` the analysis server reports).
 """

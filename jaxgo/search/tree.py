@@ -16,6 +16,7 @@ Shapes (capacity C, actions A):
 
 from __future__ import annotations
 
+import jax
 import numpy as np
 
 from jaxgo.go import rules
@@ -23,6 +24,16 @@ from jaxgo.go import rules
 UNVISITED = -1
 STATE_FIELDS = ("stones", "chain", "lib_count", "lib_sum", "lib_sumsq", "ko", "to_play", "passes", "captures",
                 "hash", "move_count")
+
+
+def states_to_numpy(state) -> dict:
+    """{field: numpy array} of a (batched) ``rules.State``, the fields the tree keeps (``STATE_FIELDS``)."""
+    return {name: np.asarray(getattr(state, name)) for name in STATE_FIELDS}
+
+
+def stack_state(state, count: int):
+    """``count`` copies of one unbatched ``rules.State`` as a batched numpy state [count, ...]."""
+    return jax.tree_util.tree_map(lambda x: np.broadcast_to(np.asarray(x), (count,) + np.shape(x)).copy(), state)
 
 
 def hash_key(words) -> np.ndarray:

@@ -218,7 +218,7 @@ def raw_throughput(size: int, boards: int, lpl: int, repeats: int, devices: int 
 
     from jaxgo.go.game import new_game
     from jaxgo.playouts.evaluator import make_evaluator
-    from jaxgo.search.mcts import stack_state
+    from jaxgo.search.tree import stack_state
 
     game = new_game(size)
     game.play(1, (size - 1 - size // 2) * size + size // 2)

@@ -7,7 +7,7 @@ queue, so every search step and device call happens on that thread.  Every reque
 its client until answered (an action until its acknowledgement is queued), so a connection that ends waits
 for all its answers.
 
-Each analysed turn of a query is a ``tasks.Task``: a ``jaxgo.search.mcts.Searcher`` tree search driven
+Each analysed turn of a query is a ``tasks.Task``: a ``jaxgo.search.searcher.Searcher`` tree search driven
 through its public steps, with the server's ``SearchConfig`` (``jaxgo serve``'s command line) changed by the
 query's ``overrideSettings``.  A task gets its Searcher and tree when first served; at most
 ``max_running_searches`` hold one at a time, and each tree is capped at its share of ``tree_memory_mb``
@@ -46,8 +46,8 @@ import time
 import numpy as np
 
 from jaxgo.playouts.evaluator import evaluator_for
-from jaxgo.search.config import SearchConfig
-from jaxgo.search.mcts import auto_leaves
+from jaxgo.search.budget import auto_leaves
+from jaxgo.search.config import TREE_STRATEGIES, SearchConfig
 from jaxgo.server import positions, protocol
 from jaxgo.server.protocol import Action, Query, RequestError
 from jaxgo.server.tasks import QueryState, Task, fair_order, node_cap, tree_bytes_per_node
@@ -55,7 +55,6 @@ from jaxgo.server.tasks import QueryState, Task, fair_order, node_cap, tree_byte
 VERSION = "1.0"  # protocol version reported by query_version (jaxgo's own version is added)
 
 
-TREE_STRATEGIES = ("rave", "uct")  # the server runs tree searches only
 # overrideSettings bounds: each device call holds (leaves x L) boards, and every new K or L compiles new shapes.
 MAX_LEAVES_PER_BATCH = 1024
 MAX_PLAYOUTS_PER_LEAF = 256  # as the GTP engine allows

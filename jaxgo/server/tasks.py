@@ -106,7 +106,7 @@ class Task:
     # -- life cycle -------------------------------------------------------------------------------------------
     def start(self, seed: int, max_nodes: int) -> None:
         """Create the Searcher and the tree, apply avoid/allowMoves at the root, allocate the statistics."""
-        from jaxgo.search.mcts import Searcher
+        from jaxgo.search.searcher import Searcher
 
         self.searcher = Searcher(self.game.rules, self.config, evaluator=self.evaluator, seed=seed)
         self.searcher.max_nodes = max_nodes

@@ -21,9 +21,10 @@ import numpy as np
 
 from jaxgo.go.game import new_game
 from jaxgo.playouts import light as playout
-from jaxgo.search.config import SearchConfig
-from jaxgo.search.mcts import Searcher
+from jaxgo.search.config import FLAT_STRATEGIES, TREE_STRATEGIES, SearchConfig
+from jaxgo.search.flat import root_children
 from jaxgo.search.player import RESIGN
+from jaxgo.search.searcher import Searcher
 
 
 def positions(count: int, size: int, seed: int):
@@ -41,7 +42,7 @@ def positions(count: int, size: int, seed: int):
 def reference_values(game, per_move: int, seed: int) -> np.ndarray:
     """[A] win rate of each legal move for the player to move (NaN for illegal and pass)."""
     searcher = Searcher(game.rules, SearchConfig(strategy="mc", playouts="light", bias_c2=0.0), seed=seed)
-    states, legal, _ = searcher._root_children(game)
+    states, legal, _ = root_children(searcher, game)
     result = playout.run(states, jax.random.PRNGKey(seed), game.rules.komi, num_per_state=per_move)
     winner = np.asarray(result.winner).reshape(len(legal), per_move)
     rates = (winner == game.to_play).mean(axis=1) + 0.5 * (winner == 0).mean(axis=1)
@@ -57,7 +58,7 @@ def main(argv=None):
     parser.add_argument("--budgets", type=int, nargs="+", default=[1000, 4000])
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--oracle", type=int, default=512, help="reference playouts per move")
-    parser.add_argument("--strategies", nargs="+", default=["mc", "amaf", "pp", "depth2", "uct", "rave"])
+    parser.add_argument("--strategies", nargs="+", default=list(FLAT_STRATEGIES + TREE_STRATEGIES))
     parser.add_argument("--plot", default=None)
     args = parser.parse_args(argv)
     games = positions(args.positions, args.size, 0)

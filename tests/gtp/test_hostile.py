@@ -100,7 +100,7 @@ class RecordingSearch:
     def search(self, game, playouts, seconds, forbid_pass=False):
         import numpy as np
 
-        from jaxgo.search.mcts import SearchResult
+        from jaxgo.search.result import SearchResult
 
         self.budgets.append((playouts, seconds))
         actions = game.size * game.size + 1

@@ -12,7 +12,7 @@ from jaxgo.go import rules
 from jaxgo.go.coords import BLACK
 from jaxgo.go.display import game_from_ascii
 from jaxgo.search.config import SearchConfig
-from jaxgo.search.mcts import Searcher, position_kernels
+from jaxgo.search.searcher import Searcher, position_kernels
 
 # 5x5, Black to play: C2 captures six white stones; C3 captures seven (their one liberty).
 CLEAR = [

@@ -1,4 +1,4 @@
-"""The compiled tree loops (jaxgo.search.descent) against the numpy reference in jaxgo.search.mcts, on random
+"""The compiled tree loops (jaxgo.search.descent) against the numpy reference in jaxgo.search.reference, on random
 trees: edge scores of thousands of random nodes, whole batches of descents with virtual loss, and backups."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 from jaxgo.search import descent  # noqa: E402
 from jaxgo.search.config import SearchConfig  # noqa: E402
-from jaxgo.search.mcts import backup_reference, descend_reference, edge_scores_reference  # noqa: E402
+from jaxgo.search.reference import backup_reference, descend_reference, edge_scores_reference  # noqa: E402
 from jaxgo.search.tree import Tree  # noqa: E402
 
 CONFIGS = {

@@ -14,7 +14,8 @@ from jaxgo.go.coords import BLACK, WHITE, point_to_gtp  # noqa: E402
 from jaxgo.go.game import new_game  # noqa: E402
 from jaxgo.search import descent  # noqa: E402
 from jaxgo.search.config import SearchConfig  # noqa: E402
-from jaxgo.search.mcts import Searcher, edge_scores_reference, node_mean  # noqa: E402
+from jaxgo.search.reference import edge_scores_reference, node_mean  # noqa: E402
+from jaxgo.search.searcher import Searcher  # noqa: E402
 from jaxgo.search.tree import Tree  # noqa: E402
 
 SMALL = dict(leaves_per_batch=16, playouts_per_leaf=8, playouts="light", bias_c2=0.0)

@@ -14,7 +14,8 @@ from jaxgo.go.reference import ReferenceBoard
 from jaxgo.learn import bt
 from jaxgo.search import priors
 from jaxgo.search.config import SearchConfig
-from jaxgo.search.mcts import Searcher, virtual_rave
+from jaxgo.search.reference import virtual_rave
+from jaxgo.search.searcher import Searcher
 
 # Black to play: the white stone at C5 is in atari (last liberty C4); the black stone at E4 is in atari too.
 POSITION = """

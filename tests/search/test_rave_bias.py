@@ -12,8 +12,8 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 from jaxgo.go.coords import BLACK  # noqa: E402
 from jaxgo.go.game import new_game  # noqa: E402
 from jaxgo.search.config import SearchConfig  # noqa: E402
-from jaxgo.search.mcts import Searcher  # noqa: E402
 from jaxgo.search.rave_bias import EdgeStatistics, bootstrap_c3, edge_statistics, node_depths, rave_bias  # noqa: E402
+from jaxgo.search.searcher import Searcher  # noqa: E402
 
 
 def planted(bias: float, edges: int = 4000, seed: int = 0) -> EdgeStatistics:

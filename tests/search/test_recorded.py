@@ -21,7 +21,7 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 from jaxgo.go.coords import gtp_to_point  # noqa: E402
 from jaxgo.go.game import new_game  # noqa: E402
 from jaxgo.search.config import SearchConfig  # noqa: E402
-from jaxgo.search.mcts import Searcher  # noqa: E402
+from jaxgo.search.searcher import Searcher  # noqa: E402
 
 FIXTURE = pathlib.Path(__file__).parents[1] / "fixtures" / "search_recorded.json"
 OPENING = ["E5", "C4", "G6", "D7"]

@@ -28,8 +28,7 @@ def test_fair_order_gives_each_client_a_turn_within_a_priority():
 
 
 def test_node_cap_fits_the_budget_and_tree_bytes_match_a_real_tree():
-    from jaxgo.search.mcts import stack_state
-    from jaxgo.search.tree import STATE_FIELDS, Tree
+    from jaxgo.search.tree import STATE_FIELDS, Tree, stack_state
 
     for size in (5, 9, 19):
         game = new_game(size=size)

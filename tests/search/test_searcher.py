@@ -1,4 +1,4 @@
-"""The search family: SoA tree bookkeeping, batched UCT/RAVE, flat strategies, superko in the tree, reuse."""
+"""The Searcher: SoA tree bookkeeping, batched UCT/RAVE, flat strategies, superko in the tree, reuse, limits."""
 
 from __future__ import annotations
 
@@ -12,10 +12,15 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 from jaxgo.go.coords import BLACK, WHITE, gtp_to_point, point_to_gtp  # noqa: E402
 from jaxgo.go.game import new_game  # noqa: E402
-from jaxgo.search.config import SearchConfig  # noqa: E402
-from jaxgo.search.mcts import STRATEGIES, Searcher  # noqa: E402
+from jaxgo.search.budget import auto_leaves  # noqa: E402
+from jaxgo.search.config import (
+    FLAT_STRATEGIES,  # noqa: E402
+    SearchConfig,  # noqa: E402
+)
 from jaxgo.search.player import LocalSearch  # noqa: E402
+from jaxgo.search.searcher import Searcher  # noqa: E402
 from jaxgo.search.tree import Tree, hash_key, move_decided  # noqa: E402
+from jaxgo.search.tree_search import last_moves  # noqa: E402
 
 SMALL = dict(leaves_per_batch=16, playouts_per_leaf=8, flat_playouts_per_move=8, playouts="light", bias_c2=0.0,
              prior_pattern=0.0, late_playouts=None)
@@ -56,7 +61,7 @@ def test_tree_search_captures_big_group(strategy):
     assert searcher.tree.size > 20  # the tree grew below the root
 
 
-@pytest.mark.parametrize("strategy", [s for s in STRATEGIES if s not in ("uct", "rave")])
+@pytest.mark.parametrize("strategy", FLAT_STRATEGIES)
 def test_flat_strategies_capture_big_group(strategy):
     game = board_game(CAPTURE, BLACK)
     searcher = Searcher(game.rules, SearchConfig(strategy=strategy, **SMALL), seed=2)
@@ -105,14 +110,14 @@ def test_subtree_is_reused_after_moves():
     reply = int(np.argmax(old.children_visits[node]))
     kept = _subtree_size(old, old.children_index[node, reply])
     game.play(WHITE, reply)
-    tree = searcher._prepare_tree(game)
+    tree = searcher.prepare_tree(game)
     assert tree is old and tree.root == 0 and tree.size == kept >= 1
     assert int(tree.hashes[0]) == int(hash_key(np.asarray(game.state.hash)))
     assert (tree.parents[1:tree.size] >= 0).all() and (tree.parents[1:tree.size] < tree.size).all()
     # Undo leaves a position the tree has no root for: a fresh tree.
     game.undo()
     game.undo()
-    assert searcher._prepare_tree(game).size == 1
+    assert searcher.prepare_tree(game).size == 1
 
 
 def _subtree_size(tree, node):
@@ -198,51 +203,7 @@ def test_tree_reroot_compacts_subtree():
     assert tree.children_visits[0, 2] == 7 and c == 3
 
 
-def test_auto_leaves_gives_about_48_batches_in_powers_of_two():
-    from jaxgo.search.mcts import auto_leaves
-
-    assert auto_leaves(None, 4) == 128
-    assert auto_leaves(100, 4) == 4  # never below 4
-    assert auto_leaves(1000, 4) == 4
-    assert auto_leaves(3000, 4) == 8
-    assert auto_leaves(10000, 4) == 32
-    assert auto_leaves(30000, 4) == 128
-    assert auto_leaves(10 ** 7, 4) == 128  # never above 128
-    for budget in (800, 5000, 20000):
-        k = auto_leaves(budget, 4)
-        assert k & (k - 1) == 0 and budget / (4 * k) >= 48
-
-
-@pytest.mark.parametrize("backend", ["xla", "native"])
-def test_first_search_rate_follows_the_measured_sizes_and_shrinks_with_the_board(backend):
-    from jaxgo.search.mcts import (
-        FIRST_SEARCH_RATES,
-        NATIVE_SEARCH_RATES,
-        auto_leaves,
-        first_batch_size,
-        first_search_rate,
-    )
-
-    measured = NATIVE_SEARCH_RATES if backend == "native" else FIRST_SEARCH_RATES
-    threads = 2 if backend == "native" else 0  # native rates are per thread
-    scale = threads or 1
-    for size, rate in measured.items():
-        assert first_search_rate(size, backend, threads) == pytest.approx(scale * rate)
-    assert first_search_rate(5, backend, threads) == first_search_rate(7, backend, threads) == scale * measured[9]
-    rates = [first_search_rate(size, backend, threads) for size in range(9, 26)]
-    assert all(a > b for a, b in zip(rates, rates[1:]))  # interpolated, then extrapolated, downwards
-    config = SearchConfig(strategy="rave", playouts_per_leaf=4, backend=backend, threads=threads)
-    # A 19x19 move of 10 s gets K for the playouts it can run, not for 9x9's rate.
-    assert first_batch_size(config, None, 10.0, 19) == auto_leaves(int(10.0 * scale * measured[19]), 4)
-    if backend == "native":  # one thread (a game pinned to one core) runs half the playouts of two
-        assert first_search_rate(19, backend, 1) == pytest.approx(first_search_rate(19, backend, 2) / 2)
-    assert first_batch_size(config, None, 10.0, 19) < first_batch_size(config, None, 10.0, 9)
-    assert first_batch_size(config, 3000, 10.0, 19) == auto_leaves(3000, 4)  # a playout budget decides alone
-
-
 def test_searches_on_a_time_budget_keep_the_batch_size_of_the_first():
-    from jaxgo.search.mcts import auto_leaves
-
     game = new_game(size=5, komi=0.5)
     config = SearchConfig(strategy="rave", playouts_per_leaf=4, playouts="light", bias_c2=0.0,  # K from the budget
                           backend="xla")  # the XLA rates (the native ones give larger K for the same seconds)
@@ -261,8 +222,6 @@ def test_searches_on_a_time_budget_keep_the_batch_size_of_the_first():
 
 
 def test_leaf_last_moves_follow_the_tree_path_and_the_game():
-    from jaxgo.search.mcts import _last_moves
-
     game = new_game(size=5, komi=0.5)
     game.play(BLACK, gtp_to_point("C3", 5))
     game.play(WHITE, gtp_to_point("B2", 5))
@@ -270,7 +229,7 @@ def test_leaf_last_moves_follow_the_tree_path_and_the_game():
     searcher.search(game, playouts=512)
     tree = searcher.tree
     nodes = np.arange(tree.size)
-    last = _last_moves(tree, nodes, (gtp_to_point("B2", 5), gtp_to_point("C3", 5)))
+    last = last_moves(tree, nodes, (gtp_to_point("B2", 5), gtp_to_point("C3", 5)))
     for node in nodes:
         path = [gtp_to_point("C3", 5), gtp_to_point("B2", 5)]
         chain, n = [], int(node)
@@ -300,25 +259,6 @@ def test_a_node_capped_tree_stops_growing_and_still_finds_the_capture():
     assert searcher.tree.size <= 40 + 26  # the cap, plus root children (always created)
     assert result.playouts >= 2048 and point_to_gtp(result.move, 5) == "C2"
     assert searcher.tree.root_visits().sum() == result.playouts  # every playout counted through a root move
-
-
-def test_widening_width_grows_by_one_per_factor_of_visits():
-    from jaxgo.search.mcts import widening_width
-
-    assert [widening_width(n, 40, 2.0) for n in (0, 39, 40, 79, 80, 160, 320)] == [2, 2, 3, 3, 4, 5, 6]
-
-
-def test_widened_keeps_the_likeliest_legal_moves():
-    from jaxgo.search.mcts import widened
-
-    prior = np.array([0.1, 0.4, 0.05, 0.3, 0.15, 0.0])
-    legal = np.array([True, True, True, False, True, True])
-    cfg = SearchConfig(widen_playouts=10, widen_factor=2.0)
-    assert np.flatnonzero(widened(prior, legal, 0, cfg)).tolist() == [1, 4]  # 3 is illegal
-    assert np.flatnonzero(widened(prior, legal, 10, cfg)).tolist() == [0, 1, 4]
-    assert widened(prior, legal, 1e6, cfg).tolist() == legal.tolist()
-    with pytest.raises(ValueError):
-        SearchConfig(widen_factor=1.0)
 
 
 def test_a_widened_search_spends_its_playouts_on_the_likeliest_root_moves():

@@ -1,0 +1,150 @@
+"""The ``Searcher``: one engine's Monte Carlo search of a game's positions, over playouts evaluated in batches.
+
+Strategies (Lew's thesis, chapter 3; ``config.STRATEGIES``):
+    ``uct``    MCTS with UCB1: argmax_a mu(s+a) + c * sqrt(log n(s) / n(s+a)) (+ progressive bias).
+    ``rave``   UCT+RAVE+PB: (1 - alpha) mu + alpha mu_RAVE + c1 sqrt(log n(s) / n(s+a)) + c2 K(s,a) / n(s+a),
+               alpha = n_RAVE / (n_RAVE + n + c3 n n_RAVE) (Silver).
+    ``mc``, ``amaf``, ``pp``, ``depth2``: the flat strategies of ``jaxgo.search.flat``.
+
+The tree searches are ``jaxgo.search.tree_search`` (the tree is kept between moves: subtree reuse); the searcher
+holds what every strategy shares: the rules kernels, the injected ``Evaluator`` (``jaxgo.playouts.evaluator``:
+light, heavy or rule-policy playouts, chosen by ``SearchConfig.playouts``), the random streams, the moves searched
+at the root and the budget check.  The search reports the best action by ``tree.rank_actions`` and the principal
+variation that starts with it; the move played, resignation and passing are the ``Player``'s
+(``jaxgo.search.player``).
+"""
+
+from __future__ import annotations
+
+import time
+
+import jax
+import numpy as np
+
+from jaxgo.go.kernels import kernels
+from jaxgo.playouts.evaluator import Evaluator, evaluator_for, resolve_backend
+from jaxgo.playouts.native import positions
+from jaxgo.search import descent, flat
+from jaxgo.search.config import FLAT_STRATEGIES, TREE_STRATEGIES, SearchConfig
+from jaxgo.search.result import SearchResult
+from jaxgo.search.tree import stack_state
+from jaxgo.search.tree_search import TreeSearch, prune_failed_escapes
+
+KEYS_PER_SPLIT = 256  # random keys split at once for the batches of a search
+SEARCHES = TREE_STRATEGIES + FLAT_STRATEGIES  # the strategies a Searcher runs (random needs no search)
+
+
+class Searcher(TreeSearch):
+    """One engine's search state for a game; keeps the tree between moves (subtree reuse)."""
+
+    def __init__(self, rules_config, config: SearchConfig | None = None, seed: int = 0, log=None,
+                 evaluator: Evaluator | None = None):
+        self.rules = rules_config
+        self.config = config or SearchConfig()
+        if self.config.strategy not in SEARCHES:
+            raise ValueError(f"unknown search strategy {self.config.strategy!r}; one of {SEARCHES}")
+        self.evaluator = evaluator or evaluator_for(self.config)
+        self.children_batch, self.searchable_batch = position_kernels(self.rules.suicide, self.config.backend)
+        self._chooses_evaluator = evaluator is None  # per search, by the position (late_playouts), unless given
+        self.key = jax.random.PRNGKey(seed)
+        self._keys = []  # keys split in bulk from ``key``, taken from the end
+        self._tie_rng = descent.new_rng(seed)  # the edge scores' tie-breaking noise
+        self._path_depth = 64  # D: the longest descent path recorded (doubled when a descent is longer)
+        self.log = log
+        self.tree = None
+        self._tree_moves = None  # the game's move list when the tree's root was its position
+        self.total_playouts = 0
+        self.timed_leaves: int | None = None  # K of every search on a time budget, set by the first one
+        self.forbid_pass = False  # kgs-genmove_cleanup: pass only when nothing else is searched
+        # Most tree nodes (None: no limit).  A full tree stops growing: a descent that reaches a missing child
+        # below the root plays out from the node it is at (the root's children are always created).
+        self.max_nodes: int | None = None
+        self._stop = None  # the running search's stop check
+
+    @property
+    def num_actions(self) -> int:
+        return self.rules.size ** 2 + 1
+
+    def _next_key(self):
+        """The next batch's random key: split from ``self.key`` in bulk (``KEYS_PER_SPLIT`` at a time, one host
+        call), not one device call per batch."""
+        if not self._keys:
+            keys = np.asarray(jax.random.split(self.key, KEYS_PER_SPLIT + 1))
+            self.key = keys[0]
+            self._keys = list(keys[:0:-1])
+        return self._keys.pop()
+
+    def debug(self, text: str) -> None:
+        if self.log is not None:
+            print(text, file=self.log, flush=True)
+
+    def reset(self) -> None:
+        self.tree = None
+        self._tree_moves = None
+
+    def history(self, game) -> set:
+        """The position keys a new node may not repeat: the game's (none under simple ko)."""
+        if self.rules.ko_rule == "simple":
+            return set()
+        return game.position_keys()
+
+    def root_legal(self, game) -> np.ndarray:
+        """[A] moves searched at the root: legal under the game's ko rule, own eyes excluded, pass allowed; with
+        ``ladder_prune`` (or ``ladder_prune_tree``) also the atari escapes that a ladder still captures
+        (``go.ladder.failed_escapes``)."""
+        legal = game.legal_moves(game.to_play)
+        eyes_excluded = np.asarray(self.searchable_batch(stack_state(game.state, 1)))[0]
+        mask = legal & eyes_excluded
+        if self.config.ladder_prune or self.config.ladder_prune_tree:
+            prune_failed_escapes(mask, game.state.stones, game.to_play, game.state.ko)
+        mask[-1] = not (self.forbid_pass and mask[:-1].any())
+        return mask
+
+    def evaluate(self, states, num_per_state: int, last_moves=None, active: int | None = None):
+        """Playouts of the evaluator from the first ``active`` (default all) of a batched state [S]; (winner
+        [active, L], first_colour [active, L, P]).  last_moves: int [S, 2] (the positions' last two moves), used
+        by the heavy and rule policies for the first playout move's distance features."""
+        batch = self.evaluate_batch(states, num_per_state, last_moves, active)
+        return batch.winner, batch.first_colour
+
+    def evaluate_batch(self, states, num_per_state: int, last_moves=None, active: int | None = None):
+        """The evaluator's ``PlayoutBatch`` of the first ``active`` of a batched state [S] (see ``evaluate``)."""
+        return self.evaluator.evaluate(states, self._next_key(), num_per_state, self.rules.komi, last_moves, active)
+
+    def search(self, game, playouts: int | None = None, seconds: float | None = None, stop=None) -> SearchResult:
+        """Search the game's current position for its side to move, within a playout and/or time budget.
+        ``stop``: () -> bool, checked after every batch; True ends the search with what it has (GTP interrupt,
+        the end of pondering)."""
+        if playouts is None and seconds is None:
+            playouts = 1000
+        start = time.perf_counter()
+        self._stop = stop
+        if self._chooses_evaluator and self.config.late_playouts:
+            self.evaluator = evaluator_for(self.config, stones=game.state.stones)
+        try:
+            if self.config.strategy in TREE_STRATEGIES:
+                result = self.search_tree(game, playouts, seconds, start)
+            else:
+                result = flat.SEARCHES[self.config.strategy](self, game, playouts, seconds, start)
+        finally:
+            self._stop = None
+        result.seconds = time.perf_counter() - start
+        self.total_playouts += result.playouts
+        return result
+
+    def out_of_budget(self, done: int, playouts, seconds, start) -> bool:
+        """Whether a search that has run ``done`` playouts since ``start`` has reached its budget or was stopped."""
+        if playouts is not None and done >= playouts:
+            return True
+        if self._stop is not None and self._stop():
+            return True
+        return seconds is not None and time.perf_counter() - start >= seconds
+
+
+def position_kernels(suicide: bool, backend: str):
+    """(children_batch, searchable_batch) of the tree: ``jaxgo.playouts.native.positions`` (no XLA call) with
+    the native backend and no suicide, else the jitted ``jaxgo.go.kernels``; same arguments and values."""
+    if not suicide and resolve_backend(backend) == "native":
+        return positions.children_batch, positions.searchable_batch
+    rule_kernels = kernels(suicide)
+    return rule_kernels.children_batch, rule_kernels.searchable_batch

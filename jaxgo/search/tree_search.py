@@ -1,0 +1,268 @@
+"""The tree search of a ``Searcher`` (strategies ``uct`` and ``rave``), in steps a server can interleave.
+
+Each iteration descends ``leaves_per_batch`` (K) times from the root with a virtual loss on every edge taken,
+creates the new nodes of the batch with one device call, and runs ``playouts_per_leaf`` (L) playouts from every
+leaf in one call of the searcher's ``Evaluator`` (``jaxgo.playouts.evaluator``: light, heavy or rule-policy
+playouts, chosen by ``SearchConfig.playouts``) of fixed shape [K] x L.  Backup adds the results along the paths
+and the AMAF (RAVE) credit from the playouts' first-play records.  Positional/situational superko is checked when
+a node is created (against the game history and the tree path).  Own true eyes (the playout eye rule) are not
+searched.  Pass has no AMAF statistics (light playouts pass only when forced): under RAVE its value is its own
+mean shrunk towards the node's mean (``pass_prior_playouts`` pseudo-playouts), not RAVE's neutral 0.5, which
+made a losing side's search visit pass early.  ``K(s, a)`` (progressive bias) is the move model's probability
+(``jaxgo.search.priors``, shipped gammas) when ``bias_c2 > 0``, uniform otherwise; its features see the same last
+two moves as the playouts (the game's at the root).  The same K can instead (or also) enter as virtual
+experience in the RAVE statistics (``prior_even``, ``prior_pattern``; ``reference.virtual_rave``), which fades
+with a move's AMAF count rather than with its visits.  The edge scores, the descents and the backup run as
+compiled loops (``jaxgo.search.descent``); their numpy definitions are ``jaxgo.search.reference``.
+
+The steps are public so that a server can run many searches at once and merge their leaf batches into shared
+device calls: ``start_tree_search``, then repeatedly ``select_leaves`` -> (evaluate the states, L playouts each)
+-> ``backup_leaves``, then ``finish_tree_search``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+
+import numpy as np
+
+from jaxgo.go.hostboard import state_board
+from jaxgo.go.ladder import failed_escapes
+from jaxgo.search import descent, priors  # descent: the compiled tree loops; K(s, a): uniform unless bias_c2 > 0
+from jaxgo.search.budget import first_batch_size
+from jaxgo.search.result import SearchResult, search_result
+from jaxgo.search.tree import Tree, hash_key, move_decided, stack_state, states_to_numpy
+
+
+@dataclasses.dataclass
+class TreeJob:
+    """One tree search in progress (see ``Searcher.start_tree_search``)."""
+
+    tree: Tree
+    history: set
+    leaves: int = 128  # K, boards per select_leaves batch
+    done: int = 0  # playouts backed up
+    iterations: int = 0
+    exhausted: bool = False  # the root has no move left to search
+    pending: tuple | None = None  # (paths, leaves) selected and waiting for their playouts
+    started: float = dataclasses.field(default_factory=time.perf_counter)
+    root_last: tuple = (-1, -1)  # the game's last move and the one before (P = pass, -1 = none)
+    last_moves: np.ndarray | None = None  # int32 [K, 2]: last two moves of each selected leaf's position
+    pending_paths: tuple | None = None  # the pending paths as arrays (nodes [n, D], actions [n, D], lengths [n])
+    stopped_early: bool = False  # a time-limited search ended because its move was decided (``early_stop``)
+
+
+class TreeSearch:
+    """The tree-search methods of ``jaxgo.search.searcher.Searcher`` (which holds the state they use: ``rules``,
+    ``config``, ``tree``, the evaluator and the random streams)."""
+
+    def prepare_tree(self, game) -> Tree:
+        """The tree rooted at the game's position: the old subtree if the game went on from the old root."""
+        moves = list(game.moves)
+        tree = self.tree
+        if tree is not None and self._tree_moves is not None and moves[: len(self._tree_moves)] == self._tree_moves:
+            node = tree.root
+            for color, move in moves[len(self._tree_moves):]:
+                if node < 0 or int(tree.to_play[node]) != color:
+                    node = -1
+                    break
+                node = int(tree.children_index[node, move])
+            root_key = int(hash_key(np.asarray(game.state.hash)))
+            if node >= 0 and int(tree.hashes[node]) == root_key and int(tree.to_play[node]) == game.to_play:
+                tree.reroot(node)
+                tree.children_legal[0] = self.root_legal(game)
+                tree.expanded[0] = True
+                self._tree_moves = moves
+                return tree
+        tree = Tree(self.num_actions)
+        root = tree.add_nodes(states_to_numpy(stack_state(game.state, 1)), np.array([-1], np.int32),
+                              np.array([-1], np.int32))
+        tree.children_legal[root[0]] = self.root_legal(game)
+        tree.children_prior[root[0]] = priors.root_prior(self.config, game, tree.children_legal[root[0]])
+        tree.expanded[root[0]] = True
+        self.tree, self._tree_moves = tree, moves
+        return tree
+
+    def search_tree(self, game, playouts, seconds, start) -> SearchResult:
+        if playouts is None and not self.config.leaves_per_batch:
+            leaves = self.leaves_for_seconds(seconds, game.size)
+        else:
+            leaves = first_batch_size(self.config, playouts, seconds, game.size)
+        job = self.start_tree_search(game, leaves=leaves)
+        while job.done == 0 or not self.out_of_budget(job.done, playouts, seconds, start):
+            leaf_states = self.select_leaves(job)
+            if leaf_states is None:
+                if job.exhausted:
+                    break
+                continue
+            batch = self.evaluate_batch(leaf_states, self.config.playouts_per_leaf, job.last_moves,
+                                         active=len(job.pending[1]))
+            self.backup_leaves(job, batch.winner, batch.first_colour, batch.score)
+            if self.config.early_stop and seconds is not None and self._move_decided(job, playouts, seconds, start):
+                job.stopped_early = True
+                break
+        return self.finish_tree_search(game, job, start)
+
+    @staticmethod
+    def _move_decided(job: "TreeJob", playouts, seconds: float, start: float) -> bool:
+        """Whether the rest of a time-limited search (the playouts its measured rate gives in the time left, at
+        most the rest of a playout budget) cannot change the move: the time saved stays on the game clock."""
+        elapsed = time.perf_counter() - start
+        remaining = job.done / max(elapsed, 1e-9) * max(0.0, seconds - elapsed)
+        if playouts is not None:
+            remaining = min(remaining, playouts - job.done)
+        tree = job.tree
+        visits = np.where(tree.children_legal[tree.root], tree.children_visits[tree.root], 0.0)
+        return move_decided(visits, remaining)
+
+    def start_tree_search(self, game, budget: int | None = None, leaves: int | None = None) -> "TreeJob":
+        """A tree search of the game's position (the kept subtree when the game went on from the old root).
+
+        K: ``leaves``, else ``leaves_per_batch``, else from ``budget`` (expected playouts; without it K is 128).
+        """
+        leaves = leaves or first_batch_size(self.config, budget, None, game.size)
+        return TreeJob(tree=self.prepare_tree(game), history=self.history(game), leaves=leaves,
+                       root_last=priors.game_last_moves(game))
+
+    def leaves_for_seconds(self, seconds: float, size: int) -> int:
+        """K for a search on a time budget: chosen by the first such search (``first_batch_size``, as the GTP
+        warm-up compiles it) and kept, so that a game on a clock never waits inside a move for a new batch shape
+        to compile (the clock's share changes from move to move)."""
+        if self.timed_leaves is None:
+            self.timed_leaves = first_batch_size(self.config, None, seconds, size)
+        return self.timed_leaves
+
+    def _descend(self, tree: Tree, k: int):
+        """``descent.descend`` of K descents (the path buffer kept as long as the longest path seen)."""
+        room = k + 1 if self.max_nodes is None else self.max_nodes - tree.size
+        out, self._path_depth = descent.descend(tree, k, descent.score_params(self.config), self._tie_rng, room,
+                                                self._path_depth)
+        return out
+
+    def select_leaves(self, job: "TreeJob"):
+        """Descend ``leaves_per_batch`` (K) times with virtual loss and create the new nodes (one device call).
+
+        Returns the leaf states as a batched ``rules.State`` of exactly K boards (padded with the root), or None
+        when no leaf survived this round (superko); then ``job.exhausted`` tells whether the root has no move.
+        """
+        tree = job.tree
+        children = self.children_batch
+        k = job.leaves
+        pass_action = self.num_actions - 1
+        descended = self._descend(tree, k)
+        path_nodes, path_actions, lengths, ends = descended
+        paths, leaves, pending = [], [], {}
+        for i in range(k):
+            path = list(zip(path_nodes[i, :lengths[i]].tolist(), path_actions[i, :lengths[i]].tolist()))
+            leaf = int(ends[i])
+            if leaf == descent.PENDING:
+                leaf = pending.setdefault(path[-1], -1 - len(pending))
+            paths.append(path)
+            leaves.append(leaf)
+        # Create the new nodes of this batch in one device call.
+        created = {}
+        if pending:
+            pairs = list(pending)
+            parents = np.array([p for p, _ in pairs], np.int32)
+            actions = np.array([a for _, a in pairs], np.int32)
+            pad = k - len(pairs)
+            states = tree.gather_states(np.concatenate([parents, np.full(pad, parents[0], np.int32)]))
+            child_states, child_legal = children(states, np.concatenate([actions, np.full(pad, pass_action, np.int32)]))
+            child_np = states_to_numpy(child_states)
+            child_legal = np.asarray(child_legal)
+            keys = hash_key(child_np["hash"])
+            keep = np.ones(len(pairs), bool)
+            if self.rules.ko_rule != "simple":
+                for i, (parent, action) in enumerate(pairs):
+                    if action == pass_action:
+                        continue
+                    key = int(keys[i])
+                    if key in job.history or key in tree.path_hashes(parent):
+                        keep[i] = False
+                        tree.children_legal[parent, action] = False
+            rows = np.flatnonzero(keep)
+            if len(rows):
+                index = tree.add_nodes({n: v[rows] for n, v in child_np.items()}, parents[rows], actions[rows])
+                tree.children_legal[index] = child_legal[rows]
+                if self.config.ladder_prune_tree:
+                    for row, node in zip(rows, index):
+                        prune_failed_escapes(tree.children_legal[node], child_np["stones"][row],
+                                             child_np["to_play"][row], child_np["ko"][row])
+                # The move before each new node's last move: the parent's own last move (the game's last
+                # move for children of the root), from the same source as the playouts' last moves.
+                tree.children_prior[index] = priors.children_prior(
+                    self.config, child_states, rows, child_legal[rows], actions[rows],
+                    last_moves(tree, parents[rows], job.root_last)[:, 0])
+                for row, node in zip(rows, index):
+                    created[pairs[row]] = int(node)
+        valid = []
+        for i, (path, leaf) in enumerate(zip(paths, leaves)):
+            if leaf < 0:
+                leaf = created.get(path[-1])
+                if leaf is None:  # superko: take the virtual loss back and drop this leaf
+                    for node, action in path:
+                        tree.children_visits[node, action] -= 1
+                    continue
+                leaves[i] = leaf
+            valid.append(i)
+        job.exhausted = not valid and not tree.children_legal[tree.root].any()
+        if not valid:
+            job.pending = None
+            return None
+        job.pending = ([paths[i] for i in valid], [leaves[i] for i in valid])
+        job.pending_paths = tuple(array[valid] for array in descended[:3])
+        leaf_nodes = np.array(job.pending[1] + [tree.root] * (k - len(valid)), np.int32)
+        job.last_moves = last_moves(tree, leaf_nodes, job.root_last)
+        return tree.gather_states(leaf_nodes)
+
+    def backup_leaves(self, job: "TreeJob", winner: np.ndarray, first: np.ndarray, score: np.ndarray) -> None:
+        """Back up the playouts of the last ``select_leaves``: winner int [K, L], first colour int [K, L, P],
+        score float [K, L] (Black - White - komi) (rows beyond the valid leaves are padding and ignored); each
+        playout's value is ``descent.playout_values`` under the config's ``score_utility``."""
+        paths, leaves = job.pending
+        tree, n = job.tree, len(leaves)
+        path_nodes, path_actions, lengths = job.pending_paths
+        value = descent.playout_values(np.asarray(winner)[:n], np.asarray(score)[:n], self.config.score_utility,
+                                       self.rules.size)
+        descent.backup_batch(np.arange(n), path_nodes, path_actions, lengths, np.asarray(leaves, np.int32),
+                             value, np.asarray(first, np.int8)[:n], tree.to_play,
+                             tree.children_visits, tree.children_values, tree.children_rave_visits,
+                             tree.children_rave_values, self.config.strategy == "rave")
+        job.pending_paths = None
+        job.done += len(leaves) * int(np.shape(winner)[1])
+        job.iterations += 1
+        job.pending = None
+
+    def finish_tree_search(self, game, job: "TreeJob", start: float | None = None) -> SearchResult:
+        """The root's visits and win rates, the chosen move and the principal variation."""
+        tree = job.tree
+        visits = tree.children_visits[tree.root].copy()
+        visits[~tree.children_legal[tree.root]] = 0
+        rates = tree.root_win_rates()
+        elapsed = time.perf_counter() - (job.started if start is None else start)
+        self.debug(f"{self.config.strategy}: {job.done} playouts in {job.iterations} batches, "
+                   f"tree {tree.size} nodes, {elapsed:.2f} s" + (" (stopped: the move is decided)"
+                                                                   if job.stopped_early else ""))
+        result = search_result(visits, rates, job.done, tree.principal_variation())
+        result.stopped_early = job.stopped_early
+        return result
+
+
+def last_moves(tree: Tree, nodes: np.ndarray, root_last: tuple) -> np.ndarray:
+    """int32 [len(nodes), 2]: the last move and the one before it in each node's position (actions; P = pass,
+    -1 = none), from the tree's edges and, above the root, the game's last moves ``root_last``."""
+    parent = tree.parents[nodes]
+    at_root = nodes == tree.root
+    last = np.where(at_root, root_last[0], tree.action_from_parent[nodes])
+    grand = tree.action_from_parent[np.maximum(parent, 0)]
+    before = np.where(at_root, root_last[1], np.where(parent == tree.root, root_last[0], grand))
+    return np.stack([last, before], axis=1).astype(np.int32)
+
+
+def prune_failed_escapes(searched, stones, to_play, ko) -> None:
+    """Unmark in ``searched`` bool [A] (pass last; changed in place) the atari escapes of the side to move that a
+    ladder still captures, in the position of stones int [P], ``to_play`` and simple-ko point ``ko``; pass stays."""
+    board = state_board(stones, to_play, ko)
+    searched[failed_escapes(board)] = False
+
