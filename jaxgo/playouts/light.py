@@ -172,7 +172,7 @@ def _from_states(states: rules.State, rng, max_moves: int, record: bool) -> _Boa
     )
 
 
-def _score_and_owner(black, white, komi, size: int):
+def score_and_owner(black, white, komi, size: int):
     """Area score [F] and ownership int8 [F, P] of finished boards given as [N, F] bitboards."""
     black_area, white_area = _area(black, white, size)
     score = (bb.popcount(black_area) - bb.popcount(white_area)).astype(jnp.float32) - komi
@@ -324,7 +324,7 @@ def retire_and_refill(boards, job, next_job, out, finished, load, collect: int, 
     lane = jnp.nonzero(finished, size=collect, fill_value=lanes)[0]
     valid = lane < lanes
     lane = jnp.minimum(lane, lanes - 1)
-    score, owner = _score_and_owner(boards.black[:, lane], boards.white[:, lane], komi, size)
+    score, owner = score_and_owner(boards.black[:, lane], boards.white[:, lane], komi, size)
     dest = jnp.where(valid, job[lane], total)  # index `total` is dropped
     out = out.replace(
         score=out.score.at[dest].set(score, mode="drop"),

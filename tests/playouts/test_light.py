@@ -17,8 +17,12 @@ from jaxgo.go.coords import BLACK, WHITE
 from jaxgo.go.reference import ReferenceBoard, random_positions
 from jaxgo.playouts import bitboard as bb
 from jaxgo.playouts import light as playout
+from jaxgo.playouts import light_wide
 
 KOMI = 7.5
+# Both light kernels: "sample, then validate" on row bitboards (CPU-shaped) and dense sampling over the legal
+# points (``light_wide``, for wide devices); every rule check runs on each.
+KERNELS = pytest.mark.parametrize("kernel", [playout, light_wide], ids=["light", "light_wide"])
 
 
 def _candidates(board: ReferenceBoard) -> np.ndarray:
@@ -53,9 +57,10 @@ def _replay_and_check(start: ReferenceBoard, result, index: int, max_moves: int)
     np.testing.assert_array_equal(np.asarray(result.first_ply[index]), first_ply)
 
 
+@KERNELS
 @pytest.mark.parametrize("size,batch", [(5, 64), (7, 48), (9, 40), (13, 8), (19, 4)])
-def test_playouts_from_empty_board_follow_the_rules(size, batch):
-    result = playout.run_from_empty(size, batch, jax.random.PRNGKey(size), KOMI, record_moves=True)
+def test_playouts_from_empty_board_follow_the_rules(kernel, size, batch):
+    result = kernel.run_from_empty(size, batch, jax.random.PRNGKey(size), KOMI, record_moves=True)
     for index in range(batch):
         _replay_and_check(ReferenceBoard(size, komi=KOMI), result, index, 3 * size * size)
 
@@ -66,17 +71,19 @@ def _to_states(boards):
     return jax.tree_util.tree_map(lambda *xs: jnp.stack(xs), *states)
 
 
+@KERNELS
 @pytest.mark.parametrize("size", [5, 9])
-def test_playouts_from_played_positions(size):
+def test_playouts_from_played_positions(kernel, size):
     boards = random_positions(size, 24, seed=size, komi=KOMI)[0]
     per_state = 3
-    result = playout.run(_to_states(boards), jax.random.PRNGKey(1), KOMI, num_per_state=per_state,
+    result = kernel.run(_to_states(boards), jax.random.PRNGKey(1), KOMI, num_per_state=per_state,
                          record_moves=True)
     for index in range(len(boards) * per_state):
         _replay_and_check(boards[index // per_state], result, index, 3 * size * size)
 
 
-def test_ko_point_is_respected_at_the_start():
+@KERNELS
+def test_ko_point_is_respected_at_the_start(kernel):
     board = ReferenceBoard.from_ascii("""
         . X O . .
         X . X O .
@@ -87,29 +94,31 @@ def test_ko_point_is_respected_at_the_start():
     board.play(6)  # white B4 takes the black stone at C4: Black may not retake at C4 at once
     assert board.ko_point == 7
     states = _to_states([board])
-    result = playout.run(states, jax.random.PRNGKey(0), KOMI, num_per_state=64, record_moves=True)
+    result = kernel.run(states, jax.random.PRNGKey(0), KOMI, num_per_state=64, record_moves=True)
     first_moves = np.asarray(result.moves[:, 0])
     assert board.ko_point not in set(first_moves.tolist())
     for index in range(64):
         _replay_and_check(board, result, index, 75)
 
 
-def test_deterministic_given_the_key():
-    a = playout.run_from_empty(9, 16, jax.random.PRNGKey(3))
-    b = playout.run_from_empty(9, 16, jax.random.PRNGKey(3))
-    c = playout.run_from_empty(9, 16, jax.random.PRNGKey(4))
+@KERNELS
+def test_deterministic_given_the_key(kernel):
+    a = kernel.run_from_empty(9, 16, jax.random.PRNGKey(3))
+    b = kernel.run_from_empty(9, 16, jax.random.PRNGKey(3))
+    c = kernel.run_from_empty(9, 16, jax.random.PRNGKey(4))
     np.testing.assert_array_equal(np.asarray(a.ownership), np.asarray(b.ownership))
     assert not np.array_equal(np.asarray(a.ownership), np.asarray(c.ownership))
 
 
-def test_results_do_not_depend_on_the_number_of_lanes():
+@KERNELS
+def test_results_do_not_depend_on_the_number_of_lanes(kernel):
     """Finished lanes take the next pending playout; every playout keeps its own start and random stream."""
     boards = random_positions(7, 6, seed=11, komi=KOMI)[0]
     states = _to_states(boards)
     key = jax.random.PRNGKey(5)
-    reference = playout.run(states, key, KOMI, num_per_state=20, lanes=120, record_moves=True)
+    reference = kernel.run(states, key, KOMI, num_per_state=20, lanes=120, record_moves=True)
     for lanes in (7, 32):
-        other = playout.run(states, key, KOMI, num_per_state=20, lanes=lanes, record_moves=True)
+        other = kernel.run(states, key, KOMI, num_per_state=20, lanes=lanes, record_moves=True)
         for field in ("score", "num_moves", "ownership", "first_colour", "first_ply", "moves"):
             np.testing.assert_array_equal(np.asarray(getattr(other, field)), np.asarray(getattr(reference, field)),
                                           err_msg=f"{field} with {lanes} lanes")
@@ -126,9 +135,10 @@ def test_default_lanes_by_backend(monkeypatch):
     assert playout.default_lanes(361) == playout.ACCELERATOR_LANES[361]
 
 
-def test_light_playout_statistics_on_9x9():
+@KERNELS
+def test_light_playout_statistics_on_9x9(kernel):
     """Sanity figures for light playouts with komi 7.5: games of about 110 moves, Black winning 35-50%."""
-    result = playout.run_from_empty(9, 512, jax.random.PRNGKey(7), KOMI)
+    result = kernel.run_from_empty(9, 512, jax.random.PRNGKey(7), KOMI)
     assert 95 < float(result.num_moves.mean()) < 130
     assert 0.35 < float((result.winner == BLACK).mean()) < 0.5
     # the final positions are settled: only eyes (single empty points) remain
@@ -146,3 +156,35 @@ def test_bitboard_round_trip_and_selection():
         row, col = bb.select_point(words[:, :1], jnp.array([k]))
         expected = np.flatnonzero(dense[0].reshape(-1))[k]
         assert (int(row[0]), int(col[0])) == divmod(expected, 7)
+
+
+@KERNELS
+def test_first_moves_are_uniform_over_the_candidates(kernel):
+    """Chi-square of 4,000 first moves from a played position against the uniform law on the legal, non-eye
+    points (both kernels draw from the same law, whatever their scheme)."""
+    from scipy import stats
+
+    board = random_positions(9, 1, seed=3, komi=KOMI)[0][0]
+    choices = _candidates(board)
+    result = kernel.run(_to_states([board]), jax.random.PRNGKey(2), KOMI, num_per_state=4000, max_moves=1,
+                        record_moves=True)
+    first = np.asarray(result.moves[:, 0])
+    counts = np.bincount(first, minlength=82)
+    assert counts[:81][~choices].sum() == 0 and counts[81] == 0
+    assert stats.chisquare(counts[:81][choices]).pvalue > 1e-4
+
+
+@KERNELS
+def test_only_the_active_positions_are_played(kernel):
+    boards = random_positions(7, 4, seed=2, komi=KOMI)[0]
+    result = kernel.run(_to_states(boards), jax.random.PRNGKey(0), KOMI, num_per_state=3, active_states=2)
+    moves = np.asarray(result.num_moves)
+    assert (moves[:6] > 0).all() and (moves[6:] == 0).all()
+    assert (np.asarray(result.ownership)[6:] == 0).all() and (np.asarray(result.score)[6:] == 0).all()
+
+
+def test_wide_kernel_lanes_by_backend(monkeypatch):
+    assert light_wide.default_lanes(81) == 256
+    monkeypatch.setattr(jax, "default_backend", lambda: "gpu")
+    assert light_wide.default_lanes(81) == light_wide.ACCELERATOR_LANES[81]
+    assert light_wide.default_lanes(361) == light_wide.ACCELERATOR_LANES[361]
