@@ -14,7 +14,7 @@ from jaxgo.playouts.native.random import next_u64, stream_seed, uniform_float
 jit = nb.jit
 
 
-@jit
+@jit(nrt=True)
 def checked_light_games(size, seed, games, exact):
     """Play ``games`` light playouts from the empty board, recomputing chains, liberties (exact or pseudo) and
     the empty list from scratch after every move (raises on a difference).  Returns the moves played."""
@@ -33,7 +33,7 @@ def checked_light_games(size, seed, games, exact):
     return total
 
 
-@jit
+@jit(nrt=True)
 def checked_weighted_games(stones, to_play, ko, seed, games, policy, tables, lines, dist1, dist2, plain_of):
     """Play ``games`` weighted playouts (policy ``features.HEAVY`` or ``RULES``) from the position of stones
     int8 [P] (``to_play`` 1 / -1, simple-ko board index); after every move the incrementally kept base weights
@@ -74,7 +74,7 @@ def checked_weighted_games(stones, to_play, ko, seed, games, policy, tables, lin
     return total, bad
 
 
-@jit
+@jit(nrt=True)
 def position_view(stones, to_play, ko, exact, legal, eye, libs, owner):
     """The board's view of one position (stones int8 [P], ``to_play`` 1 / -1, simple-ko board index): fills
     legal / eye bool [P] for the side to move, libs int32 [P] (the liberties of each stone's chain, exact or

@@ -24,7 +24,7 @@ from jaxgo.playouts.native import weighted as nw
 jit = nb.jit
 
 
-@jit
+@jit(nrt=True)
 def _searchable_row(st, g, out):
     """bool [P + 1]: legal for the side to move and not its own eye; pass last, always True."""
     size = g[nb.SIZE_N]
@@ -36,7 +36,7 @@ def _searchable_row(st, g, out):
     out[size * size] = True
 
 
-@jit
+@jit(nrt=True)
 def _export(st, g, stones, chain, count, lsum, lsq):
     """Write the board as ``rules.State`` arrays (board indices; pseudo-liberties)."""
     size = g[nb.SIZE_N]
@@ -65,7 +65,7 @@ def _export(st, g, stones, chain, count, lsum, lsq):
                 lsq[r] += j * j
 
 
-@jit
+@jit(nrt=True)
 def children_into(stones, to_play, ko, passes, captures, hashes, move_count, moves, zobrist, out_stones, out_chain,
                   out_count, out_sum, out_sumsq, out_ko, out_to_play, out_passes, out_captures, out_hash,
                   out_move_count, out_searchable):
@@ -108,7 +108,7 @@ def children_into(stones, to_play, ko, passes, captures, hashes, move_count, mov
         _searchable_row(st, g, out_searchable[i])
 
 
-@jit
+@jit(nrt=True)
 def searchable_into(stones, to_play, ko, out):
     """bool [S, P + 1]: the moves a search considers in each position (``rules.searchable_mask``, no
     suicide)."""
@@ -155,7 +155,7 @@ def searchable_batch(states) -> np.ndarray:
     return out
 
 
-@jit
+@jit(nrt=True)
 def gammas_into(stones, to_play, ko, last_moves, tables, lines, dist1, dist2, plain_of, pass_gammas, out):
     """float64 [S, P + 1]: the move model's gamma of every candidate of each position (0 where the heavy policy
     may not play: illegal, own eye); pass last, ``pass_gammas[1]``, or ``[2]`` right after a pass."""

@@ -39,7 +39,7 @@ class PolicyArrays:
     dist2: np.ndarray
 
 
-@jit
+@jit(nrt=True)
 def run_jobs(kind, stones, to_play, ko, passes, last_moves, per_state, lo, hi, seed, max_moves, tables, lines,
              dist1, dist2, plain_of, out_score, out_owner, out_first, out_moves, out_trace):
     """Playouts ``lo .. hi - 1`` of a batch (row j: position j // per_state); see ``play_batch``.  out_trace:
@@ -184,7 +184,7 @@ def rule_policy(rule_tables) -> PolicyArrays:
                         np.zeros((1, 1), np.float32))
 
 
-@jit
+@jit(nrt=True)
 def _first_weights(kind, stones, to_play, ko, last, last2, tables, lines, dist1, dist2, plain_of, out):
     size = int(np.sqrt(stones.shape[0]) + 0.5)
     w = size + 2

@@ -26,7 +26,7 @@ from jaxgo.playouts.native.random import next_u64, uniform_below
 jit = nb.jit
 
 
-@jit
+@jit(nrt=True)
 def new_atari_set(pp):
     """(members int32 [PP], position of each member or -1 int32 [PP], count in [0]) of chains in atari."""
     return np.zeros(pp, np.int32), np.full(pp, -1, np.int32), np.zeros(1, np.int32)

@@ -23,7 +23,7 @@ from jaxgo.playouts.native.random import next_u64, uniform_float
 jit = nb.jit
 
 
-@jit
+@jit(nrt=True)
 def new_work(pp, w):
     """Scratch arrays of one playout thread: (weights float64 [PP], row sums float64 [W], dirty list int32
     [PP], dirty marks int32 [PP], a stamp in [0], captured stones int32 [PP], neighbour chains' liberty
@@ -32,7 +32,7 @@ def new_work(pp, w):
             np.zeros(1, np.int32), np.zeros(pp, np.int32), np.zeros((4, 4), np.int32), np.zeros((4, pp), np.int32))
 
 
-@jit
+@jit(nrt=True)
 def fill_base(st, g, base, flags, policy, tables, lines):
     """Compute ``base`` float64 [2, PP] and ``flags`` int8 [2, PP] of every point from scratch."""
     size = g[nb.SIZE_N]
@@ -149,7 +149,8 @@ def play_and_update(st, g, q, base, flags, policy, tables, lines, work):
                         n_gain += 1
     nb.play(st, g, q, True)
     if stamps[0] >= 2147483000:
-        marks[:] = 0
+        for i in range(marks.shape[0]):
+            marks[i] = 0
         stamps[0] = 0
     stamps[0] += 1
     stamp = stamps[0]
