@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The GPU figures of benchmarks/RESULTS.md ("GPU") in one run: CPU/GPU agreement of the playouts, light playouts
-# on 9x9 and 19x19 over a batch and lanes sweep, pgx on the same GPU, heavy playouts, playouts inside a search,
+# on 9x9 and 19x19 with both kernels (light_wide: dense sampling, lanes in step; light: sample, then validate) over
+# a batch and lanes sweep, pgx on the same GPU, heavy playouts, playouts inside a search, the analysis server,
 # and the rules/playout tests on the GPU.  Every step has its own time limit and the whole run a deadline
 # (GPU_BENCH_SECONDS, default 480), so a slow step costs its own figure and not the others'.
 #
@@ -8,7 +9,9 @@
 #   PYTHON=.venv/bin/python bash scripts/gpu_bench.sh          # writes gpu_bench/{log.txt,bench.jsonl}
 #
 # OUT (default gpu_bench) names the output folder; PYTHON the interpreter (default python3); GPU_BENCH_ONLY a
-# space-separated list of the steps to run (default all).
+# space-separated list of the steps to run (default all).  GPU_BENCH_SMOKE=1 divides every batch, lane count,
+# playout count and client count by about 16,384 (at least 8) so the same steps run in seconds on a CPU (the
+# test suite does that: tests/test_gpu_bench.py); its figures mean nothing.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 py="${PYTHON:-python3}"
@@ -17,7 +20,18 @@ mkdir -p "$out"
 log="$out/log.txt"
 jsonl="$out/bench.jsonl"
 deadline=$(( $(date +%s) + ${GPU_BENCH_SECONDS:-480} ))
+smoke="${GPU_BENCH_SMOKE:-}"
 export XLA_PYTHON_CLIENT_PREALLOCATE=false PYTHONUNBUFFERED=1
+
+# n COUNT: COUNT, or in smoke mode COUNT / 16384 (at least 8).
+n() {
+    if [ -n "$smoke" ]; then
+        local small=$(( $1 / 16384 ))
+        echo $(( small < 8 ? 8 : small ))
+    else
+        echo "$1"
+    fi
+}
 
 # step NAME SECONDS COMMAND...: run with at most SECONDS (less if the deadline is nearer), JSON lines to $jsonl.
 step() {
@@ -44,26 +58,34 @@ step() {
     "$py" -c 'import jax, jaxlib; print("jax", jax.__version__, "jaxlib", jaxlib.__version__, jax.devices())' 2>&1
 } | tee -a "$log"
 
-step check 100 "$py" scripts/device_check.py --size 9 19 --batch 2048 --lanes 2048
-step light9 90 "$py" -m jaxgo bench playouts --size 9 --batch 65536 262144 1048576 --lanes 65536 --json
-step light9-lanes 60 "$py" -m jaxgo bench playouts --size 9 --batch 1048576 --lanes 262144 --json
-step light9-all 60 "$py" -m jaxgo bench playouts --size 9 --batch 1048576 --lanes 1048576 --repeats 2 --json
-step light19 90 "$py" -m jaxgo bench playouts --size 19 --batch 65536 262144 --lanes 32768 --repeats 2 --json
-step light19-lanes 60 "$py" -m jaxgo bench playouts --size 19 --batch 262144 --lanes 131072 --repeats 2 --json
-step pgx9 60 "$py" -m jaxgo bench playouts --size 9 --batch 65536 --lanes 65536 --compare pgx --pgx-batch 8192 \
-    --repeats 2 --json
-step pgx9-big 60 "$py" -m jaxgo bench playouts --size 9 --batch 262144 --lanes 262144 --compare pgx --pgx-batch 65536 \
-    --repeats 1 --json
-step heavy 90 "$py" -m jaxgo bench heavy --size 9 19 --batch 65536 --lanes 16384 --repeats 2
-step heavy9-lanes 60 "$py" -m jaxgo bench heavy --size 9 --batch 1048576 --lanes 262144 --repeats 2 --only heavy
-step heavy19-lanes 60 "$py" -m jaxgo bench heavy --size 19 --batch 262144 --lanes 65536 --repeats 2 --only heavy
-step heavy19-default 45 "$py" -m jaxgo bench heavy --size 19 --batch 262144 --repeats 2 --only heavy
-step serve 140 "$py" -m jaxgo bench serve --clients 64 256 --visits 8192 --queries 1 --leaves 256 \
-    --device-batch 65536 --repeats 2
-step search 90 "$py" -m jaxgo bench search --size 9 --playouts 65536 --leaves 1024 --playouts-per-leaf 16 \
-    --strategies rave --repeats 2
-step search-defaults 60 "$py" -m jaxgo bench search --size 9 --playouts 65536 --leaves 1024 --playouts-per-leaf 16 \
-    --strategies rave --repeats 2 --defaults
-step tests 150 "$py" -m pytest -q -x -p no:cacheprovider -n 8 -m "not slow and not gnugo" tests/playouts/test_light.py \
-    tests/playouts/test_heavy.py tests/playouts/test_rule_policy.py tests/go/test_differential.py
+bench=("$py" -m jaxgo bench)
+light=("${bench[@]}" playouts --backend xla --json)
+wide=("${light[@]}" --light-kernel wide)
+validate=("${light[@]}" --light-kernel validate)
+step check 100 "$py" scripts/device_check.py --size 9 19 --batch "$(n 2048)" --lanes "$(n 2048)"
+# light_wide, the accelerator's light kernel: lanes sweep, refill interval, then the default lanes
+step wide9 120 "${wide[@]}" --size 9 --batch "$(n 1048576)" --lanes "$(n 65536)" "$(n 262144)" "$(n 1048576)" \
+    --repeats 2
+step wide9-refill 90 "${wide[@]}" --size 9 --batch "$(n 1048576)" --lanes "$(n 262144)" --refill-every 1 4 \
+    --repeats 2
+step wide9-default 60 "${wide[@]}" --size 9 --batch "$(n 1048576)" --repeats 2
+step wide19 120 "${wide[@]}" --size 19 --batch "$(n 262144)" --lanes "$(n 32768)" "$(n 65536)" "$(n 131072)" \
+    --repeats 2
+step wide19-default 60 "${wide[@]}" --size 19 --batch "$(n 262144)" --repeats 2
+# the bitboard kernel (sample, then validate) and pgx, as before
+step light9 90 "${validate[@]}" --size 9 --batch "$(n 65536)" "$(n 262144)" "$(n 1048576)" --lanes "$(n 65536)"
+step light9-lanes 60 "${validate[@]}" --size 9 --batch "$(n 1048576)" --lanes "$(n 262144)"
+step light19-lanes 60 "${validate[@]}" --size 19 --batch "$(n 262144)" --lanes "$(n 131072)" --repeats 2
+step pgx9-big 90 "${wide[@]}" --size 9 --batch "$(n 262144)" --compare pgx --pgx-batch "$(n 65536)" --repeats 1
+step heavy9-lanes 60 "${bench[@]}" heavy --size 9 --batch "$(n 1048576)" --lanes "$(n 262144)" --repeats 2 --only heavy
+step heavy19-default 45 "${bench[@]}" heavy --size 19 --batch "$(n 262144)" --repeats 2 --only heavy
+step search 90 "${bench[@]}" search --backend xla --size 9 --playouts "$(n 65536)" --leaves "$(n 1024)" \
+    --playouts-per-leaf 16 --strategies rave --repeats 2
+step search-defaults 60 "${bench[@]}" search --backend xla --size 9 --playouts "$(n 65536)" --leaves "$(n 1024)" \
+    --playouts-per-leaf 16 --strategies rave --repeats 2 --defaults
+step serve 140 "${bench[@]}" serve --clients "$(n 64)" "$(n 256)" --visits "$(n 8192)" --queries 1 \
+    --leaves "$(n 256)" --device-batch "$(n 65536)" --repeats 2
+step tests 150 "$py" -m pytest -q -x -p no:cacheprovider -n 8 -m "not slow and not gnugo" \
+    tests/playouts/test_light.py tests/playouts/test_light_wide.py tests/playouts/test_heavy.py \
+    tests/playouts/test_rule_policy.py tests/go/test_differential.py
 date -u | tee -a "$log"

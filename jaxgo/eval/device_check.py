@@ -1,16 +1,18 @@
 """Do the playouts give the same games on an accelerator as on the CPU?  One JSON line per check.
 
-The light playouts draw every random number from a per-playout xorshift32 stream, so a key fixes every game
-whatever the device and the number of lanes; the heavy and rule playouts share that stream but pick a move by
-comparing a random number with a float32 cumulative sum of gammas, so a device whose sums round differently may
-pick another move now and then.  This runs the same keys on JAX's default device (a GPU where there is one) and
-on the CPU in one process and prints, per policy and board size, how many playouts agree in every output
-(winner, score, move count, final ownership), and the mean move count and Black's win rate on each device:
+The light playouts (both kernels: ``light``, "sample, then validate", and ``light_wide``, dense sampling for
+wide devices) draw every random number from a per-playout xorshift32 stream and use integer arithmetic only, so
+a key fixes every game whatever the device and the number of lanes; the heavy and rule playouts share that
+stream but pick a move by comparing a random number with a float32 cumulative sum of gammas, so a device whose
+sums round differently may pick another move now and then.  This runs the same keys on JAX's default device (a
+GPU where there is one) and on the CPU in one process and prints, per policy and board size, how many playouts
+agree in every output (winner, score, move count, final ownership), and the mean move count and Black's win
+rate on each device:
 
     python scripts/device_check.py --size 9 19 --batch 4096      (or: jaxgo eval device-check ...)
 
 The two runs use different lanes (``--lanes`` on the accelerator, ``--cpu-lanes`` on the CPU), so the check also
-covers the promise that results do not depend on the lanes.  Exit status 1 if the light playouts differ anywhere
+covers the promise that results do not depend on the lanes.  Exit status 1 if light playouts differ anywhere
 (they must not); the heavy and rule playouts are reported.
 With no accelerator both runs are on the CPU and the check is trivial (it says so: ``"same_device": true``).
 """
@@ -24,7 +26,9 @@ import time
 import jax
 import numpy as np
 
-from jaxgo.playouts import heavy, light, rule_policy
+from jaxgo.playouts import heavy, light, light_wide, rule_policy
+
+LIGHT = {"light": light, "light_wide": light_wide}
 
 
 def run_on(device, policy: str, size: int, batch: int, lanes: int | None, seed: int):
@@ -32,8 +36,8 @@ def run_on(device, policy: str, size: int, batch: int, lanes: int | None, seed: 
     with jax.default_device(device):
         key = jax.random.PRNGKey(seed)
         start = time.perf_counter()
-        if policy == "light":
-            result = light.run_from_empty(size, batch, key, lanes=lanes)
+        if policy in LIGHT:
+            result = LIGHT[policy].run_from_empty(size, batch, key, lanes=lanes)
         else:
             tables = heavy.load_default_tables() if policy == "heavy" else rule_policy.rule_tables()
             result = heavy.run_from_empty(size, batch, key, gammas=tables, lanes=lanes)
@@ -62,8 +66,8 @@ def main(argv=None) -> int:
     parser.add_argument("--cpu-lanes", type=int, default=256,
                         help="boards advanced together on the CPU (default 256, a CPU-sized count; the default "
                              "lanes follow the default backend, so on a GPU host they would be the GPU's)")
-    parser.add_argument("--policies", nargs="+", default=["light", "heavy", "rules"],
-                        choices=["light", "heavy", "rules"])
+    parser.add_argument("--policies", nargs="+", default=["light", "light_wide", "heavy", "rules"],
+                        choices=["light", "light_wide", "heavy", "rules"])
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     accelerator, cpu = jax.devices()[0], jax.devices("cpu")[0]
@@ -83,6 +87,6 @@ def main(argv=None) -> int:
                 "seconds_with_compile": [round(seconds, 2), round(cpu_seconds, 2)],
             }
             print(json.dumps(record), flush=True)
-            failed |= policy == "light" and not same.all()
+            failed |= policy in LIGHT and not same.all()
     return 1 if failed else 0
 

@@ -39,10 +39,18 @@ def parse_args(argv):
     parser.add_argument("--size", type=int, nargs="+", default=[9], help="board sizes (default 9)")
     parser.add_argument("--batch", type=int, nargs="+", default=None,
                         help="playouts per device call; several values sweep (default 4096 for 9x9, 1024 for 19x19)")
-    parser.add_argument("--lanes", type=int, default=None,
-                        help="boards advanced together per device (default: playout.default_lanes)")
+    parser.add_argument("--lanes", type=int, nargs="+", default=[None],
+                        help="boards advanced together per device (default: the kernel's default_lanes); several "
+                             "values sweep")
     parser.add_argument("--backend", nargs="+", default=["auto"], choices=["auto", "native", "xla"],
                         help="playout backends to time (default auto: native on a CPU, xla on an accelerator)")
+    parser.add_argument("--light-kernel", nargs="+", default=["auto"], choices=["auto", "validate", "wide"],
+                        help="xla light playouts: validate (sample, then validate: jaxgo.playouts.light), wide (dense "
+                             "sampling in step: jaxgo.playouts.light_wide) or auto (the evaluator's choice: wide on "
+                             "an accelerator); several values time each")
+    parser.add_argument("--refill-every", type=int, nargs="+", default=[None],
+                        help="wide kernel: iterations between hand-ins of finished lanes (default: the kernel's); "
+                             "several values sweep")
     parser.add_argument("--policy", nargs="+", default=["light"], choices=["light", "heavy", "rules", "safe_rules"],
                         help="playout policies (default light)")
     parser.add_argument("--threads", type=int, nargs="+", default=None,
@@ -95,16 +103,19 @@ def bench_native(size: int, batch: int, komi: float, policy: str, threads: int) 
 
 
 def bench_jaxgo(size: int, batch: int, repeats: int, komi: float, devices: int | None,
-                lanes: int | None = None, policy: str = "light") -> dict:
-    """One JSON record of XLA playouts of ``policy`` from the empty board, sharded over the devices."""
+                lanes: int | None = None, policy: str = "light", kernel: str = "auto",
+                refill_every: int | None = None) -> dict:
+    """One JSON record of XLA playouts of ``policy`` from the empty board, sharded over the devices; light
+    playouts with ``kernel`` (``evaluator.light_kernel``)."""
     import jax
     import numpy as np
 
     from jaxgo.playouts import heavy
-    from jaxgo.playouts import light as playout
-    from jaxgo.playouts.evaluator import make_evaluator
+    from jaxgo.playouts.evaluator import light_kernel, make_evaluator
 
     tables = None if policy == "light" else make_evaluator(policy, backend="xla").tables
+    playout = light_kernel(kernel)
+    options = {} if refill_every is None or playout.__name__.endswith("light") else {"refill_every": refill_every}
 
     devs = jax.devices()[: devices or len(jax.devices())]
     while batch % len(devs):
@@ -113,7 +124,7 @@ def bench_jaxgo(size: int, batch: int, repeats: int, komi: float, devices: int |
 
     def local(keys):
         if tables is None:
-            result = playout.run_from_empty(size, per_device, keys[0], komi, lanes=lanes)
+            result = playout.run_from_empty(size, per_device, keys[0], komi, lanes=lanes, **options)
         else:
             result = heavy.run_from_empty(size, per_device, keys[0], komi, gammas=tables, lanes=lanes)
         return result.num_moves, result.winner
@@ -127,7 +138,9 @@ def bench_jaxgo(size: int, batch: int, repeats: int, komi: float, devices: int |
     best, (moves, winners) = _best_time(run, [keys(seed) for seed in range(1, repeats + 1)])
     moves, winners = np.asarray(moves), np.asarray(winners)
     record = playout_record("jaxgo", devs[0].platform, len(devs), size, batch, compile_s, best, moves, winners == 1)
-    record.update(backend="xla", policy=policy)
+    record.update(backend="xla", policy=policy, lanes=lanes or "default")
+    if policy == "light":
+        record.update(kernel=playout.__name__.rsplit(".", 1)[-1], **options)
     return record
 
 
@@ -287,7 +300,10 @@ def _run_native(args, size: int, policy: str, batch: int, threads: int, engines,
 def _run_xla(args, size: int, policy: str, peers: list, emit) -> None:
     """XLA lines of one size and policy, with the pgx / OpenSpiel comparison for light playouts."""
     batches = args.batch or [default_batch(size)]
-    ours = [bench_jaxgo(size, b, args.repeats, args.komi, args.devices, args.lanes, policy) for b in batches]
+    kernels = args.light_kernel if policy == "light" else ["auto"]
+    refills = args.refill_every if policy == "light" else [None]
+    ours = [bench_jaxgo(size, b, args.repeats, args.komi, args.devices, lanes, policy, kernel, refill)
+            for kernel in kernels for b in batches for lanes in args.lanes for refill in refills]
     for record in ours:
         emit(record)
     best = max(ours, key=lambda r: r["playouts_per_s"])

@@ -21,7 +21,9 @@ Two backends play the same policies.  ``native`` (``jaxgo.playouts.native``): nu
 time with incremental chains, liberties and move weights, its S x L playouts spread over ``threads`` threads
 without the GIL -- the fast path on a CPU.  ``xla``: the batched kernels of ``light`` / ``heavy`` (jit + vmap), the
 path for accelerators.  ``backend="auto"`` takes native when JAX's default backend is the CPU, XLA otherwise
-(``resolve_backend``).  Both give the same ``PlayoutBatch`` and the same distribution of results.
+(``resolve_backend``).  Both give the same ``PlayoutBatch`` and the same distribution of results.  XLA light
+playouts have two kernels of the same policy (``light_kernel``): ``light_wide`` (dense sampling over the legal
+points, every lane in step) on an accelerator, ``light`` ("sample, then validate" on row bitboards) on a CPU.
 
 An XLA evaluator made with ``devices=N`` (N > 1) shards every call over the first N local devices (N GPUs, or a
 CPU host split into N XLA devices before JAX starts: ``jaxgo.util.devices.configure_host_devices``): position
@@ -43,12 +45,25 @@ import numpy as np
 
 from jaxgo.features import gammas as gamma_files
 from jaxgo.features import moves as move_features
-from jaxgo.playouts import heavy, light, rule_policy
+from jaxgo.playouts import heavy, light, light_wide, rule_policy
 from jaxgo.playouts.native import runner
 from jaxgo.util.devices import BATCH_AXIS, shard_batch, visible_devices
 
 POLICIES = ("light", "heavy", "rules", "safe_rules")
 BACKENDS = ("auto", "native", "xla")
+LIGHT_KERNELS = {"validate": light, "wide": light_wide}
+
+
+def light_kernel(kernel: str = "auto"):
+    """The XLA light-playout module (``run``, ``run_from_empty``, ``default_lanes``): ``wide``
+    (``jaxgo.playouts.light_wide``), ``validate`` (``jaxgo.playouts.light``) or ``auto``: wide when JAX's
+    default backend is an accelerator, where its lanes move in step (benchmarks/RESULTS.md, "GPU"), validate on
+    a CPU, where skipping work per board pays."""
+    if kernel == "auto":
+        kernel = "validate" if jax.default_backend() == "cpu" else "wide"
+    if kernel not in LIGHT_KERNELS:
+        raise ValueError(f"unknown light kernel {kernel!r}; one of {sorted(LIGHT_KERNELS)} or auto")
+    return LIGHT_KERNELS[kernel]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -195,7 +210,7 @@ class Evaluator:
         if self.devices > 1:
             return self._dispatch_sharded(states, key, playouts_per_state, komi, last_moves, total, count)
         if self.policy == "light":
-            result = light.run(states, key, 0.0, num_per_state=playouts_per_state, active_states=count)
+            result = light_kernel().run(states, key, 0.0, num_per_state=playouts_per_state, active_states=count)
         else:
             result = heavy.run(states, key, 0.0, num_per_state=playouts_per_state, gammas=self.tables,
                                last_moves=last_moves, active_states=count)
@@ -261,8 +276,8 @@ def sharded_playouts(light_policy: bool, devices: int, playouts_per_state: int):
 
     def light_local(states, key, count):
         device_key = jax.random.fold_in(key, jax.lax.axis_index(BATCH_AXIS))
-        return light.run(states, device_key, 0.0, num_per_state=playouts_per_state,
-                         active_states=device_share(count, devices))
+        return light_kernel().run(states, device_key, 0.0, num_per_state=playouts_per_state,
+                                  active_states=device_share(count, devices))
 
     def heavy_local(states, key, count, tables, last_moves):
         device_key = jax.random.fold_in(key, jax.lax.axis_index(BATCH_AXIS))

@@ -64,8 +64,9 @@ def prepare(size: int, batch: int, kind: str, tables, komi: float, devices: int 
     from jax.sharding import Mesh, PartitionSpec
 
     from jaxgo.playouts import heavy as hp
-    from jaxgo.playouts import light as playout
+    from jaxgo.playouts.evaluator import light_kernel
 
+    playout = light_kernel()  # the evaluator's light kernel on this backend
     devs = jax.devices()[: devices or len(jax.devices())]
     while batch % len(devs):
         devs = devs[:-1]

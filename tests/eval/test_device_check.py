@@ -21,9 +21,10 @@ def test_compare_marks_each_playout_that_differs_anywhere():
 
 
 def test_a_run_on_one_device_prints_identical_playouts(capsys):
-    assert check.main(["--size", "7", "--batch", "24", "--lanes", "5", "--policies", "light", "rules"]) == 0
+    policies = ["light", "light_wide", "rules"]
+    assert check.main(["--size", "7", "--batch", "24", "--lanes", "5", "--policies", *policies]) == 0
     records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert [(r["policy"], r["size"]) for r in records] == [("light", 7), ("rules", 7)]
+    assert [(r["policy"], r["size"]) for r in records] == [("light", 7), ("light_wide", 7), ("rules", 7)]
     for record in records:
         assert record["same_device"] and record["device"] == "cpu"
         # lanes 5 against the CPU run's 256: the playouts do not depend on the lanes

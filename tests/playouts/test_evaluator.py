@@ -177,3 +177,14 @@ def test_playout_temperature_raises_every_gamma_to_one_over_t():
         np.testing.assert_allclose(np.asarray(getattr(flat, field)), np.sqrt(base), rtol=1e-4)
     with pytest.raises(ValueError, match="temperature"):
         make_evaluator("heavy", None, 1, 0.0)
+
+
+def test_light_kernel_follows_the_backend(monkeypatch):
+    """The evaluator plays light playouts with the wide kernel on an accelerator, the bitboard one on a CPU."""
+    from jaxgo.playouts import evaluator, light, light_wide
+
+    assert evaluator.light_kernel() is light and evaluator.light_kernel("wide") is light_wide
+    monkeypatch.setattr(jax, "default_backend", lambda: "gpu")
+    assert evaluator.light_kernel() is light_wide and evaluator.light_kernel("validate") is light
+    with pytest.raises(ValueError, match="light kernel"):
+        evaluator.light_kernel("fast")
