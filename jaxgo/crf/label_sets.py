@@ -3,7 +3,7 @@
 
 By default the games are the training split (KGS 2001/2002/2003/2006/2015) or the test split (KGS 2017-01..06,
 ``--split test``) of DATA/games/kgs-highdan (DATA: ``jaxgo.util.paths.data_dir()``; the split is
-``jaxgo.data.archives.kgs_split``).  Keeps games with a counted score (RE[B+x]/RE[W+x], x numeric) and >= 160
+``jaxgo.data.split.kgs_split``).  Keeps games with a counted score (RE[B+x]/RE[W+x], x numeric) and >= 160
 moves; stores the positions before moves 20, 80 and 150 and the labels:
 
     jaxgo territory label [--split train|test] [--offset K] --games 40 --out /tmp/crf_labels.npz
@@ -25,7 +25,7 @@ import numpy as np
 from tqdm import tqdm
 
 from jaxgo.crf.labels import territory_labels
-from jaxgo.data.archives import kgs_archives
+from jaxgo.data.split import kgs_archives
 from jaxgo.go.config import Rules
 from jaxgo.go.sgf import load_sgf, replay
 from jaxgo.util.files import save_npz_atomic

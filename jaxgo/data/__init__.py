@@ -1,19 +1,13 @@
 """Game-record data: stream SGF records from tar.gz archives (damaged ones read up to the damage point, the loss
-counted), and the project's train/test split."""
+counted), and the project's train/test split.
 
-from jaxgo.data.archives import (
-    ArchiveDamage,
-    SkipStats,
-    heldout_archives,
-    is_pro_vs_pro,
-    iter_archive,
-    iter_members,
-    iter_path,
-    iter_records,
-    kgs_archives,
-    kgs_split,
-    train_archives,
-)
+``archives`` reads records (``iter_path`` / ``iter_records`` over archives, SGF files and folders), ``skips``
+counts what was skipped and why, ``split`` names the archives of the train and test sides.  Records flow out as
+``jaxgo.go.sgf.GameRecord`` to the feature extraction and learners above."""
+
+from jaxgo.data.archives import iter_archive, iter_members, iter_path, iter_records
+from jaxgo.data.skips import ArchiveDamage, SkipStats
+from jaxgo.data.split import heldout_archives, is_pro_vs_pro, kgs_archives, kgs_split, train_archives
 
 __all__ = [
     "ArchiveDamage",

@@ -7,16 +7,12 @@ records dropped there, bytes and records lost after it), and ``SkipStats.complet
 reports a damaged source as read in full.  (Python's tarfile alone raises EOFError on a cut file and stops
 silently at a header garbled by flipped bytes; the CRC failure then goes unseen.)
 
-The split (``README.md`` of the data folder, ``jaxgo.util.paths.data_dir()``): train on KGS 2001, 2002, 2003, 2006,
-2015; test on KGS 2017-01..06 and on Fox pro-vs-pro even games.  ``kgs_split`` states the rule for one KGS
-archive; ``train_archives`` / ``heldout_archives`` (the test side; not named test_* so pytest does not collect
-it) name the archives of each side so no caller has to repeat it.  Originals: u-go.net KGS archives (via
-godmoves/Standard_Computer_Go_Dataset) and featurecat/go-dataset for Fox.
+What was skipped is counted in ``skips.SkipStats``; the train/test split is ``jaxgo.data.split``.  Originals:
+u-go.net KGS archives (via godmoves/Standard_Computer_Go_Dataset) and featurecat/go-dataset for Fox.
 """
 
 from __future__ import annotations
 
-import collections
 import dataclasses
 import io
 import os
@@ -27,94 +23,10 @@ import zlib
 from pathlib import Path
 from typing import Callable, Iterator
 
+from jaxgo.data.skips import DAMAGED_MEMBER, NOT_REGULAR, OVERSIZED, ArchiveDamage, SkipStats
 from jaxgo.go.sgf import GameRecord, SGFError, load_sgf
-from jaxgo.util.paths import data_dir
 
-TRAIN_KGS_YEARS = ("2001", "2002", "2003", "2006", "2015")
 MAX_RECORD_BYTES = 8 << 20  # an SGF record larger than this (archive member or file) is skipped unread, counted
-OVERSIZED = "record over the size cap"
-NOT_REGULAR = "not a regular file"
-TEST_KGS_PREFIX = "KGS-2017"
-
-
-@dataclasses.dataclass
-class ArchiveDamage:
-    """Where a damaged archive stopped being readable, and what was lost there.
-
-    reason: what was found ("truncated: ...", "corrupt compressed data: ... incorrect data check" = a CRC
-    failure, "invalid tar header ...", "not a tar archive"); records_before: ``.sgf`` members read from this
-    archive before the damage point; records_dropped: members whose header was read but whose data was cut or
-    may hold damaged bytes (the member just before an invalid header or a CRC failure), skipped and counted;
-    offset: bytes of the file consumed when reading stopped (to within 4 KiB); bytes_lost: the file's bytes after
-    that point; records_lost: ``.sgf`` members found in the data after the damage point (their tar headers,
-    checksums valid) or None when nothing after it can be read (a cut file, a compressed stream that cannot be
-    decoded further; then the count is unknown).
-    """
-
-    path: str
-    reason: str
-    records_before: int
-    records_dropped: int
-    offset: int
-    bytes_lost: int
-    records_lost: int | None
-
-    def as_dict(self) -> dict:
-        return dataclasses.asdict(self)
-
-    def describe(self) -> str:
-        """One line for a log: the archive, the reason and the counts."""
-        lost = ("the records after it cannot be read (how many is unknown)" if self.records_lost is None
-                else f"about {self.records_lost} records ({self.bytes_lost} bytes of the file) after it lost")
-        return (f"{self.path}: {self.reason}; {self.records_before} records read before the damage point, "
-                f"{self.records_dropped} dropped there; {lost}")
-
-
-# Skip reasons that are choices of the caller (filters), not broken records.
-FILTER_REASONS = ("not accepted by filter", "board size", "no moves")
-DAMAGED_MEMBER = "archive member cut or next to damage"
-
-
-@dataclasses.dataclass
-class SkipStats:
-    """Counts of records read and skipped, by reason (the reason is the first words of the error), and the
-    damaged archives met (``ArchiveDamage.as_dict()`` each).
-
-    ``complete`` is False as soon as one archive was damaged: its records after the damage point were not read.
-    """
-
-    read: int = 0
-    kept: int = 0
-    skipped: collections.Counter = dataclasses.field(default_factory=collections.Counter)
-    damaged: list = dataclasses.field(default_factory=list)
-    cut: int = 0  # kept records used only up to an illegal move (counted by the code that replays them)
-
-    @property
-    def num_skipped(self) -> int:
-        return sum(self.skipped.values())
-
-    @property
-    def broken(self) -> int:
-        """Records skipped because they could not be read or parsed (not because a filter rejected them)."""
-        return sum(n for reason, n in self.skipped.items() if not reason.startswith(FILTER_REASONS))
-
-    @property
-    def lost(self) -> int:
-        """Records known to be lost after damage points (members found there; a cut file adds none: unknown)."""
-        return sum(d["records_lost"] or 0 for d in self.damaged)
-
-    @property
-    def complete(self) -> bool:
-        """True when every archive was read to its end (no damage)."""
-        return not self.damaged
-
-    def skip(self, reason: str) -> None:
-        self.skipped[reason] += 1
-
-    def summary(self) -> dict:
-        """JSON-ready counts: read, kept, skipped (by reason), broken, cut, lost, complete, damaged."""
-        return {"read": self.read, "kept": self.kept, "skipped": dict(self.skipped), "broken": self.broken,
-                "cut": self.cut, "lost": self.lost, "complete": self.complete, "damaged": list(self.damaged)}
 
 
 def _reason(exc: Exception) -> str:
@@ -442,57 +354,6 @@ def iter_records(paths, stats: SkipStats | None = None, **kwargs) -> Iterator[tu
         yield from iter_path(path, stats, **kwargs)
         if kwargs.get("limit") is not None and stats.kept >= kwargs["limit"]:
             return
-
-
-def kgs_split(name: str) -> str | None:
-    """'train', 'test' or None (not in the split) for a KGS archive file name such as
-    ``KGS-2001-19-2298-.tar.gz`` or ``KGS-2017_01-19-733-.tar.gz``."""
-    if not (name.startswith("KGS-") and name.endswith(".tar.gz")):
-        return None
-    if name.split("-")[1] in TRAIN_KGS_YEARS:
-        return "train"
-    if name.startswith(TEST_KGS_PREFIX):
-        return "test"
-    return None
-
-
-def kgs_archives(folder, split: str) -> list[Path]:
-    """The KGS archives of ``split`` ('train' or 'test') in ``folder`` (``DATA/games/kgs-highdan``), sorted."""
-    return sorted(p for p in Path(folder).glob("KGS-*.tar.gz") if kgs_split(p.name) == split)
-
-
-def _kgs_folder(root) -> Path:
-    return Path(data_dir() if root is None else root) / "games" / "kgs-highdan"
-
-
-def train_archives(root=None) -> list[Path]:
-    """The training archives under the data root (default ``jaxgo.util.paths.data_dir()``): KGS 2001, 2002,
-    2003, 2006, 2015 (32,047 games)."""
-    return kgs_archives(_kgs_folder(root), "train")
-
-
-def heldout_archives(root=None, which: str = "kgs2017") -> list[Path]:
-    """The test archives under the data root (default ``data_dir()``): ``which='kgs2017'`` (KGS 2017-01..06) or
-    ``'fox'`` (fox-pro-games.tar.gz; filter its records with ``accept=is_pro_vs_pro`` to get the pro-vs-pro even
-    games)."""
-    if which == "kgs2017":
-        return kgs_archives(_kgs_folder(root), "test")
-    if which == "fox":
-        path = Path(data_dir() if root is None else root) / "games" / "fox-pro-games.tar.gz"
-        return [path] if path.exists() else []
-    raise ValueError(f"unknown test set {which!r} (kgs2017 or fox)")
-
-
-_RANK = re.compile(rb"\b([BW])R\[\s*(?:[pP]\d|\d+\s*[pP])")
-_HANDICAP = re.compile(rb"\bHA\[\s*([2-9])")
-_SETUP = re.compile(rb"\bA[BW]\[")
-
-
-def is_pro_vs_pro(data: bytes) -> bool:
-    """True for a record where both BR and WR are professional ranks (Fox writes ``P9`` + dan sign; ``9p`` also
-    counts) and there is no handicap (no HA >= 2, no AB/AW setup stones)."""
-    colours = {m.group(1) for m in _RANK.finditer(data)}
-    return colours == {b"B", b"W"} and not _HANDICAP.search(data) and not _SETUP.search(data)
 
 
 def iter_path(path, stats: SkipStats | None = None, *, size: int | None = 19,

@@ -11,7 +11,9 @@ import time
 
 import numpy as np
 
-from jaxgo.data.archives import SkipStats, is_pro_vs_pro, iter_records
+from jaxgo.data.archives import iter_records
+from jaxgo.data.skips import SkipStats
+from jaxgo.data.split import is_pro_vs_pro
 from jaxgo.features import large
 
 

@@ -23,7 +23,9 @@ from typing import Iterator
 
 import numpy as np
 
-from jaxgo.data.archives import SkipStats, is_pro_vs_pro, iter_records
+from jaxgo.data.archives import iter_records
+from jaxgo.data.skips import SkipStats
+from jaxgo.data.split import is_pro_vs_pro
 from jaxgo.util.files import save_npy_atomic, write_json_atomic
 
 MANIFEST = "manifest.json"

@@ -251,7 +251,7 @@ def existing_hashes(path: str) -> tuple[set, int]:
 
 def split_archives(split: str):
     """The archives of ``split``: 'train' (KGS 2001-2015) or 'test' (KGS 2017)."""
-    from jaxgo.data.archives import heldout_archives, train_archives
+    from jaxgo.data.split import heldout_archives, train_archives
 
     if split == "train":
         return train_archives()
@@ -263,7 +263,8 @@ def split_archives(split: str):
 def iter_games(archives, stats: Counter, skip: int = 0, stride: int = 1):
     """(key, record) of the 19x19 games of ``archives``, taking every ``stride``-th game after ``skip``;
     broken records are counted in ``stats`` by reason."""
-    from jaxgo.data.archives import SkipStats, iter_archive
+    from jaxgo.data.archives import iter_archive
+    from jaxgo.data.skips import SkipStats
 
     k = 0
     for path in archives:

@@ -13,7 +13,7 @@ import numpy as np
 
 from jaxgo.crf.evaluator import load_model
 from jaxgo.crf.moves import fit_beta, log_likelihood, move_values
-from jaxgo.data.archives import kgs_archives
+from jaxgo.data.split import kgs_archives
 from jaxgo.go.config import Rules
 from jaxgo.go.sgf import load_sgf, replay
 from jaxgo.util.paths import data_dir

@@ -22,7 +22,8 @@ BUCKETS = (("d <= 4 (local)", 1, 3), ("d 5-8", 4, 7), ("d 9-16", 8, 15), ("d >= 
 
 def played_levels(gammas, path, limit: int, accept=None):
     """(rank int [N], dist_prev level int [N]) of every played move of the first ``limit`` games at ``path``."""
-    from jaxgo.data.archives import SkipStats, iter_path
+    from jaxgo.data.archives import iter_path
+    from jaxgo.data.skips import SkipStats
     from jaxgo.features import GROUPS, group_offsets
     from jaxgo.features.games import games_codes, previous_moves
     from jaxgo.learn import bt
@@ -55,7 +56,7 @@ def table(ranks, levels) -> list[dict]:
 
 
 def main(argv=None) -> int:
-    from jaxgo.data.archives import heldout_archives, is_pro_vs_pro
+    from jaxgo.data.split import heldout_archives, is_pro_vs_pro
     from jaxgo.features import gammas as gm
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])

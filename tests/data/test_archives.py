@@ -19,7 +19,7 @@ from jaxgo.data import (
     kgs_split,
     train_archives,
 )
-from jaxgo.data.archives import DAMAGED_MEMBER
+from jaxgo.data.skips import DAMAGED_MEMBER
 from jaxgo.go.coords import BLACK, WHITE
 from jaxgo.util.paths import data_dir
 
@@ -231,7 +231,7 @@ def test_an_oversized_member_is_skipped_unread_and_counted(tmp_path, monkeypatch
     members over the cap are stepped over, never read whole, and counted; the records after them are read."""
     import os
 
-    from jaxgo.data import archives
+    from jaxgo.data import archives, skips
 
     big = b"(;GM[1]SZ[19];B[aa]" + b" " * 300_000 + b")"
     path = make_archive(tmp_path / "big.tar.gz", [("1.sgf", GOOD), ("huge.sgf", big), ("2.sgf", EVEN)])
@@ -239,24 +239,24 @@ def test_an_oversized_member_is_skipped_unread_and_counted(tmp_path, monkeypatch
     stats = SkipStats()
     kept = [name for name, _ in iter_path(path, stats)]
     assert kept == ["1.sgf", "2.sgf"]
-    assert stats.read == 3 and stats.skipped[archives.OVERSIZED] == 1 and stats.complete
+    assert stats.read == 3 and stats.skipped[skips.OVERSIZED] == 1 and stats.complete
     assert os.path.getsize(path) < 10_000  # a small archive ...
     stats = SkipStats()  # ... and the cap passed explicitly
     assert [n for n, _ in iter_members(path, stats, max_bytes=100_000)] == ["1.sgf", "2.sgf"]
-    assert stats.skipped[archives.OVERSIZED] == 1
+    assert stats.skipped[skips.OVERSIZED] == 1
 
 
 def test_a_fifo_named_like_a_record_is_skipped_not_waited_on(tmp_path):
     """A FIFO named x.sgf in a folder hung ``gammas extract`` and ``jaxgo analyze`` for good."""
     import os
 
-    from jaxgo.data import archives
+    from jaxgo.data import skips
 
     (tmp_path / "a.sgf").write_bytes(GOOD)
     os.mkfifo(tmp_path / "x.sgf")
     (tmp_path / "z.sgf").write_bytes(EVEN)
     stats = SkipStats()
     kept = [os.path.basename(name) for name, _ in iter_path(tmp_path, stats)]
-    assert kept == ["a.sgf", "z.sgf"] and stats.skipped[archives.NOT_REGULAR] == 1 and stats.read == 3
+    assert kept == ["a.sgf", "z.sgf"] and stats.skipped[skips.NOT_REGULAR] == 1 and stats.read == 3
     stats = SkipStats()
-    assert list(iter_path(tmp_path / "x.sgf", stats)) == [] and stats.skipped[archives.NOT_REGULAR] == 1
+    assert list(iter_path(tmp_path / "x.sgf", stats)) == [] and stats.skipped[skips.NOT_REGULAR] == 1
