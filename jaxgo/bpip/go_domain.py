@@ -18,7 +18,7 @@ import numpy as np
 
 from jaxgo.bpip.distributions import Grid
 from jaxgo.go.reference import ReferenceBoard
-from jaxgo.go.rules import neighbour_lists
+from jaxgo.go.tables import neighbour_lists
 
 GO_GRID = Grid(half_width=1.0, step=0.05)
 PRIOR_ATTACKER = {1: 0.9, 2: 0.6}

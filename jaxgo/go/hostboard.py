@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from jaxgo.go.rules import neighbour_lists
+from jaxgo.go.tables import neighbour_lists
 
 EMPTY, BLACK, WHITE = 0, 1, -1
 

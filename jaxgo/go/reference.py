@@ -21,7 +21,7 @@ import functools
 import numpy as np
 
 from jaxgo.go.coords import BLACK, EMPTY, WHITE
-from jaxgo.go.rules import diagonal_lists, neighbour_lists
+from jaxgo.go.tables import diagonal_lists, neighbour_lists
 
 _BLACK_CHARS = "Xx#@"
 _WHITE_CHARS = "Oo"

@@ -10,13 +10,11 @@ for the liberties that captures give back.  No flood fill happens during play.
 
 Jitted code applies simple ko only; positional/situational superko is checked on the host (``jaxgo.go.game``)
 against the Zobrist hash history.  The board size is read from the array shapes (P = N * N); the
-per-size tables (neighbours, diagonals, Zobrist keys) are numpy constants built once per size.
+per-size tables (neighbours, diagonals, Zobrist keys) are numpy constants built once per size (``jaxgo.go.tables``;
+``rules.board_size``, ``rules.neighbour_table`` ... name the same functions).
 """
 
 from __future__ import annotations
-
-import functools
-import math
 
 import chex
 import jax
@@ -24,6 +22,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxgo.go.coords import BLACK, EMPTY, WHITE
+from jaxgo.go.tables import board_size, colour_index, diagonal_table, neighbour_table, zobrist_table
 
 OFF_BOARD = 2  # colour value of the padding point P in neighbour lookups
 
@@ -43,71 +42,6 @@ class State:
     captures: chex.Array  # int32 [2]: stones captured by black (0) and by white (1)
     hash: chex.Array  # uint32 [2]: 64-bit Zobrist hash of the stones (not of the side to move)
     move_count: chex.Array  # int32 []: moves played including passes
-
-
-# ----------------------------------------------------------------------------------------------------------
-# Per-size constant tables
-
-
-def board_size(num_points: int) -> int:
-    size = math.isqrt(num_points)
-    if size * size != num_points:
-        raise ValueError(f"{num_points} points is not a square board")
-    return size
-
-
-@functools.lru_cache(maxsize=None)
-def neighbour_table(size: int) -> np.ndarray:
-    """int32 [P, 4]: orthogonal neighbours (up, down, left, right); P marks off-board."""
-    return _offset_table(size, ((-1, 0), (1, 0), (0, -1), (0, 1)))
-
-
-@functools.lru_cache(maxsize=None)
-def diagonal_table(size: int) -> np.ndarray:
-    """int32 [P, 4]: diagonal neighbours; P marks off-board."""
-    return _offset_table(size, ((-1, -1), (-1, 1), (1, -1), (1, 1)))
-
-
-@functools.lru_cache(maxsize=None)
-def neighbour_lists(size: int) -> tuple[tuple[int, ...], ...]:
-    """[P] tuples of Python ints: the on-board orthogonal neighbours of every point, in ``neighbour_table``
-    order (host code that loops over neighbours)."""
-    return _on_board(neighbour_table(size))
-
-
-@functools.lru_cache(maxsize=None)
-def diagonal_lists(size: int) -> tuple[tuple[int, ...], ...]:
-    """[P] tuples of Python ints: the on-board diagonal neighbours of every point, in ``diagonal_table`` order."""
-    return _on_board(diagonal_table(size))
-
-
-def _on_board(table: np.ndarray) -> tuple[tuple[int, ...], ...]:
-    points = table.shape[0]
-    return tuple(tuple(int(q) for q in row if q != points) for row in table)
-
-
-def _offset_table(size: int, offsets) -> np.ndarray:
-    points = size * size
-    table = np.full((points, 4), points, dtype=np.int32)
-    for point in range(points):
-        row, col = divmod(point, size)
-        for k, (dr, dc) in enumerate(offsets):
-            r, c = row + dr, col + dc
-            if 0 <= r < size and 0 <= c < size:
-                table[point, k] = r * size + c
-    return table
-
-
-@functools.lru_cache(maxsize=None)
-def zobrist_table(size: int) -> np.ndarray:
-    """uint32 [P, 2, 2]: 64-bit key (two words) per point and colour (0 black, 1 white)."""
-    rng = np.random.default_rng(0x5EED + size)
-    return rng.integers(0, 2**32, size=(size * size, 2, 2), dtype=np.uint32)
-
-
-def colour_index(color):
-    """BLACK -> 0, WHITE -> 1 (works on arrays)."""
-    return (1 - color) // 2
 
 
 # ----------------------------------------------------------------------------------------------------------

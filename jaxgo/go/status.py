@@ -20,7 +20,7 @@ import numpy as np
 
 from jaxgo.go.coords import EMPTY
 from jaxgo.go.reference import flood_fill
-from jaxgo.go.rules import neighbour_lists
+from jaxgo.go.tables import neighbour_lists
 
 
 def chains(board: np.ndarray) -> list[np.ndarray]:

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from jaxgo.go.hostboard import Board
 from jaxgo.go.ladder import ladder_captures, ladder_move
-from jaxgo.go.rules import neighbour_lists
+from jaxgo.go.tables import neighbour_lists
 from jaxgo.proof.patterns import board_stack_keys
 from jaxgo.proof.tree import Result, Tree
 

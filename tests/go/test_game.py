@@ -7,7 +7,7 @@ import pytest
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
-from jaxgo.go import rules  # noqa: E402
+from jaxgo.go import rules, tables  # noqa: E402
 from jaxgo.go.coords import BLACK, WHITE, gtp_to_point  # noqa: E402
 from jaxgo.go.game import new_game  # noqa: E402
 
@@ -80,10 +80,10 @@ def test_steps_and_start_position_follow_setup_and_moves():
 
 def test_rules_neighbour_lists_come_from_the_table():
     table = rules.neighbour_table(5)
-    lists = rules.neighbour_lists(5)
+    lists = tables.neighbour_lists(5)
     assert lists[0] == (5, 1) and lists[pt("C3")] == (7, 17, 11, 13)
     assert all(tuple(q for q in row if q != 25) == got for row, got in zip(table.tolist(), lists))
-    assert rules.diagonal_lists(5)[0] == (6,)
+    assert tables.diagonal_lists(5)[0] == (6,)
 
 
 def test_gtp_vertices_parse_and_bad_ones_are_value_errors():
