@@ -14,7 +14,7 @@ from jaxgo.match.league import (
     NAME_PATTERN,
     RESULTS_VERSION,
     TOURNAMENT_KEYS,
-    Player,
+    Entrant,
     ResultsFile,
     Tournament,
     load_tournament,
@@ -30,7 +30,7 @@ from jaxgo.match.referee import CpuShares, cpu_shares, play_game, run_match
 from jaxgo.match.stats import ELO_METHOD, bradley_terry_elo, difference_interval, wilson_interval
 
 __all__ = [
-    "ELO_METHOD", "NAME_PATTERN", "RESULTS_VERSION", "TOURNAMENT_KEYS", "CpuShares", "GameClock", "Player",
+    "ELO_METHOD", "NAME_PATTERN", "RESULTS_VERSION", "TOURNAMENT_KEYS", "CpuShares", "Entrant", "GameClock",
     "ResultsFile", "TimeControl", "Tournament", "bradley_terry_elo", "build_parser", "cpu_shares",
     "difference_interval", "load_tournament", "main", "parse_players", "play_game", "play_scheduled",
     "read_game_records", "read_results", "run_match", "run_tournament", "sgf_files", "standings_table",

@@ -26,9 +26,10 @@ RESULTS_VERSION = 1
 
 
 @dataclasses.dataclass(frozen=True)
-class Player:
-    """A tournament player: a name (letters, digits, ``_.+-``), its command line (``{seed}`` is replaced by the
-    game's number in the schedule) and GTP commands sent after ``boardsize``/``clear_board``/``komi``."""
+class Entrant:
+    """A tournament's entrant (a player of the tournament file, not the engine's ``search.player.Player``): a
+    name (letters, digits, ``_.+-``), its command line (``{seed}`` is replaced by the game's number in the
+    schedule) and GTP commands sent after ``boardsize``/``clear_board``/``komi``."""
 
     name: str
     command: str
@@ -83,7 +84,7 @@ class Tournament:
         control = dataclasses.asdict(self.time_control) if self.time_control else None
         return {"size": self.size, "komi": self.komi, "time": control, "max_moves": self.max_moves}
 
-    def player(self, name: str) -> Player:
+    def player(self, name: str) -> Entrant:
         return next(p for p in self.players if p.name == name)
 
 
@@ -129,18 +130,18 @@ def load_tournament(path, **overrides) -> Tournament:
 
 
 def _players_of(table, path) -> tuple:
-    """Players from the TOML ``[players]`` table (name = command, or name = {command, setup})."""
+    """Entrants from the TOML ``[players]`` table (name = command, or name = {command, setup})."""
     if not isinstance(table, dict) or not table:
         raise ValueError(f"{path}: a [players] table with name = \"command\" lines is needed")
     players = []
     for name, value in table.items():
         if isinstance(value, str):
-            players.append(Player(name, value))
+            players.append(Entrant(name, value))
         elif isinstance(value, dict) and isinstance(value.get("command"), str):
             setup = value.get("setup", [])
             if not isinstance(setup, list) or not all(isinstance(s, str) for s in setup):
                 raise ValueError(f"{path}: players.{name}.setup must be a list of GTP commands")
-            players.append(Player(name, value["command"], tuple(setup)))
+            players.append(Entrant(name, value["command"], tuple(setup)))
         else:
             raise ValueError(f"{path}: players.{name} must be a command string or a table with 'command'")
     return tuple(players)
@@ -160,13 +161,13 @@ def _time_of(value) -> TimeControl | None:
 
 
 def parse_players(items: list[str]) -> tuple:
-    """``--player NAME=COMMAND`` options -> Players."""
+    """``--player NAME=COMMAND`` options -> Entrants."""
     players = []
     for item in items:
         name, sep, command = item.partition("=")
         if not sep or not command.strip():
             raise ValueError(f"--player {item!r}: expected NAME=COMMAND")
-        players.append(Player(name.strip(), command.strip()))
+        players.append(Entrant(name.strip(), command.strip()))
     return tuple(players)
 
 
