@@ -17,6 +17,10 @@ import argparse
 import sys
 import time
 
+# A quick demo game (the engine's own default, search.limits.DEFAULT_PLAYOUTS, takes six times as long).
+DEMO_PLAYOUTS = 512
+FLAT_DEMO_PLAYOUTS = 32  # per candidate move
+
 
 def parse_args(argv):
     parser = argparse.ArgumentParser(prog="jaxgo demo", description=__doc__,
@@ -26,7 +30,8 @@ def parse_args(argv):
                         help="rave: the default engine (RAVE, heavy playouts, progressive bias from the shipped "
                              "gammas); flat: flat Monte Carlo")
     parser.add_argument("--playouts", type=int, default=None,
-                        help="playouts per move (rave, default 512) or per candidate move (flat, default 32)")
+                        help=f"playouts per move (rave, default {DEMO_PLAYOUTS}) or per candidate move (flat, default "
+                             f"{FLAT_DEMO_PLAYOUTS})")
     parser.add_argument("--max-moves", type=int, default=160, help="stop the demo game after this many moves")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-bench", action="store_true", help="skip the benchmark")
@@ -117,7 +122,7 @@ def main(argv: list[str]) -> int:
         print("== light playout benchmark (default device) ==", flush=True)
         bench.main(["playouts", "--size", "9", "19", "--repeats", "2"])
     print(f"\n== demo game on {args.size}x{args.size} ==", flush=True)
-    playouts = args.playouts or (32 if args.engine == "flat" else 512)
+    playouts = args.playouts or (FLAT_DEMO_PLAYOUTS if args.engine == "flat" else DEMO_PLAYOUTS)
     play_demo_game(args.size, playouts, args.max_moves, args.seed, args.engine)
     return 0
 

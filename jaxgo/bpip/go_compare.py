@@ -17,6 +17,7 @@ from jaxgo.bpip.go_playout import GO_VALUE_GRID, GoPlayoutDomain, to_numpy
 from jaxgo.bpip.tree import Settings
 from jaxgo.go.game import new_game
 from jaxgo.search.config import SearchConfig
+from jaxgo.search.limits import SearchLimits
 from jaxgo.search.searcher import Searcher
 
 
@@ -34,13 +35,13 @@ def test_positions(count: int, size: int = 9, komi: float = 7.5, playouts: int =
     out, game_no = [], 0
     while len(out) < count:
         game = new_game(size, komi)
-        config = SearchConfig(strategy="rave", leaves_per_batch=32, playouts="light", bias_c2=0.0)
+        config = SearchConfig(strategy="rave", leaves_per_batch=32, playout_policy="light", bias_c2=0.0)
         searcher = Searcher(game.rules, config, seed=seed + game_no)
         moves = []
         while len(out) < count and not game.is_over() and len(moves) < 60:
             if len(moves) >= start and (len(moves) - start) % spacing == 0:
                 out.append(list(moves))
-            r = searcher.search(game, playouts=playouts)
+            r = searcher.search(game, SearchLimits(playouts=playouts))
             if r.move < 0:
                 break
             game.play(game.to_play, r.move)
@@ -54,8 +55,8 @@ def mcts_move(moves: list[int], playouts: int, seed: int = 0, size: int = 9, kom
     """One RAVE search; returns the move, its win rate and the per-move root statistics."""
     game = game_from_moves(moves, size, komi)
     cfg = SearchConfig(strategy="rave", leaves_per_batch=leaves_per_batch, resign_min_playouts=10**9,
-                       playouts="light", bias_c2=0.0)
-    r = Searcher(game.rules, cfg, seed=seed).search(game, playouts=playouts)
+                       playout_policy="light", bias_c2=0.0)
+    r = Searcher(game.rules, cfg, seed=seed).search(game, SearchLimits(playouts=playouts))
     return {"move": int(r.move), "win_rate": float(r.win_rate), "playouts": int(r.playouts),
             "values": np.asarray(r.values), "visits": np.asarray(r.visits), "seconds": r.seconds}
 
@@ -125,7 +126,7 @@ def play_match(games: int, budget: int, size: int = 9, komi: float = 7.5, max_mo
     for g in range(games):
         bpip_colour = BLACK if g % 2 == 0 else -BLACK
         game = new_game(size, komi)
-        config = SearchConfig(strategy="rave", leaves_per_batch=32, playouts="light", bias_c2=0.0)
+        config = SearchConfig(strategy="rave", leaves_per_batch=32, playout_policy="light", bias_c2=0.0)
         searcher = Searcher(game.rules, config, seed=seed + g)
         moves, winner, passes = [], None, 0
         while len(moves) < max_moves and passes < 2:
@@ -138,7 +139,7 @@ def play_match(games: int, budget: int, size: int = 9, komi: float = 7.5, max_mo
                 if game.illegal_reason(game.to_play, mv) is not None:  # superko: BPIP checks simple ko only
                     mv = size * size
             else:
-                r = searcher.search(game, playouts=budget)
+                r = searcher.search(game, SearchLimits(playouts=budget))
                 if r.move < 0:
                     winner = bpip_colour
                     break

@@ -98,6 +98,7 @@ def main(argv=None) -> int:
 
     from tqdm import tqdm
 
+    from jaxgo.search.limits import SearchLimits
     from jaxgo.search.searcher import Searcher
 
     try:
@@ -119,7 +120,7 @@ def main(argv=None) -> int:
     for index, (record, move_number) in enumerate(tqdm(picks, desc="searches", file=sys.stderr)):
         game = replay(record, move_number=move_number)
         searcher = Searcher(game.rules, config, seed=args.seed + index)
-        searcher.search(game, playouts=args.playouts)
+        searcher.search(game, SearchLimits(playouts=args.playouts))
         per_position.append(edge_statistics(searcher.tree, args.min_visits))
     stats = EdgeStatistics.concatenate(per_position)
     rows = depth_rows(stats)

@@ -33,6 +33,8 @@ import tempfile
 import threading
 import time
 
+from jaxgo.search.limits import DEFAULT_PLAYOUTS
+
 START_SCRIPT = ["protocol_version", "name", "version", "list_commands", "boardsize {size}", "komi 7.5",
                 "clear_board", "play b {first}", "play w {second}"]
 TIMEOUT = 900.0
@@ -165,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size", type=int, nargs="+", default=[9, 19], help="board sizes (default 9 19)")
     parser.add_argument("--playouts", type=int, default=None,
-                        help="playouts per genmove (default: the engine's default, 3000)")
+                        help=f"playouts per genmove (default: the engine's default, {DEFAULT_PLAYOUTS})")
     parser.add_argument("--modes", nargs="+", choices=("at_once", "after_warmup"),
                         default=["at_once", "after_warmup"], help="when genmove is sent (default both)")
     parser.add_argument("--warm-runs", type=int, default=1, help="runs with the filled cache per mode (default 1)")

@@ -20,23 +20,19 @@ import threading
 
 from jaxgo.go.config import KO_RULES, Rules
 from jaxgo.search import config as search_config
+from jaxgo.search.limits import DEFAULT_PLAYOUTS
 
 MAX_KOMI = 1000.0  # as the GTP komi command (jaxgo.gtp.core.MAX_KOMI)
 MAX_SECONDS = 24 * 3600.0
 
 DESCRIPTION = ("Go Text Protocol (v2) engine on stdin/stdout, for GUIs (Sabaki, GoGui, Lizzie) and match runners.  "
                "The default engine is the strongest configuration measured: "
-               f"{search_config.SearchConfig().describe()}; 3000 playouts per move unless "
+               f"{search_config.SearchConfig().describe()}; {DEFAULT_PLAYOUTS} playouts per move unless "
                "--playouts, --seconds or the GTP clock say otherwise.")
 
 
-def build_parser(full_help: bool = True) -> argparse.ArgumentParser:
-    """The options; ``full_help=False`` skips the one default that needs the search module (and JAX)."""
-    playouts_default = "3000"
-    if full_help:
-        from jaxgo.search.player import DEFAULT_PLAYOUTS
-
-        playouts_default = str(DEFAULT_PLAYOUTS)
+def build_parser() -> argparse.ArgumentParser:
+    """The options (every default is known without JAX)."""
     # conflict_handler: --resign-min-playouts below replaces the search module's option of that name
     parser = argparse.ArgumentParser(prog="jaxgo gtp", description=DESCRIPTION, conflict_handler="resolve")
     parser.add_argument("--size", type=int, default=19, help="board size (default %(default)s)")
@@ -45,7 +41,7 @@ def build_parser(full_help: bool = True) -> argparse.ArgumentParser:
     parser.add_argument("--suicide", action="store_true", help="allow multi-stone suicide (default: forbidden)")
     parser.add_argument("--seed", type=int, default=None, help="seed of the search's random choices (default: random)")
     parser.add_argument("--playouts", type=int, default=None,
-                        help=f"playouts per move (default {playouts_default} unless --seconds or a GTP clock is set)")
+                        help=f"playouts per move (default {DEFAULT_PLAYOUTS} unless --seconds or a GTP clock is set)")
     parser.add_argument("--seconds", type=float, default=None,
                         help="seconds per move (default: none; the GTP clock when set, at most 60 s of it per move)")
     parser.add_argument("--quiet", action="store_true", help="no debug output on stderr (default: debug output)")
@@ -151,7 +147,7 @@ def end_process(status: int) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    args = build_parser(full_help=any(word in ("-h", "--help") for word in argv)).parse_args(argv)
+    args = build_parser().parse_args(argv)
     engine = engine_from_args(args)
     if engine is None:
         return 2

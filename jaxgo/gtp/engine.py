@@ -62,9 +62,7 @@ def make_gtp_engine(rules: Rules | None = None, config: SearchConfig | None = No
     def make_player():
         from jaxgo.search.player import Player
 
-        made = Player(config, seed=seed, log=log, playouts=playouts, seconds=seconds)
-        made.search.should_stop = session.interrupted
-        return made
+        return Player(config, seed=seed, log=log, playouts=playouts, seconds=seconds)
 
     session = GtpSession(rules, player, log=log, analysis=analysis, make_player=make_player, config=config,
                          budget=(playouts, seconds), quick_start=quick_start, ponder=ponder)
@@ -82,6 +80,4 @@ def make_remote_gtp_engine(connection, rules: Rules | None = None, config: Searc
 
     search = RemoteSearch(connection, config or SearchConfig())
     player = Player(search=search, seed=seed, log=log, playouts=playouts, seconds=seconds)
-    engine = make_gtp_engine(rules, player=player, log=log, analysis=connection, quick_start=quick_start)
-    search.should_stop = engine.session.interrupted
-    return engine
+    return make_gtp_engine(rules, player=player, log=log, analysis=connection, quick_start=quick_start)

@@ -39,7 +39,7 @@ def _choose(session, args: list[str], cleanup: bool = False):
     colour = colour_arg(args[0], "syntax error")
     player, game = session.search_player(), session.game
     with clock_share_capped(player, game, colour):
-        decision = player.choose(game, colour, cleanup=cleanup)
+        decision = player.choose(game, colour, cleanup=cleanup, stop=session.interrupted)
     session.last_analysis = None  # this search is now the last one (jaxgo-search_stats)
     return colour, decision
 
@@ -252,8 +252,8 @@ def config_lines(settings: dict) -> str:
 def search_config(session, args):
     """``jaxgo-search_config``: GoGui's parameter dialog (``param`` analyze command): the move budget and every
     SearchConfig field, one typed line each (``gogui_param_lines``); ``jaxgo-search_config KEY VALUE`` sets one
-    (``jaxgo.gtp.settings.set_param``, with the dialog's names: ``playout_policy`` for ``playouts``,
-    ``playouts_per_move`` and ``seconds_per_move`` for the budget)."""
+    (``jaxgo.gtp.settings.set_param``, with the dialog's names ``playouts_per_move`` and ``seconds_per_move``
+    for the budget)."""
     require_count(args, 0, 2)
     if args:
         set_param(session, GOGUI_NAMES.get(args[0], args[0]), args[1])
@@ -261,9 +261,9 @@ def search_config(session, args):
     return gogui_param_lines(session)
 
 
-# GoGui shows a key with "_" as spaces and a capital: "playouts heavy" read "Playouts: heavy" (the policy).
-GOGUI_NAMES = {"playouts_per_move": "maxPlayouts", "seconds_per_move": "maxTime", "playout_policy": "playouts",
-               "late_playout_policy": "late_playouts"}
+# GoGui shows a key with "_" as spaces and a capital ("playout_policy heavy" reads "Playout policy: heavy"); the
+# budget's GTP names (maxPlayouts, maxTime) get names that say what they count.
+GOGUI_NAMES = {"playouts_per_move": "maxPlayouts", "seconds_per_move": "maxTime"}
 GOGUI_SHOWN = {ours: shown for shown, ours in GOGUI_NAMES.items()}
 
 
@@ -272,8 +272,8 @@ def gogui_param_lines(session) -> str:
     ``[string]`` numbers and paths ("none" for no value); the move budget first."""
     from jaxgo.search import config
 
-    choices = {"strategy": config.STRATEGIES, "playouts": config.PLAYOUT_POLICIES,
-               "late_playouts": config.PLAYOUT_POLICIES + ("none",),
+    choices = {"strategy": config.STRATEGIES, "playout_policy": config.PLAYOUT_POLICIES,
+               "late_playout_policy": config.PLAYOUT_POLICIES + ("none",),
                "backend": config.PLAYOUT_BACKENDS}
     playouts, seconds = session.budget
     rows = [("playouts_per_move", "[string]", playouts), ("seconds_per_move", "[string]", seconds)]

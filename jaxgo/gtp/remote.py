@@ -10,8 +10,8 @@ options, and turns the final response back into a ``result.SearchResult``.  The 
 Response -> SearchResult: ``visits`` / ``values`` per action from ``moveInfos`` (win rates for the side to
 move, NaN where a move was not searched), ``move`` / ``win_rate`` / ``pv`` from the first (best, ordered by
 ``tree.rank_actions`` on the server) move info, ``playouts`` = ``rootInfo.visits``.  A seconds budget
-terminates the query after that time; the server then sends its partial final result.  So does a ``stop``
-callable that turns true (``RemoteSearch.should_stop``: GoGui's ``# interrupt`` line, polled every
+terminates the query after that time; the server then sends its partial final result.  So does the limits'
+stop check when it turns true (``SearchLimits.should_stop``: GoGui's ``# interrupt`` line, polled every
 ``POLL_SECONDS``).
 """
 
@@ -26,13 +26,13 @@ import numpy as np
 from jaxgo.go.coords import colour_letter, gtp_moves
 from jaxgo.gtp.protocol import GtpError
 from jaxgo.search.config import TREE_STRATEGIES, SearchConfig
+from jaxgo.search.limits import SearchLimits
 from jaxgo.search.player import OWNERSHIP_PLAYOUTS
 from jaxgo.search.result import SearchResult
 from jaxgo.server.client import ServerClosed
 from jaxgo.server.protocol import RequestError, parse_vertex
 
 ANALYSIS_VISITS = 1 << 18  # "until interrupted": a search with only a time budget stops here at the latest
-SEARCH_PLAYOUTS = 1000  # a search with neither playouts nor seconds (as searcher.Searcher)
 RESPONSE_LIMIT = 600.0  # seconds to wait for a final response beyond the search's own time budget
 POLL_SECONDS = 0.1  # how often a search waiting for responses checks ``stop``
 
@@ -169,7 +169,6 @@ class RemoteSearch:
         self.connection = connection
         self.set_config(config if config is not None else SearchConfig())
         self.last_response: dict | None = None  # the final response behind the last search
-        self.should_stop = None  # () -> bool: end a search early with its partial result (GTP interrupt)
 
     def set_config(self, config: SearchConfig) -> None:
         """Search with ``config`` from now on; ValueError for a strategy the server cannot run."""
@@ -178,15 +177,14 @@ class RemoteSearch:
                              f"({', '.join(TREE_STRATEGIES)}; or random, which needs no search)")
         self.config = config
 
-    def search(self, game, playouts: int | None, seconds: float | None, forbid_pass: bool = False) -> SearchResult:
-        """Search the game's position for its side to move.  ``forbid_pass`` is not sent: the Player then
-        plays the best searched move other than pass."""
-        if playouts is None and seconds is None:
-            playouts = SEARCH_PLAYOUTS
+    def search(self, game, limits: SearchLimits) -> SearchResult:
+        """Search the game's position for its side to move within the budget and stop check of ``limits``.
+        ``forbid_pass`` is not sent: the Player then plays the best searched move other than pass."""
+        playouts, seconds = limits.budget()
         visits = playouts if playouts is not None else ANALYSIS_VISITS
         query = position_query(game, game.to_play, self.config, visits)
         start = time.perf_counter()
-        response = final_response(self.connection, query, seconds, stop=self.should_stop)
+        response = final_response(self.connection, query, seconds, stop=limits.should_stop)
         self.last_response = response
         return result_from_response(response, game.size, time.perf_counter() - start)
 

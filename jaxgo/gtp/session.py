@@ -242,8 +242,7 @@ class GtpSession:
         except Exception as exc:  # compiling ahead only saves time: the first search compiles what it needs
             self.debug(f"clock: compiling ahead failed: {exc!r}")
             return
-        if hasattr(self.player.search, "timed_leaves"):
-            self.player.search.timed_leaves = leaves  # every search on this clock uses the compiled K
+        self.player.clock.leaves = leaves  # every search on this clock uses the compiled K
 
     def start_warmup(self):
         """Start compiling ahead in a background thread (``jaxgo.gtp.warmup``)."""

@@ -3,7 +3,8 @@
 GoGui's parameter dialog, and ``jaxgo.gtp.analysis``).
 
 Keys: every ``SearchConfig`` field by its name (``strategy``, ``uct_c``, ``rave_c1``, ``bias_c2``,
-``playouts`` = the playout policy, ``gammas``, ...; ``jaxgo.search.config``), and the move budget:
+``playout_policy``, ``gammas``, ...; ``jaxgo.search.config``; the old names ``playouts`` and ``late_playouts``
+are accepted for one version with a message on stderr), and the move budget:
 ``maxPlayouts`` (alias ``maxVisits``; playouts per move) and ``maxTime`` (seconds per move); ``none`` unsets a
 value (the budget then comes from the GTP clock).  A change applies from the next search: the session's Player
 gets a new ``SearchConfig`` (``SearchConfig.with_overrides``, so types and ranges are checked there) and drops
@@ -18,7 +19,8 @@ from __future__ import annotations
 import contextlib
 
 from jaxgo.gtp.protocol import DECIMAL, GtpError, is_integer
-from jaxgo.server.settings import SettingError, check_setting
+from jaxgo.search.config import current_name
+from jaxgo.server.settings import SettingError, check_gamma_file, check_setting
 
 BUDGET_KEYS = {"maxPlayouts": "playouts", "maxVisits": "playouts", "maxTime": "seconds"}
 MAX_PLAYOUTS_PER_MOVE = 10_000_000
@@ -27,7 +29,6 @@ INT_LIMITS = {  # SearchConfig integer fields -> the largest value accepted over
     "leaves_per_batch": 1024, "playouts_per_leaf": 256, "n_expand": 10_000, "resign_min_playouts": 10 ** 9,
     "pp_min_samples": 10 ** 6, "flat_playouts_per_move": 4096,
 }
-MAX_GAMMA_FILE_BYTES = 256 << 20
 MAX_CLOCK_SECONDS = 60.0  # the most a share of the GTP clock may spend on one move
 
 
@@ -54,6 +55,7 @@ def get_param(session, key: str) -> str:
     """The current value of a parameter, as ``kata-set_param`` takes it."""
     if key in BUDGET_KEYS:
         return format_value(getattr(session.player, BUDGET_KEYS[key]))
+    key = current_name(key)
     settings = session.config.to_dict()
     if key not in settings:
         raise GtpError(f"unknown parameter {key}")
@@ -66,6 +68,7 @@ def set_param(session, key: str, text: str) -> None:
     if key in BUDGET_KEYS:
         setattr(session.player, BUDGET_KEYS[key], _budget_value(key, value))
         return
+    key = current_name(key)
     if key not in session.config.to_dict():
         raise GtpError(f"unknown parameter {key}")
     _check_size(key, value)
@@ -101,13 +104,11 @@ def _check_size(key: str, value) -> None:
 
 
 def _gamma_file(path: str) -> str:
-    """``path`` if it names a gamma file this version can use (``jaxgo.features.gammas.load_checked``: a
+    """``path`` if it names a gamma file this version can use (``jaxgo.server.settings.check_gamma_file``: a
     regular file, not a FIFO or a device, of reasonable size, loading as gammas of this layout); else GtpError,
     and the session keeps its gammas."""
-    from jaxgo.features.gammas import load_checked
-
     try:
-        load_checked(path, MAX_GAMMA_FILE_BYTES)
+        check_gamma_file(path)
     except ValueError as exc:
         raise GtpError(str(exc)) from None
     return path

@@ -7,7 +7,7 @@
              superko hashes, score); then the session replays its early moves on a real ``Game``;
     search   the session's ``Player`` and one batch of its first search (a throw-away ``Searcher`` with the
              same ``SearchConfig`` and the batch size K the first ``genmove`` will use, and with its
-             ``late_playouts`` when set), so the first ``genmove`` (and the first late one) finds its kernels
+             ``late_playout_policy`` when set), so the first ``genmove`` (and the first late one) finds its kernels
              compiled (or in the persistent cache, ``jaxgo.util.jitcache``).
 
 The session's own searcher, game and random keys are never touched: a seeded engine plays the same moves
@@ -92,12 +92,15 @@ class Warmup:
         """The Player, and one leaf batch of the first search with its batch size K (local tree searches only);
         the batch is not run again when that shape (rules, config, K) was compiled here before.  Returns K, or
         None when there is no local tree search to compile."""
+        from jaxgo.search.config import TREE_STRATEGIES
+
         player = self.session.player
         config = player.config
-        if config.strategy not in ("uct", "rave") or not hasattr(player.search, "searcher"):
+        if config.strategy not in TREE_STRATEGIES or not hasattr(player.search, "searcher"):
             return None  # no search to compile here (random / flat strategies, or searches on a server)
         from jaxgo.go.game import Game
         from jaxgo.search.budget import first_batch_size
+        from jaxgo.search.limits import SearchLimits
         from jaxgo.search.searcher import Searcher
 
         rules = self.session.rules
@@ -106,11 +109,11 @@ class Warmup:
         shape = (rules, config, leaves)
         if shape not in self.compiled:
             searcher = Searcher(rules, dataclasses.replace(config, leaves_per_batch=leaves), seed=0)
-            searcher.search(game, playouts=1)  # at least one batch of K leaves, L playouts each
-            if config.late_playouts:  # and the playouts the searches switch to later in the game
-                late = dataclasses.replace(config, leaves_per_batch=leaves, playouts=config.late_playouts,
-                                           late_playouts=None)
-                Searcher(rules, late, seed=0).search(game, playouts=1)
+            searcher.search(game, SearchLimits(playouts=1))  # at least one batch of K leaves, L playouts each
+            if config.late_playout_policy:  # and the playouts the searches switch to later in the game
+                late = dataclasses.replace(config, leaves_per_batch=leaves, playout_policy=config.late_playout_policy,
+                                           late_playout_policy=None)
+                Searcher(rules, late, seed=0).search(game, SearchLimits(playouts=1))
             self.compiled.add(shape)
         return leaves
 

@@ -67,6 +67,7 @@ from jaxgo.match.league import (
     tournament_summary,
 )
 from jaxgo.match.referee import run_match
+from jaxgo.search.limits import DEFAULT_PLAYOUTS
 
 
 def build_parser():
@@ -97,7 +98,8 @@ def build_parser():
     parser.add_argument("--timeout", type=float, default=None,
                         help="seconds allowed per GTP command (default 120; a genmove under --time gets its clock)")
     parser.add_argument("--max-moves", type=int, default=None)
-    parser.add_argument("--playouts", type=int, default=1000, help="default jaxgo engine's playouts per move")
+    parser.add_argument("--playouts", type=int, default=DEFAULT_PLAYOUTS,
+                        help="default jaxgo engine's playouts per move (default %(default)s)")
     parser.add_argument("--strategy", default="rave", help="default jaxgo engine's strategy")
     parser.add_argument("--level", type=int, default=10, help="default GNU Go engine's level")
     parser.add_argument("--details", action="store_true", help="include every game's record in the summary")

@@ -27,6 +27,7 @@ import numpy as np
 from jaxgo.go.game import new_game
 from jaxgo.playouts.evaluator import make_evaluator, resolve_backend
 from jaxgo.search.config import SearchConfig
+from jaxgo.search.limits import SearchLimits
 from jaxgo.search.searcher import Searcher
 from jaxgo.search.tree import stack_state
 
@@ -64,14 +65,14 @@ def main(argv=None):
             config = SearchConfig(strategy=strategy, leaves_per_batch=k, playouts_per_leaf=lpl, backend=backend,
                                   threads=args.threads)
             if not args.defaults:
-                config = dataclasses.replace(config, playouts="light", bias_c2=0.0, prior_pattern=0.0,
-                                             late_playouts=None)
+                config = dataclasses.replace(config, playout_policy="light", bias_c2=0.0, prior_pattern=0.0,
+                                             late_playout_policy=None)
             searcher = Searcher(position.rules, config, seed=1)
-            searcher.search(position, playouts=k * lpl)  # warm-up / compile
+            searcher.search(position, SearchLimits(playouts=k * lpl))  # warm-up / compile
             done, seconds = 0, 0.0
             for _ in range(args.repeats):
                 searcher.reset()
-                result = searcher.search(position, playouts=args.playouts)
+                result = searcher.search(position, SearchLimits(playouts=args.playouts))
                 done += result.playouts
                 seconds += result.seconds
             rate = done / seconds

@@ -2,24 +2,26 @@
 
 Every front end builds its search from this frozen dataclass: ``jaxgo gtp`` and ``jaxgo serve`` read it from
 their command lines (``add_arguments`` / ``from_args``), the analysis server also per query from
-``overrideSettings`` (``with_overrides``, keys are the field names), and ``jaxgo gtp --server`` sends the
+``overrideSettings`` (``with_overrides``, keys are the field names; the old names of ``DEPRECATED_NAMES`` are
+accepted for one version with a message on stderr), and ``jaxgo gtp --server`` sends the
 options it was started with to the server that way, so local and remote engines search alike.
 
 The defaults are the strongest configuration measured against GNU Go (benchmarks/RESULTS.md): RAVE with
 gamma-proportional heavy playouts, progressive bias c2 = 3 and the gammas as virtual RAVE experience
 (``prior_pattern`` 20) from the shipped gammas, MoGo-style rule playouts once stones cover 45% of the board
-(``late_playouts``), and a playout value that gives the score a share of 0.1 beside the win (``score_utility``). The
-RAVE exploration constant is 0: with 0.1 the UCB term (0.25 for an unvisited move after 500 playouts) outweighs the
-differences between RAVE values, and a 500-playout search on 19x19 became a flat sweep of 128 moves with 4 playouts
-each; with 0 it concentrates (the most visited move holds about a third of the playouts) while RAVE's AMAF credit
-still tries the moves.  Playouts run on the native backend on a CPU and on the XLA kernels on an accelerator
-(``backend``).
+(``late_playout_policy``), and a playout value that gives the score a share of 0.1 beside the win
+(``score_utility``).  The RAVE exploration constant is 0: with 0.1 the UCB term (0.25 for an unvisited move after
+500 playouts) outweighs the differences between RAVE values, and a 500-playout search on 19x19 became a flat sweep
+of 128 moves with 4 playouts each; with 0 it concentrates (the most visited move holds about a third of the
+playouts) while RAVE's AMAF credit still tries the moves.  Playouts run on the native backend on a CPU and on the
+XLA kernels on an accelerator (``backend``).
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import sys
 
 # The one list of move generators: the tree searches (jaxgo.search.tree_search, also run by the analysis server),
 # the flat searches (jaxgo.search.flat) and random, a uniform legal move without search (the Player's).
@@ -35,6 +37,27 @@ _POLICY_TEXT = {"light": "light (uniform) playouts", "heavy": "heavy (gamma-prop
                 "rules": "MoGo-style rule playouts", "safe_rules": "rule playouts with joined self-ataris last"}
 
 
+# Old names of SearchConfig fields, accepted for one version with a message on stderr (overrideSettings, GTP
+# parameters, --search-option): "playouts" now means a count of playouts only.
+DEPRECATED_NAMES = {"playouts": "playout_policy", "late_playouts": "late_playout_policy"}
+
+
+def current_name(key: str) -> str:
+    """The field name for ``key``: itself, or for a deprecated name (``DEPRECATED_NAMES``) its new name, after a
+    deprecation message on stderr."""
+    new = DEPRECATED_NAMES.get(key)
+    if new is None:
+        return key
+    deprecated(f"setting {key!r}", f"{new!r}")
+    return new
+
+
+def deprecated(old: str, new: str) -> None:
+    """One line on stderr: ``old`` is deprecated, use ``new`` (the old spelling goes in the next version)."""
+    print(f"jaxgo: {old} is deprecated and will be removed in the next version; use {new}", file=sys.stderr,
+          flush=True)
+
+
 @dataclasses.dataclass(frozen=True)
 class SearchConfig:
     strategy: str = "rave"  # move generator (random = a uniform legal move, no search)
@@ -44,7 +67,7 @@ class SearchConfig:
     rave_c1: float = 0.0  # UCB exploration constant under RAVE (0, as MoGo and Fuego run RAVE: RAVE explores)
     rave_c3: float = 1e-3  # Silver's RAVE bias constant
     bias_c2: float = 3.0  # progressive bias c2 * K(s, a) / (n + 1); K = the gammas' move probability; 0 = off
-    playouts: str = "heavy"  # leaf playouts: light (uniform), heavy (gamma-proportional) rules (MoGo tiers), safe_rules
+    playout_policy: str = "heavy"  # leaf playouts: light (uniform), heavy (gamma-proportional), rules, safe_rules
     gammas: str | None = None  # gamma file for heavy playouts and priors (None: the shipped gammas)
     playout_temperature: float = 1.0  # heavy playouts sample gamma ** (1 / T): < 1 sharper, > 1 flatter
     prior_even: float = 0.0  # RAVE virtual playouts at 1/2 for every move (Gelly & Silver's prior)
@@ -61,8 +84,8 @@ class SearchConfig:
     widen_factor: float = 1.4  # until widen_playouts visits, then one more each time its visits grow by this factor
     ladder_prune: bool = False  # leave out of the root the atari escapes that a ladder still captures (go.ladder)
     ladder_prune_tree: bool = False  # ... and out of every node the tree creates, for both sides
-    late_playouts: str | None = "rules"  # the playout policy of the searches from late_fill on; None (none) = off
-    late_fill: float = 0.45  # the fraction of the board's points covered by stones from which late_playouts apply
+    late_playout_policy: str | None = "rules"  # the playout policy of the searches from late_fill on; None = off
+    late_fill: float = 0.45  # the fraction of the board's points covered by stones from which the late policy applies
     score_utility: float = 0.1  # share u of the score in a playout's value (descent.playout_values; 0: win / loss)
     backend: str = "auto"  # playouts: native (numba, one board at a time), xla (batched kernels), auto: native on CPU
     threads: int = 0  # native playouts: threads per batch (0: one per core)
@@ -70,8 +93,8 @@ class SearchConfig:
     def __post_init__(self):
         if self.strategy not in STRATEGIES:
             raise ValueError(f"unknown strategy {self.strategy!r}; one of {STRATEGIES}")
-        if self.playouts not in PLAYOUT_POLICIES:
-            raise ValueError(f"unknown playout policy {self.playouts!r}; one of {PLAYOUT_POLICIES}")
+        if self.playout_policy not in PLAYOUT_POLICIES:
+            raise ValueError(f"unknown playout policy {self.playout_policy!r}; one of {PLAYOUT_POLICIES}")
         if self.leaves_per_batch is not None and self.leaves_per_batch < 1:
             raise ValueError("leaves_per_batch must be at least 1")
         if self.playouts_per_leaf < 1:
@@ -80,8 +103,8 @@ class SearchConfig:
             raise ValueError("playout_temperature must be positive")
         if self.widen_playouts < 0 or self.widen_factor <= 1:
             raise ValueError("widen_playouts must be >= 0 and widen_factor > 1")
-        if self.late_playouts and self.late_playouts not in PLAYOUT_POLICIES:
-            raise ValueError(f"unknown late playout policy {self.late_playouts!r}; one of {PLAYOUT_POLICIES}")
+        if self.late_playout_policy and self.late_playout_policy not in PLAYOUT_POLICIES:
+            raise ValueError(f"unknown late playout policy {self.late_playout_policy!r}; one of {PLAYOUT_POLICIES}")
         if not 0 <= self.late_fill <= 1:
             raise ValueError("late_fill must be between 0 and 1")
         if self.backend not in PLAYOUT_BACKENDS:
@@ -103,25 +126,37 @@ class SearchConfig:
         MoGo-style rule playouts once stones cover 45% of the board"."""
         if self.strategy == "random":
             return _STRATEGY_TEXT["random"]
-        text = f"{_STRATEGY_TEXT[self.strategy]} with {_POLICY_TEXT[self.playouts]}"
+        text = f"{_STRATEGY_TEXT[self.strategy]} with {_POLICY_TEXT[self.playout_policy]}"
         priors = [f"progressive bias {self.bias_c2:g}"] if self.bias_c2 else []
         if self.prior_even or self.prior_pattern:
             priors.append(f"virtual RAVE experience (--prior {self.prior_even:g} {self.prior_pattern:g})")
         if priors:
             source = "the shipped gammas" if self.gammas is None else f"the gammas in {self.gammas}"
             text += f", {' and '.join(priors)} from {source}"
-        if self.late_playouts:
-            text += f", and {_POLICY_TEXT[self.late_playouts]} once stones cover {self.late_fill:.0%} of the board"
-        if self.score_utility and self.strategy in ("uct", "rave"):
+        if self.late_playout_policy:
+            text += (f", and {_POLICY_TEXT[self.late_playout_policy]} once stones cover {self.late_fill:.0%} of the "
+                     "board")
+        if self.score_utility and self.strategy in TREE_STRATEGIES:
             text += f"; playouts valued with a score share of {self.score_utility:g}"
         return text
 
-    def playouts_at(self, stones: int, points: int) -> str:
+    def playout_policy_at(self, stones: int, points: int) -> str:
         """The playout policy of a search from a position with ``stones`` stones on a board of ``points``
-        points: ``late_playouts`` once they cover ``late_fill`` of the board, else ``playouts``."""
-        if self.late_playouts and stones >= self.late_fill * points:
-            return self.late_playouts
-        return self.playouts
+        points: ``late_playout_policy`` once they cover ``late_fill`` of the board, else ``playout_policy``."""
+        if self.late_playout_policy and stones >= self.late_fill * points:
+            return self.late_playout_policy
+        return self.playout_policy
+
+    # Deprecated spellings, kept for one version (``jaxgo.playouts.evaluator.evaluator_for`` still reads them):
+    # "playouts" is a count everywhere else.
+    @property
+    def playouts(self) -> str:
+        """Deprecated: ``playout_policy``."""
+        return self.playout_policy
+
+    def playouts_at(self, stones: int, points: int) -> str:
+        """Deprecated: ``playout_policy_at``."""
+        return self.playout_policy_at(stones, points)
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -132,6 +167,7 @@ class SearchConfig:
         fields = {f.name: f for f in dataclasses.fields(self)}
         changes, ignored = {}, []
         for key, value in overrides.items():
+            key = current_name(key)
             if key not in fields:
                 ignored.append(f"setting {key!r} ignored")
                 continue
@@ -144,13 +180,13 @@ class SearchConfig:
 
 def _coerce(key: str, value, default):
     """``value`` as the type of the field ``key`` (whose default is ``default``); ValueError if it is not."""
-    if key in ("gammas", "leaves_per_batch", "late_playouts") and value is None:
+    if key in ("gammas", "leaves_per_batch", "late_playout_policy") and value is None:
         return None
     if isinstance(default, bool):
         return _as_bool(key, value)
     if isinstance(value, bool):
         raise ValueError(f"{key}: expected a number or string, got {value!r}")
-    if key in ("strategy", "playouts", "gammas", "late_playouts", "backend"):
+    if key in ("strategy", "playout_policy", "gammas", "late_playout_policy", "backend"):
         if not isinstance(value, str):
             raise ValueError(f"{key}: expected a string, got {value!r}")
         return value
@@ -175,6 +211,19 @@ def _as_bool(key: str, value) -> bool:
     raise ValueError(f"{key}: expected true or false, got {value!r}")
 
 
+class DeprecatedOption(argparse.Action):
+    """An old spelling of an option (``--playouts POLICY`` for ``--playout-policy``): stores the value in the new
+    option's ``dest`` after a deprecation message on stderr (``new``: the new spelling)."""
+
+    def __init__(self, option_strings, dest, new: str = "", **kwargs):
+        self.new = new
+        super().__init__(option_strings, dest, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        deprecated(option_string, self.new)
+        setattr(namespace, self.dest, values)
+
+
 DEFAULT = SearchConfig()
 
 
@@ -184,7 +233,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("search (defaults: the strongest configuration measured)")
     group.add_argument("--strategy", choices=STRATEGIES, default=d.strategy,
                        help="move generator (default %(default)s; random = a uniform legal move)")
-    group.add_argument("--playout-policy", choices=PLAYOUT_POLICIES, default=d.playouts,
+    group.add_argument("--playout-policy", choices=PLAYOUT_POLICIES, default=d.playout_policy,
                        help="leaf playouts: light (uniform), heavy (gamma-proportional), rules (MoGo-style "
                             "capture / save / shape tiers) or safe_rules (the same, joined self-ataris last) "
                             "(default %(default)s)")
@@ -217,7 +266,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def from_args(args: argparse.Namespace) -> SearchConfig:
     """The SearchConfig of parsed ``add_arguments`` options; ValueError for a bad ``--search-option``."""
-    config = SearchConfig(strategy=args.strategy, playouts=args.playout_policy, bias_c2=args.bias,
+    config = SearchConfig(strategy=args.strategy, playout_policy=args.playout_policy, bias_c2=args.bias,
                           prior_even=args.prior[0], prior_pattern=args.prior[1], gammas=args.gammas,
                           leaves_per_batch=args.leaves, playouts_per_leaf=args.playouts_per_leaf,
                           resign_threshold=args.resign_threshold, resign_min_playouts=args.resign_min_playouts,
@@ -228,7 +277,7 @@ def from_args(args: argparse.Namespace) -> SearchConfig:
         key, sep, text = item.partition("=")
         if not sep:
             raise ValueError(f"--search-option {item!r}: expected FIELD=VALUE")
-        overrides[key.strip()] = _parse_value(text.strip())
+        overrides[current_name(key.strip())] = _parse_value(text.strip())
     config, ignored = config.with_overrides(overrides)
     if ignored:
         raise ValueError(f"--search-option: unknown field(s) {sorted(set(overrides) - set(config.to_dict()))}")

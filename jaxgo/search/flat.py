@@ -17,30 +17,31 @@ from __future__ import annotations
 import jax
 import numpy as np
 
+from jaxgo.search.limits import SearchLimits
 from jaxgo.search.result import SearchResult, search_result
 from jaxgo.search.tree import stack_state
 
 
-def root_children(searcher, game):
+def root_children(searcher, game, forbid_pass: bool = False):
     """(child states [A], legal [A], child legal masks [A, A]) of the current position."""
     children = searcher.children_batch
     moves = np.arange(searcher.num_actions, dtype=np.int32)
     child_states, child_legal = children(stack_state(game.state, searcher.num_actions), moves)
-    return child_states, searcher.root_legal(game), np.asarray(child_legal)
+    return child_states, searcher.root_legal(game, forbid_pass), np.asarray(child_legal)
 
 
-def search_flat(searcher, game, playouts, seconds, start) -> SearchResult:
+def search_flat(searcher, game, limits: SearchLimits, start: float) -> SearchResult:
     """Vanilla Monte Carlo (``mc``) and progressive pruning (``pp``)."""
     cfg = searcher.config
     color = game.to_play
-    child_states, legal, _ = root_children(searcher, game)
+    child_states, legal, _ = root_children(searcher, game, limits.forbid_pass)
     a = searcher.num_actions
     lpm = cfg.flat_playouts_per_move
     n = np.zeros(a)
     w = np.zeros(a)
     active = legal.copy()  # pass included: without it a lost position is played out by filling own areas
     done = 0
-    while (done == 0 or not searcher.out_of_budget(done, playouts, seconds, start)) and active.any():
+    while (done == 0 or not searcher.out_of_budget(done, limits, start)) and active.any():
         moves = np.flatnonzero(active)
         slots = np.resize(moves, a)  # fill the fixed batch cyclically with the active moves
         states = jax.tree_util.tree_map(lambda x: np.asarray(x)[slots], child_states)
@@ -67,17 +68,17 @@ def search_flat(searcher, game, playouts, seconds, start) -> SearchResult:
     return result
 
 
-def search_amaf(searcher, game, playouts, seconds, start) -> SearchResult:
+def search_amaf(searcher, game, limits: SearchLimits, start: float) -> SearchResult:
     """All-moves-as-first from the position itself (Bruegmann)."""
     color = game.to_play
-    legal = searcher.root_legal(game)
+    legal = searcher.root_legal(game, limits.forbid_pass)
     a = searcher.num_actions
     lpm = searcher.config.flat_playouts_per_move
     states = stack_state(game.state, a)
     n = np.zeros(a)
     w = np.zeros(a)
     done = 0
-    while done == 0 or not searcher.out_of_budget(done, playouts, seconds, start):
+    while done == 0 or not searcher.out_of_budget(done, limits, start):
         winner, first = searcher.evaluate(states, lpm)
         winner, first = winner.reshape(-1), first.reshape(-1, a - 1)
         mine = first == color
@@ -96,11 +97,11 @@ def search_amaf(searcher, game, playouts, seconds, start) -> SearchResult:
     return search_result(visits, rates, done)
 
 
-def search_depth2(searcher, game, playouts, seconds, start) -> SearchResult:
+def search_depth2(searcher, game, limits: SearchLimits, start: float) -> SearchResult:
     """Depth-2 min-of-means: each (move, reply) pair is sampled round-robin; value = min over replies."""
     children = searcher.children_batch
     color = game.to_play
-    child_states, legal, child_legal = root_children(searcher, game)
+    child_states, legal, child_legal = root_children(searcher, game, limits.forbid_pass)
     a = searcher.num_actions
     lpm = searcher.config.flat_playouts_per_move
     moves = np.flatnonzero(legal[:-1]) if legal[:-1].any() else np.array([a - 1])
@@ -109,7 +110,7 @@ def search_depth2(searcher, game, playouts, seconds, start) -> SearchResult:
     w = np.zeros((a, a))
     grand_cache = {}
     done, turn = 0, 0
-    while done == 0 or not searcher.out_of_budget(done, playouts, seconds, start):
+    while done == 0 or not searcher.out_of_budget(done, limits, start):
         move = int(moves[turn % len(moves)])
         turn += 1
         if move not in grand_cache:
@@ -132,5 +133,5 @@ def search_depth2(searcher, game, playouts, seconds, start) -> SearchResult:
     return search_result(visits, values, done)
 
 
-# The flat search of each strategy: (searcher, game, playouts, seconds, start) -> SearchResult.
+# The flat search of each strategy: (searcher, game, limits, start time) -> SearchResult.
 SEARCHES = {"mc": search_flat, "pp": search_flat, "amaf": search_amaf, "depth2": search_depth2}

@@ -7,10 +7,10 @@ the pass and resign rules, the time control (``Clock``) and, through its search,
     ``LocalSearch``   searches in this process (``searcher.Searcher``, tree kept between moves);
     a remote search   (``jaxgo.gtp.remote.RemoteSearch``) sends the same ``SearchConfig`` to ``jaxgo serve``.
 
-A search is any object with ``config`` (its ``SearchConfig``), ``search(game, playouts, seconds, forbid_pass)
--> SearchResult``, ``ownership(game, playouts) -> float [size, size]``, ``reset()`` and ``should_stop`` (None or
-() -> bool: a running search ends early with its partial result, e.g. on GoGui's interrupt); a search that
-keeps its tree between moves also has ``ponder(game, playouts, seconds, stop)`` (``Player.ponder``).
+A search is any object with ``config`` (its ``SearchConfig``), ``search(game, limits) -> SearchResult`` (the
+``SearchLimits`` the Player builds for every move: budget, forbid_pass, stop check, the clock's batch size),
+``ownership(game, playouts) -> float [size, size]`` and ``reset()``; a search that keeps its tree between moves
+also has ``ponder(game, limits)`` (``Player.ponder``).
 
 Rules, in order (``Player.choose``):
     1. no legal move but pass: pass;  strategy ``random``: a uniform legal move;
@@ -32,6 +32,7 @@ from jaxgo.go.game import Game
 from jaxgo.go.status import stone_status
 from jaxgo.playouts.evaluator import evaluator_for
 from jaxgo.search.config import SearchConfig
+from jaxgo.search.limits import DEFAULT_PLAYOUTS, SearchLimits
 from jaxgo.search.ownership import ownership_estimate
 from jaxgo.search.result import SearchResult
 from jaxgo.search.searcher import Searcher
@@ -39,7 +40,6 @@ from jaxgo.search.timecontrol import Clock
 from jaxgo.search.tree import rank_actions
 
 RESIGN = -1  # move code of a resignation
-DEFAULT_PLAYOUTS = 3000  # playouts per move when neither playouts, seconds nor a clock is set
 OWNERSHIP_PLAYOUTS = 256  # playouts of the ownership estimate behind dead stones and passing
 PONDER_MOVES = 4  # pondering stops after this many moves' budgets (if the opponent has not moved by then)
 
@@ -52,39 +52,27 @@ class Decision:
 
 
 class LocalSearch:
-    """Searches in this process with an ``searcher.Searcher`` per rules (recreated, tree dropped, when they change)."""
+    """Searches in this process with an ``searcher.Searcher`` per rules (recreated, tree dropped, when they
+    change)."""
 
     def __init__(self, config: SearchConfig, seed: int = 0, log=None):
         self.config = config
         self.seed = seed
         self.log = log
         self._searcher = None
-        self.should_stop = None  # () -> bool: end the running search early (GTP interrupt)
-        self.timed_leaves: int | None = None  # K of the searches on a time budget, kept across games
 
     def searcher(self, rules) -> Searcher:
         if self._searcher is None or self._searcher.rules != rules:
             self._searcher = Searcher(rules, self.config, seed=self.seed, log=self.log)
-        self._searcher.timed_leaves = self.timed_leaves
         return self._searcher
 
-    def search(self, game, playouts: int | None, seconds: float | None, forbid_pass: bool = False) -> SearchResult:
-        searcher = self.searcher(game.rules)
-        searcher.forbid_pass = forbid_pass
-        try:
-            return searcher.search(game, playouts=playouts, seconds=seconds, stop=self.should_stop)
-        finally:
-            searcher.forbid_pass = False
-            self.timed_leaves = searcher.timed_leaves  # set by the first timed search when nothing set it
+    def search(self, game, limits: SearchLimits) -> SearchResult:
+        return self.searcher(game.rules).search(game, limits)
 
-    def ponder(self, game, playouts: int | None, seconds: float | None, stop) -> SearchResult:
-        """Search the game's position (the opponent to move) until ``stop()`` or the budget: the tree stays, and
-        the next search reuses the subtree of the move the opponent plays."""
-        searcher = self.searcher(game.rules)
-        try:
-            return searcher.search(game, playouts=playouts, seconds=seconds, stop=stop)
-        finally:
-            self.timed_leaves = searcher.timed_leaves
+    def ponder(self, game, limits: SearchLimits) -> SearchResult:
+        """Search the game's position (the opponent to move) within ``limits`` (until their stop check): the tree
+        stays, and the next search reuses the subtree of the move the opponent plays."""
+        return self.searcher(game.rules).search(game, limits)
 
     def ownership(self, game, playouts: int = OWNERSHIP_PLAYOUTS) -> np.ndarray:
         return ownership_estimate(game, playouts=playouts, seed=self.seed, evaluator=evaluator_for(self.config))
@@ -128,15 +116,29 @@ class Player:
         seconds = self.clock.move_seconds(colour, int(np.sum(game.board() == 0)))
         return (DEFAULT_PLAYOUTS, None) if seconds is None else (None, seconds)
 
+    def limits(self, game, colour: int, forbid_pass: bool = False, stop=None, moves: int = 1) -> SearchLimits:
+        """The limits of a search for ``colour``'s move: ``moves`` times its budget, ``forbid_pass``, the stop
+        check ``stop`` (() -> bool) and the clock's batch size K for a search on a time budget."""
+        playouts, seconds = self.budget(game, colour)
+        return SearchLimits(playouts=playouts and moves * playouts, seconds=seconds and moves * seconds,
+                            forbid_pass=forbid_pass, should_stop=stop, timed_leaves=self.clock.leaves)
+
+    def _search(self, search, game, limits: SearchLimits) -> SearchResult:
+        """``search(game, limits)``; the K a first search on a time budget chose becomes the clock's."""
+        result = search(game, limits)
+        if self.clock.leaves is None and getattr(result, "timed_leaves", None):
+            self.clock.leaves = result.timed_leaves
+        return result
+
     # -- moves ------------------------------------------------------------------------------------------------
-    def choose(self, game, colour: int, cleanup: bool = False) -> Decision:
-        """The move for ``colour`` (the game's side to move is set to it); the board is not changed."""
+    def choose(self, game, colour: int, cleanup: bool = False, stop=None) -> Decision:
+        """The move for ``colour`` (the game's side to move is set to it); the board is not changed.  ``stop``:
+        () -> bool, checked during the search: True ends it with its result (GTP interrupt)."""
         early = self.decide_without_search(game, colour, cleanup)
         if early is not None:
             return early
-        playouts, seconds = self.budget(game, colour)
         forbid_pass = cleanup and self.has_dead_stones(game, -colour)
-        result = self.search.search(game, playouts, seconds, forbid_pass)
+        result = self._search(self.search.search, game, self.limits(game, colour, forbid_pass, stop))
         return self.decide(game, colour, result, cleanup, forbid_pass)
 
     def ponder(self, game, stop) -> SearchResult | None:
@@ -146,8 +148,8 @@ class Player:
         ponder = getattr(self.search, "ponder", None)
         if ponder is None or game.is_over() or not game.legal_moves(game.to_play)[:-1].any():
             return None
-        playouts, seconds = self.budget(game, -game.to_play)  # our own move's budget
-        return ponder(game, playouts and PONDER_MOVES * playouts, seconds and PONDER_MOVES * seconds, stop)
+        limits = self.limits(game, -game.to_play, stop=stop, moves=PONDER_MOVES)  # our own move's budget
+        return self._search(ponder, game, limits)
 
     def decide_without_search(self, game, colour: int, cleanup: bool = False) -> Decision | None:
         """Rules 1-2: the move when no search is needed (only pass, random, passing wins), else None.  The

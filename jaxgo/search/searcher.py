@@ -8,7 +8,7 @@ Strategies (Lew's thesis, chapter 3; ``config.STRATEGIES``):
 
 The tree searches are ``jaxgo.search.tree_search`` (the tree is kept between moves: subtree reuse); the searcher
 holds what every strategy shares: the rules kernels, the injected ``Evaluator`` (``jaxgo.playouts.evaluator``:
-light, heavy or rule-policy playouts, chosen by ``SearchConfig.playouts``), the random streams, the moves searched
+light, heavy or rule-policy playouts, chosen by ``SearchConfig.playout_policy``), the random streams, the moves searched
 at the root and the budget check.  The search reports the best action by ``tree.rank_actions`` and the principal
 variation that starts with it; the move played, resignation and passing are the ``Player``'s
 (``jaxgo.search.player``).
@@ -26,6 +26,7 @@ from jaxgo.playouts.evaluator import Evaluator, evaluator_for, resolve_backend
 from jaxgo.playouts.native import positions
 from jaxgo.search import descent, flat
 from jaxgo.search.config import FLAT_STRATEGIES, TREE_STRATEGIES, SearchConfig
+from jaxgo.search.limits import SearchLimits
 from jaxgo.search.result import SearchResult
 from jaxgo.search.tree import stack_state
 from jaxgo.search.tree_search import TreeSearch, prune_failed_escapes
@@ -45,7 +46,7 @@ class Searcher(TreeSearch):
             raise ValueError(f"unknown search strategy {self.config.strategy!r}; one of {SEARCHES}")
         self.evaluator = evaluator or evaluator_for(self.config)
         self.children_batch, self.searchable_batch = position_kernels(self.rules.suicide, self.config.backend)
-        self._chooses_evaluator = evaluator is None  # per search, by the position (late_playouts), unless given
+        self._chooses_evaluator = evaluator is None  # per search, by the position (late_playout_policy), unless given
         self.key = jax.random.PRNGKey(seed)
         self._keys = []  # keys split in bulk from ``key``, taken from the end
         self._tie_rng = descent.new_rng(seed)  # the edge scores' tie-breaking noise
@@ -54,12 +55,8 @@ class Searcher(TreeSearch):
         self.tree = None
         self._tree_moves = None  # the game's move list when the tree's root was its position
         self.total_playouts = 0
-        self.timed_leaves: int | None = None  # K of every search on a time budget, set by the first one
-        self.forbid_pass = False  # kgs-genmove_cleanup: pass only when nothing else is searched
-        # Most tree nodes (None: no limit).  A full tree stops growing: a descent that reaches a missing child
-        # below the root plays out from the node it is at (the root's children are always created).
-        self.max_nodes: int | None = None
-        self._stop = None  # the running search's stop check
+        # K of the searches on a time budget whose limits give none: chosen by the first one and kept.
+        self.timed_leaves: int | None = None
 
     @property
     def num_actions(self) -> int:
@@ -88,16 +85,16 @@ class Searcher(TreeSearch):
             return set()
         return game.position_keys()
 
-    def root_legal(self, game) -> np.ndarray:
-        """[A] moves searched at the root: legal under the game's ko rule, own eyes excluded, pass allowed; with
-        ``ladder_prune`` (or ``ladder_prune_tree``) also the atari escapes that a ladder still captures
-        (``go.ladder.failed_escapes``)."""
+    def root_legal(self, game, forbid_pass: bool = False) -> np.ndarray:
+        """[A] moves searched at the root: legal under the game's ko rule, own eyes excluded, pass allowed (with
+        ``forbid_pass`` only when nothing else is); with ``ladder_prune`` (or ``ladder_prune_tree``) also
+        without the atari escapes that a ladder still captures (``go.ladder.failed_escapes``)."""
         legal = game.legal_moves(game.to_play)
         eyes_excluded = np.asarray(self.searchable_batch(stack_state(game.state, 1)))[0]
         mask = legal & eyes_excluded
         if self.config.ladder_prune or self.config.ladder_prune_tree:
             prune_failed_escapes(mask, game.state.stones, game.to_play, game.state.ko)
-        mask[-1] = not (self.forbid_pass and mask[:-1].any())
+        mask[-1] = not (forbid_pass and mask[:-1].any())
         return mask
 
     def evaluate(self, states, num_per_state: int, last_moves=None, active: int | None = None):
@@ -111,32 +108,27 @@ class Searcher(TreeSearch):
         """The evaluator's ``PlayoutBatch`` of the first ``active`` of a batched state [S] (see ``evaluate``)."""
         return self.evaluator.evaluate(states, self._next_key(), num_per_state, self.rules.komi, last_moves, active)
 
-    def search(self, game, playouts: int | None = None, seconds: float | None = None, stop=None) -> SearchResult:
-        """Search the game's current position for its side to move, within a playout and/or time budget.
-        ``stop``: () -> bool, checked after every batch; True ends the search with what it has (GTP interrupt,
-        the end of pondering)."""
-        if playouts is None and seconds is None:
-            playouts = 1000
+    def search(self, game, limits: SearchLimits) -> SearchResult:
+        """Search the game's current position for its side to move within ``limits`` (its budget, stop check,
+        node cap, whether pass is searched)."""
         start = time.perf_counter()
-        self._stop = stop
-        if self._chooses_evaluator and self.config.late_playouts:
+        if self._chooses_evaluator and self.config.late_playout_policy:
             self.evaluator = evaluator_for(self.config, stones=game.state.stones)
-        try:
-            if self.config.strategy in TREE_STRATEGIES:
-                result = self.search_tree(game, playouts, seconds, start)
-            else:
-                result = flat.SEARCHES[self.config.strategy](self, game, playouts, seconds, start)
-        finally:
-            self._stop = None
+        if self.config.strategy in TREE_STRATEGIES:
+            result = self.search_tree(game, limits, start)
+        else:
+            result = flat.SEARCHES[self.config.strategy](self, game, limits, start)
         result.seconds = time.perf_counter() - start
         self.total_playouts += result.playouts
         return result
 
-    def out_of_budget(self, done: int, playouts, seconds, start) -> bool:
-        """Whether a search that has run ``done`` playouts since ``start`` has reached its budget or was stopped."""
+    @staticmethod
+    def out_of_budget(done: int, limits: SearchLimits, start: float) -> bool:
+        """Whether a search that has run ``done`` playouts since ``start`` has spent its budget or was stopped."""
+        playouts, seconds = limits.budget()
         if playouts is not None and done >= playouts:
             return True
-        if self._stop is not None and self._stop():
+        if limits.stopped():
             return True
         return seconds is not None and time.perf_counter() - start >= seconds
 

@@ -21,6 +21,9 @@ class Clock:
     byo_stones: int = 0
     limited: bool = False  # False: no time limit (the engine's own budget applies)
     left: dict = dataclasses.field(default_factory=dict)  # colour -> (seconds, stones) from time_left
+    # K of every tree search on a time budget: the batch shape compiled for this clock (GTP warm-up), else the
+    # first such search's choice; kept across games, so no move's time goes to compiling a new shape.
+    leaves: int | None = None
 
     def set(self, main: float, byo_time: float, byo_stones: int) -> None:
         """GTP ``time_settings``: byo-yomi time with 0 stones, or no time at all, means no limit.  ValueError

@@ -3,7 +3,7 @@
 Each iteration descends ``leaves_per_batch`` (K) times from the root with a virtual loss on every edge taken,
 creates the new nodes of the batch with one device call, and runs ``playouts_per_leaf`` (L) playouts from every
 leaf in one call of the searcher's ``Evaluator`` (``jaxgo.playouts.evaluator``: light, heavy or rule-policy
-playouts, chosen by ``SearchConfig.playouts``) of fixed shape [K] x L.  Backup adds the results along the paths
+playouts, chosen by ``SearchConfig.playout_policy``) of fixed shape [K] x L.  Backup adds the results along the paths
 and the AMAF (RAVE) credit from the playouts' first-play records.  Positional/situational superko is checked when
 a node is created (against the game history and the tree path).  Own true eyes (the playout eye rule) are not
 searched.  Pass has no AMAF statistics (light playouts pass only when forced): under RAVE its value is its own
@@ -31,8 +31,11 @@ from jaxgo.go.hostboard import state_board
 from jaxgo.go.ladder import failed_escapes
 from jaxgo.search import descent, priors  # descent: the compiled tree loops; K(s, a): uniform unless bias_c2 > 0
 from jaxgo.search.budget import first_batch_size
+from jaxgo.search.limits import SearchLimits
 from jaxgo.search.result import SearchResult, search_result
 from jaxgo.search.tree import Tree, hash_key, move_decided, stack_state, states_to_numpy
+
+NO_LIMITS = SearchLimits()  # a job's limits when its owner checks the budget itself
 
 
 @dataclasses.dataclass
@@ -41,6 +44,7 @@ class TreeJob:
 
     tree: Tree
     history: set
+    limits: SearchLimits = NO_LIMITS  # the node cap and forbid_pass apply while the job runs
     leaves: int = 128  # K, boards per select_leaves batch
     done: int = 0  # playouts backed up
     iterations: int = 0
@@ -57,7 +61,7 @@ class TreeSearch:
     """The tree-search methods of ``jaxgo.search.searcher.Searcher`` (which holds the state they use: ``rules``,
     ``config``, ``tree``, the evaluator and the random streams)."""
 
-    def prepare_tree(self, game) -> Tree:
+    def prepare_tree(self, game, forbid_pass: bool = False) -> Tree:
         """The tree rooted at the game's position: the old subtree if the game went on from the old root."""
         moves = list(game.moves)
         tree = self.tree
@@ -71,26 +75,29 @@ class TreeSearch:
             root_key = int(hash_key(np.asarray(game.state.hash)))
             if node >= 0 and int(tree.hashes[node]) == root_key and int(tree.to_play[node]) == game.to_play:
                 tree.reroot(node)
-                tree.children_legal[0] = self.root_legal(game)
+                tree.children_legal[0] = self.root_legal(game, forbid_pass)
                 tree.expanded[0] = True
                 self._tree_moves = moves
                 return tree
         tree = Tree(self.num_actions)
         root = tree.add_nodes(states_to_numpy(stack_state(game.state, 1)), np.array([-1], np.int32),
                               np.array([-1], np.int32))
-        tree.children_legal[root[0]] = self.root_legal(game)
+        tree.children_legal[root[0]] = self.root_legal(game, forbid_pass)
         tree.children_prior[root[0]] = priors.root_prior(self.config, game, tree.children_legal[root[0]])
         tree.expanded[root[0]] = True
         self.tree, self._tree_moves = tree, moves
         return tree
 
-    def search_tree(self, game, playouts, seconds, start) -> SearchResult:
-        if playouts is None and not self.config.leaves_per_batch:
-            leaves = self.leaves_for_seconds(seconds, game.size)
+    def search_tree(self, game, limits: SearchLimits, start: float) -> SearchResult:
+        """A whole tree search within ``limits``, started at ``start`` (``time.perf_counter``)."""
+        playouts, seconds = limits.budget()
+        timed = playouts is None and not self.config.leaves_per_batch
+        if timed:
+            leaves = self.leaves_for_seconds(seconds, game.size, limits.timed_leaves)
         else:
             leaves = first_batch_size(self.config, playouts, seconds, game.size)
-        job = self.start_tree_search(game, leaves=leaves)
-        while job.done == 0 or not self.out_of_budget(job.done, playouts, seconds, start):
+        job = self.start_tree_search(game, limits, leaves=leaves)
+        while job.done == 0 or not self.out_of_budget(job.done, limits, start):
             leaf_states = self.select_leaves(job)
             if leaf_states is None:
                 if job.exhausted:
@@ -102,7 +109,9 @@ class TreeSearch:
             if self.config.early_stop and seconds is not None and self._move_decided(job, playouts, seconds, start):
                 job.stopped_early = True
                 break
-        return self.finish_tree_search(game, job, start)
+        result = self.finish_tree_search(game, job, start)
+        result.timed_leaves = leaves if timed else None
+        return result
 
     @staticmethod
     def _move_decided(job: "TreeJob", playouts, seconds: float, start: float) -> bool:
@@ -116,26 +125,31 @@ class TreeSearch:
         visits = np.where(tree.children_legal[tree.root], tree.children_visits[tree.root], 0.0)
         return move_decided(visits, remaining)
 
-    def start_tree_search(self, game, budget: int | None = None, leaves: int | None = None) -> "TreeJob":
-        """A tree search of the game's position (the kept subtree when the game went on from the old root).
+    def start_tree_search(self, game, limits: SearchLimits = NO_LIMITS, leaves: int | None = None) -> "TreeJob":
+        """A tree search of the game's position (the kept subtree when the game went on from the old root) within
+        ``limits`` (its node cap and whether pass is searched; the budget is the caller's to check).
 
-        K: ``leaves``, else ``leaves_per_batch``, else from ``budget`` (expected playouts; without it K is 128).
+        K: ``leaves``, else ``leaves_per_batch``, else from the limits' playouts (without them K is 128).
         """
-        leaves = leaves or first_batch_size(self.config, budget, None, game.size)
-        return TreeJob(tree=self.prepare_tree(game), history=self.history(game), leaves=leaves,
-                       root_last=priors.game_last_moves(game))
+        leaves = leaves or first_batch_size(self.config, limits.playouts, None, game.size)
+        return TreeJob(tree=self.prepare_tree(game, limits.forbid_pass), history=self.history(game), limits=limits,
+                       leaves=leaves, root_last=priors.game_last_moves(game))
 
-    def leaves_for_seconds(self, seconds: float, size: int) -> int:
-        """K for a search on a time budget: chosen by the first such search (``first_batch_size``, as the GTP
-        warm-up compiles it) and kept, so that a game on a clock never waits inside a move for a new batch shape
-        to compile (the clock's share changes from move to move)."""
+    def leaves_for_seconds(self, seconds: float, size: int, given: int | None = None) -> int:
+        """K for a search on a time budget: ``given`` (the limits' ``timed_leaves``: the shape compiled for the
+        game's clock), else the one chosen by the first such search (``first_batch_size``, as the GTP warm-up
+        compiles it) and kept, so that a game on a clock never waits inside a move for a new batch shape to
+        compile (the clock's share changes from move to move)."""
+        if given is not None:
+            return given
         if self.timed_leaves is None:
             self.timed_leaves = first_batch_size(self.config, None, seconds, size)
         return self.timed_leaves
 
-    def _descend(self, tree: Tree, k: int):
-        """``descent.descend`` of K descents (the path buffer kept as long as the longest path seen)."""
-        room = k + 1 if self.max_nodes is None else self.max_nodes - tree.size
+    def _descend(self, job: "TreeJob"):
+        """``descent.descend`` of the job's K descents (the path buffer kept as long as the longest path seen)."""
+        tree, k, max_nodes = job.tree, job.leaves, job.limits.max_nodes
+        room = k + 1 if max_nodes is None else max_nodes - tree.size
         out, self._path_depth = descent.descend(tree, k, descent.score_params(self.config), self._tie_rng, room,
                                                 self._path_depth)
         return out
@@ -150,7 +164,7 @@ class TreeSearch:
         children = self.children_batch
         k = job.leaves
         pass_action = self.num_actions - 1
-        descended = self._descend(tree, k)
+        descended = self._descend(job)
         path_nodes, path_actions, lengths, ends = descended
         paths, leaves, pending = [], [], {}
         for i in range(k):

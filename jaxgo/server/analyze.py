@@ -5,9 +5,9 @@ in flight; a progress bar on stderr counts the playouts from the server's respon
 their during-search reports), by an in-process engine or a running ``jaxgo serve`` (``--server ADDR``).
 
 The search is the engine's default (``jaxgo.search.config.SearchConfig``: RAVE, heavy playouts, progressive
-bias) unless options say otherwise: ``--visits`` playouts per position, ``--playouts light|heavy|rules`` (the
-playout policy; ``--playout-policy`` is the same option), ``--bias``, ``--search-option FIELD=VALUE`` ..., sent
-to the server as ``overrideSettings``.  The report has the Black win
+bias) unless options say otherwise: ``--visits`` playouts per position, ``--playout-policy light|heavy|rules``
+(``--playouts`` is its old, deprecated spelling), ``--bias``, ``--search-option FIELD=VALUE`` ..., sent to the
+server as ``overrideSettings``.  The report has the Black win
 rate and the Black score lead per move, and the mean final ownership (+1 Black) at the chosen moves
 (``--moves``, default three spread over the game); ``--plot OUT.png`` writes the figure, ``--plot OUT.html`` a
 page with the figure and a table of every move.  ``--json OUT.json`` keeps the raw responses.
@@ -59,8 +59,8 @@ def parse_args(argv):
     parser.add_argument("--max-boards", type=int, default=4096, help="in-process engine: most leaves per device call")
     search_config.add_arguments(parser)
     parser.add_argument("--playouts", dest="playout_policy", choices=search_config.PLAYOUT_POLICIES,
-                        default=argparse.SUPPRESS,
-                        help="leaf playouts: the same as --playout-policy (the number of playouts is --visits)")
+                        default=argparse.SUPPRESS, action=search_config.DeprecatedOption, new="--playout-policy",
+                        help="deprecated: --playout-policy (the number of playouts is --visits)")
     args = parser.parse_args(argv)
     if args.visits < 1 or args.window < 1 or args.max_boards < 1:
         parser.error("--visits, --window and --max-boards must be at least 1")
@@ -141,7 +141,8 @@ def run_query(query: dict, server: str | None, *, max_boards: int = 4096, window
     TimeoutError.
     """
     from jaxgo.server.client import LocalConnection, ServerClient
-    from jaxgo.server.engine import AnalysisEngine, EngineConfig, default_buckets
+    from jaxgo.server.engine import AnalysisEngine
+    from jaxgo.server.engine_config import EngineConfig, default_buckets
 
     engine = None
     if server:
@@ -271,9 +272,9 @@ def plot(results: list[dict], size: int, query: dict, chosen: list[int], path, t
 def _stones_at(query: dict, size: int, turn: int, parse_vertex) -> dict:
     """{(row, col): colour} after ``turn`` moves (captures applied with the reference board)."""
     from jaxgo.go.game import Game
-    from jaxgo.server.protocol import parse_rules
+    from jaxgo.server.rulesets import parse_rules
 
-    rules = parse_rules("tromp-taylor", size, query.get("komi", 7.5), None, [])
+    rules = parse_rules("tromp-taylor", size, query.get("komi", 7.5), [])
     game = Game(rules)
     for colour in (1, -1):
         points = [parse_vertex(v, size, "", None) for c, v in query.get("initialStones", [])
@@ -379,7 +380,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     from jaxgo.util.files import write_json_atomic
 
-    policy = settings.get("playouts", search_config.DEFAULT.playouts)
+    policy = settings.get("playout_policy", search_config.DEFAULT.playout_policy)
     title = (f"{args.sgf.rsplit('/', 1)[-1]}: {args.visits} playouts/move ({policy}), komi {query['komi']:g}")
     for path, write in ((args.json, lambda p: write_json_atomic(p, results, indent=None)),
                         (target, lambda p: write_report(results, size, query, chosen, p, title))):

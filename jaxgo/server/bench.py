@@ -107,11 +107,12 @@ class PeakSampler:
 def memory_footprint(args, size: int, max_boards: int) -> dict:
     """Resident memory of one in-process engine on ``size`` boards at ``max_boards`` leaves per call."""
     from jaxgo.server.client import LocalConnection
-    from jaxgo.server.engine import AnalysisEngine, EngineConfig, default_buckets
+    from jaxgo.server.engine import AnalysisEngine
+    from jaxgo.server.engine_config import EngineConfig, default_buckets
     from jaxgo.server.protocol import MAX_QUERY_MOVES
     from jaxgo.server.tasks import tree_bytes_per_node
 
-    search = SearchConfig(playouts="light", bias_c2=0.0, leaves_per_batch=args.leaves,
+    search = SearchConfig(playout_policy="light", bias_c2=0.0, leaves_per_batch=args.leaves,
                           playouts_per_leaf=args.playouts_per_leaf)
     config = EngineConfig(search=search, max_boards=max_boards, buckets=default_buckets(max_boards),
                           overlap=not args.no_overlap)
@@ -308,9 +309,10 @@ def main(argv: list[str]) -> int:
     import jax
 
     from jaxgo.server import transports
-    from jaxgo.server.engine import AnalysisEngine, EngineConfig, default_buckets
+    from jaxgo.server.engine import AnalysisEngine
+    from jaxgo.server.engine_config import EngineConfig, default_buckets
 
-    search = SearchConfig(playouts="light", bias_c2=0.0, leaves_per_batch=args.leaves,
+    search = SearchConfig(playout_policy="light", bias_c2=0.0, leaves_per_batch=args.leaves,
                           playouts_per_leaf=args.playouts_per_leaf)  # light playouts: comparable to the raw calls
     config = EngineConfig(search=search, max_boards=args.max_boards,
                           buckets=default_buckets(args.max_boards, devices), devices=devices,

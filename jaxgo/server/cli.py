@@ -10,7 +10,8 @@ import threading
 import time
 
 from jaxgo.search import config as search_config
-from jaxgo.server.engine import AnalysisEngine, EngineConfig, check_device_batch, default_buckets
+from jaxgo.server.engine import AnalysisEngine
+from jaxgo.server.engine_config import EngineConfig, check_device_batch, default_buckets
 from jaxgo.server.protocol import PERSPECTIVES
 from jaxgo.server.transports import ConnectionLimits
 
@@ -31,7 +32,7 @@ query (KataGo analysis engine format; one line):
   includeOwnershipStdev, includePVVisits, includeTerritory (CRF expected territory), avoidMoves / allowMoves
   ([{"player":"B","moves":["C3"],"untilDepth":1}]), priority, priorities, analysisPVLen, overrideSettings
   (reportAnalysisWinratesAs, maxTime, or any search option by its SearchConfig field name:
-  {"playouts":"light","bias_c2":0}).  Actions: {"id":"v","action":"query_version"},
+  {"playout_policy":"light","bias_c2":0}).  Actions: {"id":"v","action":"query_version"},
   {"id":"t","action":"terminate","terminateId":"q1"}, {"id":"t","action":"terminate_all"}, clear_cache.
   Errors come back as {"error":..., "field":..., "id":...} ("Illegal move N: VERTEX" as in KataGo); fields that
   have no effect here get a {"warning":..., "field":..., "id":...}.  "visits" are playouts; maxVisits may be up

@@ -143,7 +143,9 @@ class LocalConnection:
     """The ``ServerClient`` interface over an in-process ``AnalysisEngine`` (GTP analysis without a server)."""
 
     def __init__(self, engine=None):
-        from jaxgo.server.engine import AnalysisEngine, Client, EngineConfig
+        from jaxgo.server.connection import Client
+        from jaxgo.server.engine import AnalysisEngine
+        from jaxgo.server.engine_config import EngineConfig
 
         self.engine = engine if engine is not None else AnalysisEngine(EngineConfig()).start()
         self._streams: dict[str, Stream] = {}

@@ -1,4 +1,5 @@
-"""KataGo-compatible JSON-lines analysis protocol: parse and validate requests, build responses.
+"""KataGo-compatible JSON-lines analysis protocol: parse and validate requests (responses: ``responses``, the
+rules of a query: ``rulesets``).
 
 One request or response per line.  A request is either an analysis query::
 
@@ -9,13 +10,13 @@ or an action: ``{"id": .., "action": "query_version"}``, ``{"id": .., "action": 
 "turnNumbers": [..]}``, ``{"id": .., "action": "terminate_all"}``, ``{"id": .., "action": "clear_cache"}``.
 
 Errors are ``{"error": message, "field": name, "id": id}`` (``field``/``id`` only when known); the connection
-stays usable.  Responses (``build_response``) carry ``id``, ``turnNumber``, ``isDuringSearch``, ``moveInfos``
+stays usable.  Responses (``responses.build_response``) carry ``id``, ``turnNumber``, ``isDuringSearch``, ``moveInfos``
 (``move``, ``visits``, ``winrate``, ``scoreLead``, ``scoreMean``, ``prior``, ``lcb``, ``order``, ``pv``),
 ``rootInfo`` and, when asked, ``ownership`` / ``territory`` (X*Y values in [-1, 1], +1 = Black, row by row from
 the top-left, A19 first on 19x19) and ``policy`` (X*Y+1 move-model probabilities from the gammas over the
 legal moves, pass last, -1 where illegal).  Final responses also carry ``searchConfig``: the search options
 in effect.  ``overrideSettings`` takes ``reportAnalysisWinratesAs`` and any ``SearchConfig`` field by name
-(``{"playouts": "heavy", "bias_c2": 1.0}``); other keys are answered with a warning and ignored.
+(``{"playout_policy": "heavy", "bias_c2": 1.0}``); other keys are answered with a warning and ignored.
 
 Differences from KataGo: only square boards 2..19; scoring is always area (Tromp-Taylor); "visits" count
 playouts; win rates and score leads are reported for Black (KataGo's ``reportAnalysisWinratesAs = BLACK``,
@@ -27,12 +28,11 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-import re
 
 from jaxgo.go.config import Rules
-from jaxgo.go.coords import BLACK, WHITE, colour_letter, gtp_to_point, point_to_gtp
-from jaxgo.search.config import SearchConfig
-from jaxgo.search.tree import rank_actions
+from jaxgo.go.coords import BLACK, WHITE, gtp_to_point
+from jaxgo.search.config import DEPRECATED_NAMES, SearchConfig, current_name
+from jaxgo.server.rulesets import RulesError, parse_rules
 from jaxgo.server.settings import check_setting
 
 SEARCH_FIELDS = frozenset(f.name for f in dataclasses.fields(SearchConfig))  # overrideSettings keys for the search
@@ -49,33 +49,6 @@ MAX_ANALYZE_TURNS = MAX_QUERY_MOVES + 1
 DEFAULT_MAX_VISITS = 500
 PERSPECTIVES = ("BLACK", "WHITE", "SIDETOMOVE")
 
-# KataGo rule-set names -> (ko rule, suicide allowed, note).  Scoring is always area here.
-RULE_SETS = {
-    "tromp-taylor": ("positional", True), "chinese": ("situational", False),
-    "chinese-ogs": ("positional", False), "chinese-kgs": ("positional", False),
-    "aga": ("situational", False), "bga": ("situational", False), "new-zealand": ("situational", True),
-    "stone-scoring": ("simple", False), "japanese": ("simple", False), "korean": ("simple", False),
-    "aga-button": ("situational", False), "french": ("situational", False), "goe": ("positional", True),
-    "ing": ("positional", True), "ancient-area": ("simple", False), "ancient-territory": ("simple", False),
-}
-RULE_ALIASES = {"tromptaylor": "tromp-taylor", "newzealand": "new-zealand", "nz": "new-zealand",
-                "chineseogs": "chinese-ogs", "chinesekgs": "chinese-kgs", "stonescoring": "stone-scoring",
-                "agabutton": "aga-button", "ancientarea": "ancient-area", "ancientterritory": "ancient-territory"}
-TERRITORY_RULE_SETS = ("japanese", "korean", "ancient-territory")
-# KataGo's SPIGHT ko has no counterpart here: it is played as situational superko (with the warning below).
-KO_NAMES = {"SIMPLE": "simple", "POSITIONAL": "positional", "SITUATIONAL": "situational", "SPIGHT": "situational"}
-# KataGo's rules object: the keys it accepts and their values (None: a JSON bool).
-RULE_KEYS = {"ko": tuple(KO_NAMES), "scoring": ("AREA", "TERRITORY"), "score": ("AREA", "TERRITORY"),
-             "tax": ("NONE", "SEKI", "ALL"),
-             "suicide": None, "hasButton": None, "friendlyPassOk": None,
-             "whiteHandicapBonus": ("0", "N-1", "N")}
-# KataGo's short form, e.g. "koPOSITIONALscoreAREAtaxNONEsui1button0" (Rules::toString).
-RULES_TEXT = re.compile(r"ko(SIMPLE|POSITIONAL|SITUATIONAL|SPIGHT)scor(?:e|ing)(AREA|TERRITORY)(?:tax(NONE|SEKI|ALL))?"
-                        r"(?:sui([01]))?(?:button([01]))?(?:whb(0|N-1|N))?(?:fpok([01]))?(?:komi-?[0-9.]+)?",
-                        re.IGNORECASE)
-TERRITORY_NOTE = ("{asked} scoring by territory is not implemented here: positions are scored by area "
-                  "(stones + territory, Tromp-Taylor) with the query's komi; win rates and score leads are "
-                  "area-scoring figures")
 KNOWN_FIELDS = {"id", "moves", "initialStones", "initialPlayer", "rules", "komi", "boardXSize", "boardYSize",
                 "analyzeTurns", "maxVisits", "maxTime", "includeOwnership", "includePolicy", "includeTerritory",
                 "reportDuringSearchEvery", "priority", "priorities", "analysisPVLen", "action",
@@ -287,68 +260,6 @@ def _moves(obj, name, size, ident, allow_pass) -> list:
     return out
 
 
-def parse_rules(value, size: int, komi, ident, warnings: list) -> Rules:
-    """A KataGo rules value -> Rules; komi from the query or the rule set's default 7.5.  Accepted: KataGo's
-    rule-set names (``tromp-taylor``, ``chinese``, ``chinese-ogs``, ``chinese-kgs``, ``japanese``, ``korean``,
-    ``stone-scoring``, ``aga``, ``bga``, ``new-zealand``, ``aga-button``; any case, ``_`` or space for ``-``),
-    its short form (``koPOSITIONALscoreAREAtaxNONEsui1``) and its rules object (``ko``, ``scoring``, ``tax``,
-    ``suicide``, ``hasButton``, ``whiteHandicapBonus``, ``friendlyPassOk``).  Territory scoring is not
-    implemented: such rules get a warning (``TERRITORY_NOTE``) and every final response says which rules were
-    used (``effective_rules``)."""
-    if isinstance(value, str):
-        key = "-".join(value.strip().lower().replace("_", " ").replace("-", " ").split())  # "new zealand" too
-        key = RULE_ALIASES.get(key, key)
-        short = RULES_TEXT.fullmatch(value.strip())
-        if short is not None:
-            ko_rule, scoring = KO_NAMES[short.group(1).upper()], short.group(2).upper()
-            suicide = short.group(4) == "1"
-            asked = f"rules {value.strip()!r}:"
-        elif key in RULE_SETS:
-            ko_rule, suicide = RULE_SETS[key]
-            scoring = "TERRITORY" if key in TERRITORY_RULE_SETS else "AREA"
-            asked = f"{key} rules:"
-        else:
-            raise RequestError(f"unknown rules {value!r} (one of {', '.join(RULE_SETS)}, KataGo's short form "
-                               "such as koPOSITIONALscoreAREAtaxNONEsui1, or a rules object)", "rules", ident)
-    elif isinstance(value, dict):
-        _check_rules_object(value, ident)
-        ko_rule = KO_NAMES[value.get("ko", "POSITIONAL").upper()]
-        suicide = value.get("suicide", True)  # KataGo's default for an object: Tromp-Taylor-like
-        scoring = value.get("scoring", value.get("score", "AREA")).upper()
-        asked = "rules object:"
-        unused = [f"{key} {value[key]}" for key, plain in (("hasButton", False), ("whiteHandicapBonus", "0"))
-                  if key in value and value[key] != plain]
-        if unused:
-            warnings.append(("rules", f"not applied here: {', '.join(unused)} (see the response's 'rules')"))
-    else:
-        raise RequestError("'rules' must be a rule-set name or an object", "rules", ident)
-    if scoring == "TERRITORY":
-        warnings.append(("rules", TERRITORY_NOTE.format(asked=asked)))
-    if "SPIGHT" in str(value).upper():
-        warnings.append(("rules", "SPIGHT ko is played as situational superko here"))
-    return Rules(size=size, komi=float(komi), ko_rule=ko_rule, suicide=suicide)
-
-
-def _check_rules_object(value: dict, ident) -> None:
-    """RequestError (field ``rules``) for an unknown key or value in a KataGo rules object."""
-    for key, item in value.items():
-        if key not in RULE_KEYS:
-            raise RequestError(f"unknown key {key!r} in the rules object (one of {', '.join(RULE_KEYS)})", "rules",
-                               ident)
-        allowed = RULE_KEYS[key]
-        if allowed is None:
-            if not isinstance(item, bool):
-                raise RequestError(f"rules {key!r} must be true or false", "rules", ident)
-        elif not isinstance(item, str) or item.upper() not in allowed:
-            raise RequestError(f"rules {key!r} must be one of {', '.join(allowed)}, not {item!r}", "rules", ident)
-
-
-def effective_rules(rules: Rules) -> dict:
-    """The rules a search scores by, as KataGo writes a rules object: area scoring, no tax, no button."""
-    return {"ko": rules.ko_rule.upper(), "scoring": "AREA", "tax": "NONE", "suicide": bool(rules.suicide),
-            "hasButton": False, "whiteHandicapBonus": "0", "friendlyPassOk": True}
-
-
 def _parse_query(obj: dict, ident) -> Query:
     ident = str(ident) if _is_int(ident) else ident
     warnings = [(name, "unknown field ignored") for name in obj if name not in KNOWN_FIELDS | set(IGNORED_FIELDS)]
@@ -366,7 +277,10 @@ def _parse_query(obj: dict, ident) -> Query:
     if isinstance(obj["moves"], list) and len(obj["moves"]) > MAX_QUERY_MOVES:
         raise RequestError(f"'moves' has {len(obj['moves'])} moves; at most {MAX_QUERY_MOVES} per query", "moves",
                            ident)
-    rules = parse_rules(obj["rules"], x, komi, ident, warnings)
+    try:
+        rules = parse_rules(obj["rules"], x, komi, warnings)
+    except RulesError as exc:
+        raise RequestError(str(exc), "rules", ident) from None
     stones = _moves(obj, "initialStones", x, ident, allow_pass=False)
     if len({p for _, p in stones}) != len(stones):
         raise RequestError("two initial stones on one point", "initialStones", ident)
@@ -410,6 +324,9 @@ def _override_settings(override: dict, ident, warnings: list):
     """overrideSettings -> (perspective or None, SearchConfig overrides, maxTime or None); warnings for the rest."""
     perspective, search_settings, max_time = None, {}, None
     for key, value in override.items():
+        if key in DEPRECATED_NAMES:
+            warnings.append(("overrideSettings", f"setting {key!r} is deprecated; use {DEPRECATED_NAMES[key]!r}"))
+            key = current_name(key)
         if key == "reportAnalysisWinratesAs":
             if not isinstance(value, str) or value.upper() not in PERSPECTIVES:
                 raise RequestError(f"reportAnalysisWinratesAs must be one of {PERSPECTIVES}", "overrideSettings",
@@ -474,122 +391,3 @@ def _restrictions(obj: dict, name: str, size: int, ident) -> list:
             points.add(size * size)
         out.append(MoveRestriction(colour, frozenset(points), int(depth), allow=name == "allowMoves"))
     return out
-
-
-# -- responses ----------------------------------------------------------------------------------------------
-@dataclasses.dataclass
-class Snapshot:
-    """What a search knows about one position, all from the point of view of ``to_play`` unless said.
-
-    Shapes for P = size * size points and A = P + 1 actions (pass last).
-    """
-
-    size: int
-    to_play: int  # colour to move at the root
-    visits: "object"  # float [A] playouts through each root move
-    values: "object"  # float [A] win rate of each root move for to_play (NaN when unvisited)
-    score: "object"  # float [A] mean final score (Black - White - komi) of each root move (NaN when unvisited)
-    prior: "object"  # float [A] root prior (0 where not searched)
-    legal: "object"  # bool [A] moves searched at the root
-    pvs: dict  # action -> list of actions (the move itself first)
-    root_visits: int
-    root_winrate: float  # for to_play
-    root_score: float  # mean final score, Black - White - komi
-    ownership: "object" = None  # float [P] mean final owner, +1 Black
-    territory: "object" = None  # float [P] CRF expected territory, +1 Black
-    ownership_stdev: "object" = None  # float [P] standard deviation of the final owner over the playouts
-    moves_ownership: "object" = None  # float [A, P] mean final owner of the playouts through each root move
-    pv_visits: dict | None = None  # action -> visits of each move of its principal variation
-
-
-def _round(value: float, digits: int = 6) -> float:
-    return round(float(value), digits) if math.isfinite(value) else 0.0
-
-
-def move_infos(snap: Snapshot, perspective: str = "BLACK") -> list[dict]:
-    """KataGo ``moveInfos``: searched moves best first by ``tree.rank_actions`` (visits, then win rate: the
-    order the Player chooses by), ``order`` 0 first."""
-    import numpy as np
-
-    flip_rate = _flip(snap.to_play, perspective)
-    score_sign = -1.0 if (perspective == "WHITE" or (perspective == "SIDETOMOVE" and snap.to_play == WHITE)) else 1.0
-    visited = (np.asarray(snap.visits) > 0) & np.asarray(snap.legal)
-    values = np.nan_to_num(np.asarray(snap.values, float), nan=0.0)
-    order = [int(a) for a in rank_actions(snap.visits, snap.values) if visited[a]]
-    owner_sign = -1.0 if _owner_flip(snap.to_play, perspective) else 1.0
-    infos = []
-    for rank, action in enumerate(order):
-        n = float(snap.visits[action])
-        rate = float(values[action])
-        rate = 1.0 - rate if flip_rate else rate
-        own_rate = float(values[action])
-        lcb = own_rate - 1.96 * math.sqrt(max(own_rate * (1 - own_rate), 1e-4) / n)
-        lcb = 1.0 - lcb if flip_rate else lcb
-        lead = score_sign * float(np.nan_to_num(snap.score[action]))
-        infos.append({
-            "move": point_to_gtp(int(action), snap.size), "visits": int(round(n)), "winrate": _round(rate),
-            "scoreLead": _round(lead, 3), "scoreMean": _round(lead, 3), "prior": _round(snap.prior[action]),
-            "lcb": _round(lcb), "utility": _round(2 * rate - 1), "order": rank,
-            "pv": [point_to_gtp(int(a), snap.size) for a in snap.pvs.get(int(action), [int(action)])],
-        })
-        if snap.pv_visits is not None:
-            infos[-1]["pvVisits"] = [int(v) for v in snap.pv_visits.get(int(action), [int(round(n))])]
-        if snap.moves_ownership is not None:
-            infos[-1]["ownership"] = _board_values(snap.moves_ownership[action], owner_sign)
-    return infos
-
-
-def _board_values(values, sign: float = 1.0) -> list:
-    """float [P] -> a JSON list rounded to 4 digits, times ``sign`` (NaN/inf as 0)."""
-    import numpy as np
-
-    array = np.nan_to_num(np.asarray(values, np.float64), nan=0.0, posinf=0.0, neginf=0.0)
-    return np.round(sign * array, 4).tolist()
-
-
-def _owner_flip(to_play: int, perspective: str) -> bool:
-    """Whether ownership (and score) must change sign: Black's point of view -> the reporting perspective."""
-    return perspective == "WHITE" or (perspective == "SIDETOMOVE" and to_play == WHITE)
-
-
-def _flip(to_play: int, perspective: str) -> bool:
-    """Whether a win rate for ``to_play`` must be turned into 1 - rate for the reporting perspective."""
-    if perspective == "SIDETOMOVE":
-        return False
-    wanted = BLACK if perspective == "BLACK" else WHITE
-    return to_play != wanted
-
-
-def build_response(ident, turn: int, snap: Snapshot, during_search: bool, query: Query | None = None,
-                   perspective: str = "BLACK", policy=None) -> dict:
-    """A KataGo analysis response for one analysed turn."""
-    flip = _flip(snap.to_play, perspective)
-    rate = 1.0 - snap.root_winrate if flip else snap.root_winrate
-    score_sign = -1.0 if (perspective == "WHITE" or (perspective == "SIDETOMOVE" and snap.to_play == WHITE)) else 1.0
-    owner_sign = score_sign
-    out = {
-        "id": ident, "turnNumber": turn, "isDuringSearch": during_search,
-        "moveInfos": move_infos(snap, perspective),
-        "rootInfo": {"currentPlayer": colour_letter(snap.to_play), "visits": int(snap.root_visits),
-                     "winrate": _round(rate), "scoreLead": _round(score_sign * snap.root_score, 3),
-                     "scoreSelfplay": _round(score_sign * snap.root_score, 3), "utility": _round(2 * rate - 1)},
-    }
-    if query is not None and query.include_ownership and snap.ownership is not None:
-        out["ownership"] = _board_values(snap.ownership, owner_sign)
-    if query is not None and query.include_ownership_stdev and snap.ownership_stdev is not None:
-        out["ownershipStdev"] = _board_values(snap.ownership_stdev)
-    if query is not None and query.include_territory and snap.territory is not None:
-        out["territory"] = _board_values(snap.territory, owner_sign)
-    if query is not None and query.include_policy and policy is not None:
-        out["policy"] = [_round(v) for v in policy]
-    if query is not None and not during_search:
-        out["rules"] = effective_rules(query.rules)  # what was scored (KataGo's rules object)
-        notes = [text for field, text in query.warnings if field == "rules"]
-        if notes:
-            out["rulesNote"] = "; ".join(notes)
-    return out
-
-
-def dumps(obj: dict) -> str:
-    """One compact JSON line (no newline); NaN/inf never appear (rounded to 0 above)."""
-    return json.dumps(obj, separators=(",", ":"), allow_nan=False)

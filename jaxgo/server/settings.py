@@ -13,7 +13,8 @@ from __future__ import annotations
 import math
 
 MAX_LEAVES_PER_BATCH = 1024  # each device call holds leaves x L boards; every new K compiles new shapes
-MAX_PLAYOUTS_PER_LEAF = 256
+MAX_PLAYOUTS_PER_LEAF = 256  # as the GTP engine allows
+MAX_GAMMA_FILE_BYTES = 256 << 20
 
 # setting -> (lowest, highest, whether the lowest itself is allowed); integers are the settings in INTEGERS
 RANGES = {
@@ -29,7 +30,7 @@ RANGES = {
 INTEGERS = {"n_expand", "resign_min_playouts", "pp_min_samples", "flat_playouts_per_move", "leaves_per_batch",
             "playouts_per_leaf", "threads"}
 SWITCHES = {"early_stop", "ladder_prune", "ladder_prune_tree"}
-NULLABLE = {"gammas", "leaves_per_batch", "late_playouts"}
+NULLABLE = {"gammas", "leaves_per_batch", "late_playout_policy"}
 TEXT_TRUE, TEXT_FALSE = ("true", "1"), ("false", "0")
 
 
@@ -44,7 +45,7 @@ class SettingError(ValueError):
 def check_setting(key: str, value, text: bool = False):
     """``value`` checked for the search setting ``key`` (``text``: it came as GTP text, already parsed to
     int / float / str / None by the caller).  Returns the value to set; SettingError when it is refused.
-    Settings without bounds here (``strategy``, ``playouts``, ``gammas`` ...) pass unchanged."""
+    Settings without bounds here (``strategy``, ``playout_policy``, ``gammas`` ...) pass unchanged."""
     if value is None:
         if key in NULLABLE:
             return None
@@ -79,3 +80,11 @@ def _switch(key: str, value, text: bool) -> bool:
         return str(value).lower() in TEXT_TRUE
     accepted = "true, false, 1 or 0" if text else "true or false"
     raise SettingError(key, f"expected {accepted}, got {value!r}")
+
+
+def check_gamma_file(path: str) -> None:
+    """ValueError unless ``path`` names a gamma file this version can use (a regular file, not a FIFO, a
+    device or a folder, of reasonable size, that loads as gammas: ``jaxgo.features.gammas.load_checked``)."""
+    from jaxgo.features.gammas import load_checked
+
+    load_checked(path, MAX_GAMMA_FILE_BYTES)

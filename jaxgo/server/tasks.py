@@ -7,7 +7,7 @@ another client), and ``EngineConfig.max_running_searches`` bounds how many trees
 
 Memory: a tree node holds the position and [A] arrays of child statistics (``tree_bytes_per_node``: about 4.8 KB
 on 9x9 and 21 KB on 19x19).  ``node_cap`` turns the engine's tree memory budget into a node limit per search;
-a search that reaches it goes on in the capped tree (``Searcher.max_nodes``: descents stop at the frontier) and
+a search that reaches it goes on in the capped tree (``SearchLimits.max_nodes``: descents stop at the frontier) and
 its client gets one warning.
 """
 
@@ -19,7 +19,7 @@ import time
 import numpy as np
 
 from jaxgo.search.config import SearchConfig
-from jaxgo.server import positions, protocol
+from jaxgo.server import positions, responses
 from jaxgo.server.protocol import Query
 
 STATE_BYTES_PER_POINT = 1 + 4 * 4  # stones int8, chain / lib_count / lib_sum / lib_sumsq int32 (tree.STATE_FIELDS)
@@ -54,7 +54,7 @@ class QueryState:
 class Task:
     """One analysed turn of one query: created on arrival, started (Searcher and tree) when first served."""
 
-    client: object  # engine.Client
+    client: object  # connection.Client
     query: Query
     turn: int
     seq: int
@@ -95,7 +95,7 @@ class Task:
     @property
     def batch_key(self) -> tuple:
         """Tasks with equal keys share device calls: board size, playout policy (the one of the task's position,
-        ``SearchConfig.playouts_at``), gammas and their temperature, playouts per leaf."""
+        ``SearchConfig.playout_policy_at``), gammas and their temperature, playouts per leaf."""
         cfg = self.config
         return (self.query.size, self.evaluator.policy, cfg.gammas, cfg.playout_temperature, cfg.playouts_per_leaf)
 
@@ -106,11 +106,11 @@ class Task:
     # -- life cycle -------------------------------------------------------------------------------------------
     def start(self, seed: int, max_nodes: int) -> None:
         """Create the Searcher and the tree, apply avoid/allowMoves at the root, allocate the statistics."""
+        from jaxgo.search.limits import SearchLimits
         from jaxgo.search.searcher import Searcher
 
         self.searcher = Searcher(self.game.rules, self.config, evaluator=self.evaluator, seed=seed)
-        self.searcher.max_nodes = max_nodes
-        self.job = self.searcher.start_tree_search(self.game)
+        self.job = self.searcher.start_tree_search(self.game, SearchLimits(max_nodes=max_nodes))
         self.started_at = self.last_report = time.perf_counter()
         actions = self.query.size ** 2 + 1
         self.owner_sum = np.zeros(actions - 1)
@@ -122,6 +122,12 @@ class Task:
             tree = self.job.tree
             self.depths = np.zeros(tree.capacity, np.int32)
             self._restrict(np.array([tree.root]))
+
+    def cap_nodes(self, cap: int) -> bool:
+        """Let the tree grow to at most ``cap`` nodes from now on (a tree already bigger keeps its nodes but grows
+        no more); whether it is full."""
+        self.job.limits = dataclasses.replace(self.job.limits, max_nodes=cap)
+        return self.job.tree.size >= cap
 
     def release(self) -> None:
         """Drop the tree and the statistics (the task is answered or cancelled): the memory goes back at once."""
@@ -197,8 +203,8 @@ class Task:
             np.add.at(self.moves_owner_sum, actions[ok], owner[ok].sum(axis=1))
 
     # -- read-outs --------------------------------------------------------------------------------------------
-    def snapshot(self, max_pv_moves: int) -> protocol.Snapshot:
-        """What the search knows now, for ``protocol.build_response``."""
+    def snapshot(self, max_pv_moves: int) -> responses.Snapshot:
+        """What the search knows now, for ``responses.build_response``."""
         from jaxgo.search.tree import rank_actions
 
         tree, query = self.job.tree, self.query
@@ -225,7 +231,7 @@ class Task:
         moves_owner = None
         if self.moves_owner_sum is not None:
             moves_owner = self.moves_owner_sum / np.maximum(self.score_n, 1)[:, None]
-        return protocol.Snapshot(
+        return responses.Snapshot(
             size=query.size, to_play=int(tree.to_play[root]), visits=visits, values=values, score=score,
             prior=np.where(legal, tree.children_prior[root], 0.0), legal=legal, pvs=pvs,
             root_visits=int(self.job.done), root_winrate=root_rate,

@@ -1,6 +1,6 @@
 """Transports for the JSON-lines protocol: stdin/stdout, TCP on 127.0.0.1, Unix socket.
 
-Every connection is one ``engine.Client``: its request lines go to ``AnalysisEngine.submit`` from the reading
+Every connection is one ``connection.Client``: its request lines go to ``AnalysisEngine.submit`` from the reading
 thread; responses are written by the client's own writer thread, so a slow or dead connection never blocks the
 device thread or other clients.  At end of input the connection waits until every request is answered --
 queries and action acknowledgements alike (KataGo's stdin behaviour; a half-closed socket still gets all its
@@ -36,7 +36,8 @@ import sys
 import threading
 import time
 
-from jaxgo.server.engine import AnalysisEngine, Client
+from jaxgo.server.connection import Client
+from jaxgo.server.engine import AnalysisEngine
 from jaxgo.server.protocol import MAX_LINE_BYTES
 
 KEEPALIVE_SECONDS = 0.25  # empty-line probe period while a socket connection waits for answers at end of input

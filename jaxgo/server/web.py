@@ -26,7 +26,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from jaxgo.go.coords import BLACK, WHITE, colour_letter, gtp_moves
 from jaxgo.server import protocol
-from jaxgo.server.engine import AnalysisEngine, Client
+from jaxgo.server.connection import Client
+from jaxgo.server.engine import AnalysisEngine
 from jaxgo.server.transports import KEEPALIVE_SECONDS, ConnectionLimits, ConnectionTracking, peer_closed
 
 STATIC_DIR = os.path.join(os.path.dirname(__file__), "static")

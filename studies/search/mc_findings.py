@@ -23,6 +23,7 @@ from jaxgo.go.game import new_game
 from jaxgo.playouts import light as playout
 from jaxgo.search.config import FLAT_STRATEGIES, TREE_STRATEGIES, SearchConfig
 from jaxgo.search.flat import root_children
+from jaxgo.search.limits import SearchLimits
 from jaxgo.search.player import RESIGN
 from jaxgo.search.searcher import Searcher
 
@@ -41,7 +42,7 @@ def positions(count: int, size: int, seed: int):
 
 def reference_values(game, per_move: int, seed: int) -> np.ndarray:
     """[A] win rate of each legal move for the player to move (NaN for illegal and pass)."""
-    searcher = Searcher(game.rules, SearchConfig(strategy="mc", playouts="light", bias_c2=0.0), seed=seed)
+    searcher = Searcher(game.rules, SearchConfig(strategy="mc", playout_policy="light", bias_c2=0.0), seed=seed)
     states, legal, _ = root_children(searcher, game)
     result = playout.run(states, jax.random.PRNGKey(seed), game.rules.komi, num_per_state=per_move)
     winner = np.asarray(result.winner).reshape(len(legal), per_move)
@@ -73,9 +74,9 @@ def main(argv=None):
             for g, ref in zip(games, refs):
                 best = np.nanmax(ref)
                 for seed in range(args.seeds):
-                    config = SearchConfig(strategy=strategy, playouts="light", bias_c2=0.0)
+                    config = SearchConfig(strategy=strategy, playout_policy="light", bias_c2=0.0)
                     searcher = Searcher(g.rules, config, seed=seed)
-                    result = searcher.search(g, playouts=budget)
+                    result = searcher.search(g, SearchLimits(playouts=budget))
                     move = result.move
                     known = move != RESIGN and move < len(ref) and not np.isnan(ref[move])
                     value = ref[move] if known else np.nanmin(ref)

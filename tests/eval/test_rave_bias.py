@@ -34,7 +34,7 @@ def test_a_run_writes_its_summary_and_plot(tmp_path, capsys):
     out, png = tmp_path / "bias.json", tmp_path / "bias.png"
     argv = ["--sgf", str(games), "--positions", "2", "--playouts", "512", "--first-move", "2", "--last-move", "5",
             "--min-visits", "4", "--playout-policy", "light", "--bias", "0", "--prior", "0", "0",
-            "--search-option", "late_playouts=none", "--search-option", "leaves_per_batch=8",
+            "--search-option", "late_playout_policy=none", "--search-option", "leaves_per_batch=8",
             "--out", str(out), "--plot", str(png)]
     assert script.main(argv) == 0
     printed = json.loads(capsys.readouterr().out.strip().splitlines()[-1])

@@ -47,7 +47,7 @@ def games():
 def test_replayed_games_agree_with_gnugo(games, game_index):
     moves, scores = games
     rules = Rules(size=SIZE, komi=KOMI, ko_rule="simple")
-    engine = make_gtp_engine(rules, SearchConfig(playouts="light", bias_c2=0.0))
+    engine = make_gtp_engine(rules, SearchConfig(playout_policy="light", bias_c2=0.0))
     ours(f"boardsize {SIZE}", engine)
     ours(f"komi {KOMI}", engine)
     with gnugo(SIZE, KOMI) as reference:

@@ -81,7 +81,7 @@ def fuego_responses() -> dict[str, str]:
     from jaxgo.search.config import SearchConfig
 
     rules = Rules(size=19, komi=6.5, ko_rule="situational")
-    engine = make_gtp_engine(rules, SearchConfig(playouts="light", bias_c2=0.0))
+    engine = make_gtp_engine(rules, SearchConfig(playout_policy="light", bias_c2=0.0))
     commands, _ = parse_regression(FUEGO_REPETITION)
     answers: dict[str, str] = {}
     for number, text in commands:

@@ -108,7 +108,7 @@ def test_gtp_engine_reports_seki_and_scores_it_like_gnugo():
     from jaxgo.gtp.engine import make_gtp_engine
     from jaxgo.search.config import SearchConfig
 
-    config = SearchConfig(playouts="light", bias_c2=0.0, leaves_per_batch=8, playouts_per_leaf=4)
+    config = SearchConfig(playout_policy="light", bias_c2=0.0, leaves_per_batch=8, playouts_per_leaf=4)
     engine = make_gtp_engine(Rules(size=7, komi=0.5), config, seed=0, playouts=64)
     board = board_of(NO_EYE_SEKI)
     for colour in (1, -1):

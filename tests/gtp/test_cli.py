@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from jaxgo.gtp.cli import build_parser, main
-from jaxgo.search.player import DEFAULT_PLAYOUTS
+from jaxgo.search.limits import DEFAULT_PLAYOUTS
 
 
 def test_every_option_states_its_default():

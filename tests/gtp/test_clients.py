@@ -36,7 +36,7 @@ REPO = Path(__file__).resolve().parents[2]
 JAVA_INT = re.compile(r"[+-]?[0-9]+")
 GOGUI_TYPES = {"bwboard", "cboard", "dboard", "eplist", "gfx", "hstring", "hpstring", "none", "param", "plist",
                "pspairs", "pstring", "string", "sboard", "var", "varb", "varc", "varp", "varpo", "varw"}
-CHEAP = SearchConfig(playouts="light", bias_c2=0.0)
+CHEAP = SearchConfig(playout_policy="light", bias_c2=0.0)
 
 
 def ask(engine, line: str) -> str:
@@ -240,7 +240,8 @@ def test_gogui_param_dialog_has_typed_fields_and_the_move_budget():
     assert "playouts" not in rows  # the count and the policy are no longer one word
     assert rows["playouts_per_move"] == "[string] playouts_per_move none"
     assert ask(engine, "jaxgo-search_config playouts_per_move 500") == "" and engine.session.player.playouts == 500
-    assert ask(engine, "jaxgo-search_config playout_policy heavy") == "" and engine.session.config.playouts == "heavy"
+    assert ask(engine, "jaxgo-search_config playout_policy heavy") == ""
+    assert engine.session.config.playout_policy == "heavy"
     assert ask(engine, "jaxgo-search_config early_stop 0") == "" and engine.session.config.early_stop is False
     assert engine.handle("jaxgo-search_config early_stop maybe").startswith("?")
 

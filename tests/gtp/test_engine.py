@@ -31,7 +31,7 @@ REQUIRED = [
 
 
 # Protocol and rules tests need no strong search: light playouts, no progressive bias, small budgets.
-CHEAP = SearchConfig(playouts="light", bias_c2=0.0)
+CHEAP = SearchConfig(playout_policy="light", bias_c2=0.0)
 CHEAP_OPTIONS = ["--playout-policy", "light", "--bias", "0", "--playouts", "200"]
 
 

@@ -17,7 +17,7 @@ from jaxgo.gtp.play import fixed_handicap_points  # noqa: E402
 from jaxgo.search.config import SearchConfig, from_args  # noqa: E402
 
 # Light playouts without progressive bias and small batches: these tests check the engine's rules, not strength.
-SMALL = SearchConfig(playouts="light", bias_c2=0.0, leaves_per_batch=16, playouts_per_leaf=8,
+SMALL = SearchConfig(playout_policy="light", bias_c2=0.0, leaves_per_batch=16, playouts_per_leaf=8,
                      flat_playouts_per_move=8)
 
 
@@ -190,8 +190,8 @@ def test_a_time_limit_is_answered_once_the_search_for_its_budget_is_compiled():
     assert len(warmup.calls) == 3
     ask(engine, "kgs-time_settings canadian 60 30 10")
     assert warmup.calls[3:] == [("wait", "search"), ("compile", (60.0, 30.0, 10)), ("ownership",)]
-    search = engine.session.player.search
-    assert search.timed_leaves == 32 and search.searcher(engine.session.rules).timed_leaves == 32
+    player = engine.session.player
+    assert player.clock.leaves == 32 and player.limits(engine.session.game, 1).timed_leaves == 32
 
 
 def test_a_failed_warm_up_does_not_fail_the_clock_command():
@@ -294,11 +294,11 @@ def test_search_options_from_the_command_line():
                                       "--playouts-per-leaf", "2", "--resign-threshold", "0"])
     engine = engine_from_args(args)
     expected = dataclasses.replace(SearchConfig(), bias_c2=0.5, prior_even=0.0, prior_pattern=20.0,
-                                   playouts="rules", playouts_per_leaf=2, resign_threshold=0.0)
+                                   playout_policy="rules", playouts_per_leaf=2, resign_threshold=0.0)
     assert engine.session.config == from_args(args) == expected
     shown = config_of(engine)
     assert list(shown) == list(expected.to_dict())  # every field, in declaration order
-    assert (shown["bias_c2"], shown["playouts"], shown["prior_pattern"], shown["gammas"]) == \
+    assert (shown["bias_c2"], shown["playout_policy"], shown["prior_pattern"], shown["gammas"]) == \
         ("0.5", "rules", "20.0", "none")
     assert fail(engine, "jaxgo-search_config extra") == "syntax error"
     with pytest.raises(SystemExit):  # --prior takes two numbers

@@ -17,7 +17,7 @@ from jaxgo.gtp.settings import MAX_CLOCK_SECONDS
 from jaxgo.search.config import SearchConfig
 from support import ScriptedInput  # noqa: E402
 
-CHEAP = SearchConfig(playouts="light", bias_c2=0.0)
+CHEAP = SearchConfig(playout_policy="light", bias_c2=0.0)
 TIMEOUT = 300
 
 
@@ -97,12 +97,12 @@ class RecordingSearch:
         self.config = SearchConfig(strategy="rave")
         self.budgets = []
 
-    def search(self, game, playouts, seconds, forbid_pass=False):
+    def search(self, game, limits):
         import numpy as np
 
         from jaxgo.search.result import SearchResult
 
-        self.budgets.append((playouts, seconds))
+        self.budgets.append((limits.playouts, limits.seconds))
         actions = game.size * game.size + 1
         visits = np.zeros(actions)
         visits[-1] = 10

@@ -214,9 +214,10 @@ def test_the_engine_exits_0_however_it_is_ended_during_analysis(how):
 def test_the_server_front_end_exits_0_on_quit_during_analysis_and_on_sigterm():
     from jaxgo.search.config import SearchConfig
     from jaxgo.server import transports
-    from jaxgo.server.engine import AnalysisEngine, EngineConfig
+    from jaxgo.server.engine import AnalysisEngine
+    from jaxgo.server.engine_config import EngineConfig
 
-    engine = AnalysisEngine(EngineConfig(search=SearchConfig(playouts="light", bias_c2=0.0),
+    engine = AnalysisEngine(EngineConfig(search=SearchConfig(playout_policy="light", bias_c2=0.0),
                                          max_leaves_per_search=8, max_boards=256, buckets=(256,))).start()
     tcp = transports.TcpServer(engine, 0)
     transports.start_in_thread(tcp)

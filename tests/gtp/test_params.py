@@ -28,7 +28,7 @@ def fail(engine, line: str) -> str:
 
 @pytest.fixture
 def engine():
-    return make_gtp_engine(Rules(size=5), SearchConfig(playouts="light", bias_c2=0.0))
+    return make_gtp_engine(Rules(size=5), SearchConfig(playout_policy="light", bias_c2=0.0))
 
 
 def test_list_and_get_every_search_option(engine):
@@ -49,7 +49,7 @@ def test_set_param_gives_the_player_a_new_config_before_and_after_it_exists(engi
     assert "[string] rave_c1 0.1" in ask(engine, "jaxgo-search_config").splitlines()
     assert ask(engine, "kata-set_param gammas none") == "" and engine.session.config.gammas is None
     config = engine.session.config
-    assert (config.uct_c, config.strategy, config.rave_c1, config.playouts) == (0.5, "uct", 0.1, "light")
+    assert (config.uct_c, config.strategy, config.rave_c1, config.playout_policy) == (0.5, "uct", 0.1, "light")
 
 
 @pytest.mark.parametrize("line, message", [
@@ -108,7 +108,7 @@ class RecordingConnection:
 
 def test_the_server_front_end_refuses_flat_strategies_and_sends_the_new_config():
     connection = RecordingConnection()
-    engine = make_remote_gtp_engine(connection, Rules(size=5), SearchConfig(playouts="light"))
+    engine = make_remote_gtp_engine(connection, Rules(size=5), SearchConfig(playout_policy="light"))
     assert "tree searches only" in fail(engine, "kata-set_param strategy mc")
     assert engine.session.config.strategy == "rave"
     assert ask(engine, "kata-set_param uct_c 0.25") == ""

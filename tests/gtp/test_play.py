@@ -24,7 +24,8 @@ from jaxgo.gtp.play import config_lines  # noqa: E402
 from jaxgo.search.config import SearchConfig  # noqa: E402
 from jaxgo.search.tree import rank_actions  # noqa: E402
 from jaxgo.server import transports  # noqa: E402
-from jaxgo.server.engine import AnalysisEngine, EngineConfig  # noqa: E402
+from jaxgo.server.engine import AnalysisEngine  # noqa: E402
+from jaxgo.server.engine_config import EngineConfig  # noqa: E402
 
 SIZE, KOMI = 9, 7.5
 POSITION_SEEDS = range(32)
@@ -74,7 +75,7 @@ def assert_move_is_the_pv_head(engine, colour: int, answer: str) -> None:
 
 # -- genmove plays the PV's first move ------------------------------------------------------------------------
 def test_genmove_plays_the_first_move_of_its_principal_variation():
-    engine = make_gtp_engine(Rules(size=SIZE, komi=KOMI), SearchConfig(playouts="light", bias_c2=0.0), seed=5,
+    engine = make_gtp_engine(Rules(size=SIZE, komi=KOMI), SearchConfig(playout_policy="light", bias_c2=0.0), seed=5,
                          playouts=48)
     answers = set()
     for seed in POSITION_SEEDS:
@@ -108,7 +109,7 @@ SETTLED = [
 @pytest.fixture(scope="module")
 def server_address():
     """An analysis server whose own defaults differ from the engines' options (light playouts, no bias)."""
-    config = EngineConfig(search=SearchConfig(playouts="light", bias_c2=0.0), max_leaves_per_search=8,
+    config = EngineConfig(search=SearchConfig(playout_policy="light", bias_c2=0.0), max_leaves_per_search=8,
                           max_boards=256, buckets=(256,))
     engine = AnalysisEngine(config).start()
     tcp = transports.TcpServer(engine, 0)
@@ -139,7 +140,7 @@ def settle(engine) -> None:
 
 def test_local_and_server_engines_report_the_same_search_config(engines):
     local, remote = engines
-    expected = SearchConfig(playouts="heavy", bias_c2=1.0, leaves_per_batch=8, resign_min_playouts=32)
+    expected = SearchConfig(playout_policy="heavy", bias_c2=1.0, leaves_per_batch=8, resign_min_playouts=32)
     assert local.session.config == remote.session.config == expected
     shown = ask(local, "jaxgo-search_config")  # GoGui's typed lines, the same for both
     assert shown == ask(remote, "jaxgo-search_config")

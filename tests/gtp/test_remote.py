@@ -13,10 +13,11 @@ from jaxgo.gtp.loop import serve
 from jaxgo.search.config import SearchConfig
 from jaxgo.server import transports
 from jaxgo.server.client import ServerClient
-from jaxgo.server.engine import AnalysisEngine, EngineConfig
+from jaxgo.server.engine import AnalysisEngine
+from jaxgo.server.engine_config import EngineConfig
 from support import ScriptedInput  # noqa: E402
 
-CHEAP = SearchConfig(playouts="light", bias_c2=0.0)
+CHEAP = SearchConfig(playout_policy="light", bias_c2=0.0)
 
 
 def small_server_config() -> EngineConfig:
@@ -234,7 +235,7 @@ def test_result_from_response_follows_the_best_move_info():
 
 
 def test_analysis_commands_send_the_session_config_and_genmove_analyze_decides_like_genmove():
-    config = SearchConfig(playouts="light", bias_c2=0.5, resign_min_playouts=50)
+    config = SearchConfig(playout_policy="light", bias_c2=0.5, resign_min_playouts=50)
     connection = CannedConnection([final([move_info("B2", 80, 0.6, ["B2", "C3"])], 80)])
     engine = make_gtp_engine(Rules(size=5, komi=0.5), config, playouts=80, analysis=connection)
     out = run_session(engine, [(0, b"kata-analyze 10\n"), (0.2, b"lz-genmove_analyze b 10\n"), (0, b"quit\n")])

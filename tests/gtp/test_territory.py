@@ -12,7 +12,7 @@ from jaxgo.gtp.session import GtpSession
 from jaxgo.gtp.territory import COMMANDS
 from jaxgo.search.config import SearchConfig
 
-CHEAP = SearchConfig(playouts="light", bias_c2=0.0)
+CHEAP = SearchConfig(playout_policy="light", bias_c2=0.0)
 
 
 def parse(resp, size):

@@ -12,6 +12,7 @@ from jaxgo.go import rules
 from jaxgo.go.coords import BLACK
 from jaxgo.go.display import game_from_ascii
 from jaxgo.search.config import SearchConfig
+from jaxgo.search.limits import SearchLimits
 from jaxgo.search.searcher import Searcher, position_kernels
 
 # 5x5, Black to play: C2 captures six white stones; C3 captures seven (their one liberty).
@@ -34,18 +35,18 @@ def gtp_point(move: int, size: int) -> str:
 def test_both_backends_pick_the_same_move_in_clear_positions(rows, to_play, expected, policy):
     chosen = {}
     for backend in ("native", "xla"):
-        config = SearchConfig(leaves_per_batch=16, playouts_per_leaf=4, playouts=policy, late_playouts=None,
+        config = SearchConfig(leaves_per_batch=16, playouts_per_leaf=4, playout_policy=policy, late_playout_policy=None,
                               backend=backend)
         game = game_from(rows, to_play)
-        result = Searcher(game.rules, config, seed=3).search(game, playouts=1024)
+        result = Searcher(game.rules, config, seed=3).search(game, SearchLimits(playouts=1024))
         chosen[backend] = gtp_point(result.move, game.size)
     assert chosen == {"native": expected, "xla": expected}
 
 
 def test_native_children_equal_the_xla_rule_kernels_along_a_search():
     game = game_from(CLEAR[1][0], BLACK)
-    native = Searcher(game.rules, SearchConfig(leaves_per_batch=8, playouts="light", backend="native"), seed=1)
-    native.search(game, playouts=512)
+    native = Searcher(game.rules, SearchConfig(leaves_per_batch=8, playout_policy="light", backend="native"), seed=1)
+    native.search(game, SearchLimits(playouts=512))
     tree = native.tree
     children_xla, searchable_xla = position_kernels(False, "xla")
     nodes = np.arange(1, tree.size)

@@ -10,9 +10,9 @@ from jaxgo.search.config import SearchConfig
 
 def test_defaults_are_the_strongest_measured_configuration():
     config = SearchConfig()
-    assert (config.strategy, config.playouts, config.bias_c2, config.prior_even, config.prior_pattern) == \
+    assert (config.strategy, config.playout_policy, config.bias_c2, config.prior_even, config.prior_pattern) == \
         ("rave", "heavy", 3.0, 0.0, 20.0)
-    assert config.late_playouts == "rules" and config.late_fill == 0.45 and config.score_utility == 0.1
+    assert config.late_playout_policy == "rules" and config.late_fill == 0.45 and config.score_utility == 0.1
     assert config.uses_gammas
 
 
@@ -22,26 +22,38 @@ def test_command_line_round_trip_and_help_shows_defaults():
     assert search_config.from_args(parser.parse_args([])) == SearchConfig()
     args = parser.parse_args(["--playout-policy", "light", "--bias", "0", "--prior", "20", "40", "--leaves", "8"])
     config = search_config.from_args(args)
-    assert (config.playouts, config.bias_c2, config.prior_even, config.prior_pattern, config.leaves_per_batch) == \
-        ("light", 0.0, 20.0, 40.0, 8)
+    assert (config.playout_policy, config.bias_c2, config.prior_even, config.prior_pattern,
+            config.leaves_per_batch) == ("light", 0.0, 20.0, 40.0, 8)
     text = parser.format_help()
     assert "default heavy" in text and "default 3.0" in text and "default rave" in text
 
 
 def test_overrides_set_known_fields_and_report_the_rest():
-    config, ignored = SearchConfig().with_overrides({"playouts": "light", "bias_c2": 0, "leaves_per_batch": 8.0,
+    config, ignored = SearchConfig().with_overrides({"playout_policy": "light", "bias_c2": 0, "leaves_per_batch": 8.0,
                                                      "wideRootNoise": 0.1})
-    assert (config.playouts, config.bias_c2, config.leaves_per_batch) == ("light", 0.0, 8)
+    assert (config.playout_policy, config.bias_c2, config.leaves_per_batch) == ("light", 0.0, 8)
     assert ignored == ["setting 'wideRootNoise' ignored"]
     assert SearchConfig().with_overrides(SearchConfig(strategy="uct").to_dict())[0] == SearchConfig(strategy="uct")
 
 
-@pytest.mark.parametrize("overrides", [{"playouts": "medium"}, {"bias_c2": "x"}, {"bias_c2": float("nan")},
+@pytest.mark.parametrize("overrides", [{"playout_policy": "medium"}, {"bias_c2": "x"}, {"bias_c2": float("nan")},
                                        {"leaves_per_batch": 2.5}, {"playouts_per_leaf": 0}, {"strategy": 3},
                                        {"uct_c": True}, {"early_stop": "maybe"}, {"early_stop": 2}])
 def test_bad_override_values_raise(overrides):
     with pytest.raises(ValueError):
         SearchConfig().with_overrides(overrides)
+
+
+def test_old_names_of_the_playout_policy_still_work_with_a_deprecation_message(capsys):
+    config, ignored = SearchConfig().with_overrides({"playouts": "light", "late_playouts": None})
+    assert not ignored and (config.playout_policy, config.late_playout_policy) == ("light", None)
+    err = capsys.readouterr().err
+    assert "'playouts' is deprecated" in err and "use 'playout_policy'" in err and "'late_playouts'" in err
+    parser = argparse.ArgumentParser()
+    search_config.add_arguments(parser)
+    config = search_config.from_args(parser.parse_args(["--search-option", "playouts=rules"]))
+    assert config.playout_policy == "rules" and "deprecated" in capsys.readouterr().err
+    assert "playouts" not in config.to_dict()  # "playouts" is a count everywhere else
 
 
 def test_changed_fields():
@@ -82,16 +94,16 @@ def test_late_playouts_switch_the_evaluator_once_stones_cover_late_fill():
 
     from jaxgo.playouts.evaluator import evaluator_for
 
-    config, ignored = SearchConfig().with_overrides({"late_playouts": "rules", "late_fill": 0.4})
-    assert not ignored and SearchConfig(late_playouts=None).playouts_at(81, 81) == "heavy"  # None: off
-    assert config.playouts_at(9, 25) == "heavy" and config.playouts_at(10, 25) == "rules"
+    config, ignored = SearchConfig().with_overrides({"late_playout_policy": "rules", "late_fill": 0.4})
+    assert not ignored and SearchConfig(late_playout_policy=None).playout_policy_at(81, 81) == "heavy"  # None: off
+    assert config.playout_policy_at(9, 25) == "heavy" and config.playout_policy_at(10, 25) == "rules"
     stones = np.zeros(25, np.int8)
     stones[:9] = 1
     assert evaluator_for(config, stones=stones).policy == "heavy"
     stones[9] = -1
     assert evaluator_for(config, stones=stones).policy == "rules" and evaluator_for(config).policy == "heavy"
     with pytest.raises(ValueError, match="late playout policy"):
-        SearchConfig(late_playouts="smart")
+        SearchConfig(late_playout_policy="smart")
     with pytest.raises(ValueError, match="late_fill"):
         SearchConfig(late_fill=1.5)
 
@@ -102,8 +114,8 @@ def test_describe_names_what_the_config_searches_with():
     assert "progressive bias 3 and virtual RAVE experience (--prior 0 20) from the shipped gammas" in text
     assert "MoGo-style rule playouts once stones cover 45% of the board" in text
     assert text.endswith("playouts valued with a score share of 0.1")
-    plain = SearchConfig(strategy="uct", playouts="light", bias_c2=0.0, prior_pattern=0.0, late_playouts=None,
-                         score_utility=0.0)
+    plain = SearchConfig(strategy="uct", playout_policy="light", bias_c2=0.0, prior_pattern=0.0,
+                         late_playout_policy=None, score_utility=0.0)
     assert plain.describe() == "UCT tree search with light (uniform) playouts"
     assert "the gammas in g.npz" in SearchConfig(gammas="g.npz").describe()
     assert SearchConfig(strategy="random").describe() == "uniform random legal moves (no search)"

@@ -14,11 +14,12 @@ from jaxgo.go.coords import BLACK, WHITE, point_to_gtp  # noqa: E402
 from jaxgo.go.game import new_game  # noqa: E402
 from jaxgo.search import descent  # noqa: E402
 from jaxgo.search.config import SearchConfig  # noqa: E402
+from jaxgo.search.limits import SearchLimits  # noqa: E402
 from jaxgo.search.reference import edge_scores_reference, node_mean  # noqa: E402
 from jaxgo.search.searcher import Searcher  # noqa: E402
 from jaxgo.search.tree import Tree  # noqa: E402
 
-SMALL = dict(leaves_per_batch=16, playouts_per_leaf=8, playouts="light", bias_c2=0.0)
+SMALL = dict(leaves_per_batch=16, playouts_per_leaf=8, playout_policy="light", bias_c2=0.0)
 
 # Seki, Black to play after White's pass: the shared liberty C1 is a self-atari that loses Black's 13 stones
 # (White answers at A5); A5 is Black's own eye (never searched) and E5 White's eye (suicide).  Passing ends the
@@ -62,7 +63,7 @@ def test_unvisited_pass_is_valued_at_the_node_mean_not_at_one_half(scores_of):
     tree.children_rave_visits[0, :3] = [400, 300, 200]
     tree.children_rave_values[0, :3] = [140, 90, 40]
     assert node_mean(tree, 0) == pytest.approx(0.3)
-    config = SearchConfig(strategy="rave", rave_c1=0.0, playouts="light", bias_c2=0.0)
+    config = SearchConfig(strategy="rave", rave_c1=0.0, playout_policy="light", bias_c2=0.0)
     scores = scores_of(config, tree, 0)
     assert scores[3] == pytest.approx(0.3, abs=1e-6)  # was 0.5: the first choice of a losing side
     assert np.argmax(scores) == 0
@@ -79,8 +80,8 @@ def test_unvisited_pass_is_valued_at_the_node_mean_not_at_one_half(scores_of):
 def test_no_pass_on_the_empty_board_at_a_small_budget(seed):
     # Before the fix, seed 10 opened with a pass at 300 playouts (PV "pass J6") and seed 14's PV was "D8 pass".
     game = new_game(size=9, komi=7.5)
-    searcher = Searcher(game.rules, SearchConfig(strategy="rave", playouts="light", bias_c2=0.0), seed=seed)
-    result = searcher.search(game, playouts=300)
+    searcher = Searcher(game.rules, SearchConfig(strategy="rave", playout_policy="light", bias_c2=0.0), seed=seed)
+    result = searcher.search(game, SearchLimits(playouts=300))
     assert result.move != game.pass_move
     assert game.pass_move not in result.pv[:2]
     assert result.visits[game.pass_move] <= np.sort(result.visits)[-2]  # pass is never the most visited
@@ -92,6 +93,6 @@ def test_pass_is_chosen_in_a_finished_seki(strategy):
     game.play(WHITE, game.pass_move)
     assert game.score() > 0  # Black wins if the game ends now
     searcher = Searcher(game.rules, SearchConfig(strategy=strategy, **SMALL), seed=3)
-    result = searcher.search(game, playouts=512)
+    result = searcher.search(game, SearchLimits(playouts=512))
     assert result.move == game.pass_move, point_to_gtp(result.move, 5)
     assert result.win_rate > 0.9

@@ -12,9 +12,10 @@ from jaxgo.go.coords import BLACK, WHITE  # noqa: E402
 from jaxgo.go.display import game_from_ascii  # noqa: E402
 from jaxgo.go.game import new_game  # noqa: E402
 from jaxgo.search.config import SearchConfig  # noqa: E402
-from jaxgo.search.player import DEFAULT_PLAYOUTS, RESIGN, Player  # noqa: E402
+from jaxgo.search.limits import DEFAULT_PLAYOUTS  # noqa: E402
+from jaxgo.search.player import RESIGN, Player  # noqa: E402
 
-LIGHT = dict(playouts="light", bias_c2=0.0, leaves_per_batch=16, playouts_per_leaf=4)
+LIGHT = dict(playout_policy="light", bias_c2=0.0, leaves_per_batch=16, playouts_per_leaf=4)
 
 # White's living group (two eyes) holds 17 of the 25 points: Black, to play, loses whatever it does.
 LOST = [

@@ -14,6 +14,7 @@ from jaxgo.go.reference import ReferenceBoard
 from jaxgo.learn import bt
 from jaxgo.search import priors
 from jaxgo.search.config import SearchConfig
+from jaxgo.search.limits import SearchLimits
 from jaxgo.search.reference import virtual_rave
 from jaxgo.search.searcher import Searcher
 
@@ -70,9 +71,9 @@ def test_uniform_without_bias():
 
 def test_search_with_heavy_playouts_and_progressive_bias():
     game = game_after_d4_c4_d3()
-    config = SearchConfig(playouts="heavy", bias_c2=1.0, leaves_per_batch=16, playouts_per_leaf=2)
+    config = SearchConfig(playout_policy="heavy", bias_c2=1.0, leaves_per_batch=16, playouts_per_leaf=2)
     searcher = Searcher(game.rules, config, seed=0)
-    result = searcher.search(game, playouts=128)
+    result = searcher.search(game, SearchLimits(playouts=128))
     assert result.playouts >= 128
     assert game.is_legal(game.to_play, result.move)
     tree = searcher.tree
@@ -88,9 +89,9 @@ def test_tree_priors_take_the_game_last_moves_at_the_root():
     # Light playouts with progressive bias: the priors of the root's children use the game's last move as the
     # move before theirs (it was -1 before), grandchildren their parent's edge -- as the playouts' last moves.
     game = game_after_d4_c4_d3()
-    config = SearchConfig(bias_c2=1.0, leaves_per_batch=16, playouts_per_leaf=2, playouts="light")
+    config = SearchConfig(bias_c2=1.0, leaves_per_batch=16, playouts_per_leaf=2, playout_policy="light")
     searcher = Searcher(game.rules, config, seed=1)
-    searcher.search(game, playouts=256)
+    searcher.search(game, SearchLimits(playouts=256))
     tree, log_gamma = searcher.tree, priors.log_gammas()
     last = gtp_to_point("D3", 7)
 
@@ -139,9 +140,10 @@ def test_virtual_rave_experience_favours_likely_moves_and_fades_with_real_amaf()
 
 def test_virtual_experience_alone_computes_the_move_model_priors():
     game = game_after_d4_c4_d3()
-    config = SearchConfig(prior_pattern=20.0, leaves_per_batch=16, playouts_per_leaf=2, playouts="light", bias_c2=0.0)
+    config = SearchConfig(prior_pattern=20.0, leaves_per_batch=16, playouts_per_leaf=2, playout_policy="light",
+                          bias_c2=0.0)
     searcher = Searcher(game.rules, config, seed=0)
-    result = searcher.search(game, playouts=128)
+    result = searcher.search(game, SearchLimits(playouts=128))
     assert game.is_legal(game.to_play, result.move)
     root_prior = searcher.tree.children_prior[searcher.tree.root]
     assert abs(root_prior.sum() - 1.0) < 1e-5

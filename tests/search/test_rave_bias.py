@@ -12,6 +12,7 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 from jaxgo.go.coords import BLACK  # noqa: E402
 from jaxgo.go.game import new_game  # noqa: E402
 from jaxgo.search.config import SearchConfig  # noqa: E402
+from jaxgo.search.limits import SearchLimits  # noqa: E402
 from jaxgo.search.rave_bias import EdgeStatistics, bootstrap_c3, edge_statistics, node_depths, rave_bias  # noqa: E402
 from jaxgo.search.searcher import Searcher  # noqa: E402
 
@@ -64,10 +65,10 @@ def test_depths_and_depth_selection():
 def test_edges_of_a_real_search_tree_match_its_counts():
     game = new_game(size=5, komi=0.5)
     game.play(BLACK, 12)
-    config = SearchConfig(leaves_per_batch=16, playouts_per_leaf=8, playouts="light", bias_c2=0.0,
-                          prior_pattern=0.0, late_playouts=None)
+    config = SearchConfig(leaves_per_batch=16, playouts_per_leaf=8, playout_policy="light", bias_c2=0.0,
+                          prior_pattern=0.0, late_playout_policy=None)
     searcher = Searcher(game.rules, config, seed=3)
-    searcher.search(game, playouts=2048)
+    searcher.search(game, SearchLimits(playouts=2048))
     tree = searcher.tree
     stats = edge_statistics(tree, min_visits=20)
     assert len(stats) > 0 and (stats.visits >= 20).all() and (stats.other_visits >= 20).all()

@@ -21,22 +21,23 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 from jaxgo.go.coords import gtp_to_point  # noqa: E402
 from jaxgo.go.game import new_game  # noqa: E402
 from jaxgo.search.config import SearchConfig  # noqa: E402
+from jaxgo.search.limits import SearchLimits  # noqa: E402
 from jaxgo.search.searcher import Searcher  # noqa: E402
 
 FIXTURE = pathlib.Path(__file__).parents[1] / "fixtures" / "search_recorded.json"
 OPENING = ["E5", "C4", "G6", "D7"]
-LIGHT = dict(playouts="light", bias_c2=0.0, prior_pattern=0.0, late_playouts=None)
+LIGHT = dict(playout_policy="light", bias_c2=0.0, prior_pattern=0.0, late_playout_policy=None)
 # name: (SearchConfig fields, playouts per search, search limits)
 CASES = {
     "uct": (dict(strategy="uct", **LIGHT), 512, {}),
     "rave_default": ({}, 512, {}),
-    "rave_light": (dict(playouts="light", leaves_per_batch=8), 512, {}),
-    "mc": (dict(strategy="mc", playouts="light"), 600, {}),
-    "amaf": (dict(strategy="amaf", playouts="light"), 600, {}),
-    "pp": (dict(strategy="pp", playouts="light", pp_min_samples=16), 1500, {}),
-    "depth2": (dict(strategy="depth2", playouts="light"), 1000, {}),
-    "rave_forbid_pass": (dict(playouts="light"), 256, {"forbid_pass": True}),
-    "rave_max_nodes": (dict(playouts="light", leaves_per_batch=8), 512, {"max_nodes": 30}),
+    "rave_light": (dict(playout_policy="light", leaves_per_batch=8), 512, {}),
+    "mc": (dict(strategy="mc", playout_policy="light"), 600, {}),
+    "amaf": (dict(strategy="amaf", playout_policy="light"), 600, {}),
+    "pp": (dict(strategy="pp", playout_policy="light", pp_min_samples=16), 1500, {}),
+    "depth2": (dict(strategy="depth2", playout_policy="light"), 1000, {}),
+    "rave_forbid_pass": (dict(playout_policy="light"), 256, {"forbid_pass": True}),
+    "rave_max_nodes": (dict(playout_policy="light", leaves_per_batch=8), 512, {"max_nodes": 30}),
 }
 
 
@@ -46,11 +47,9 @@ def run_case(fields: dict, playouts: int, limits: dict) -> list[dict]:
     for i, move in enumerate(OPENING):
         game.play(1 if i % 2 == 0 else -1, gtp_to_point(move, 9))
     searcher = Searcher(game.rules, SearchConfig(backend="native", **fields), seed=7)
-    for name, value in limits.items():
-        setattr(searcher, name, value)
     results = []
     for _ in range(2):
-        result = searcher.search(game, playouts=playouts)
+        result = searcher.search(game, SearchLimits(playouts=playouts, **limits))
         results.append(dict(move=int(result.move), playouts=int(result.playouts), pv=[int(m) for m in result.pv[:4]],
                             visits=[round(float(v), 6) for v in result.visits],
                             win_rate=round(float(result.win_rate), 6)))

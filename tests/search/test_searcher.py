@@ -17,13 +17,14 @@ from jaxgo.search.config import (
     FLAT_STRATEGIES,  # noqa: E402
     SearchConfig,  # noqa: E402
 )
-from jaxgo.search.player import LocalSearch  # noqa: E402
+from jaxgo.search.limits import SearchLimits  # noqa: E402
+from jaxgo.search.player import Player  # noqa: E402
 from jaxgo.search.searcher import Searcher  # noqa: E402
 from jaxgo.search.tree import Tree, hash_key, move_decided  # noqa: E402
 from jaxgo.search.tree_search import last_moves  # noqa: E402
 
-SMALL = dict(leaves_per_batch=16, playouts_per_leaf=8, flat_playouts_per_move=8, playouts="light", bias_c2=0.0,
-             prior_pattern=0.0, late_playouts=None)
+SMALL = dict(leaves_per_batch=16, playouts_per_leaf=8, flat_playouts_per_move=8, playout_policy="light", bias_c2=0.0,
+             prior_pattern=0.0, late_playout_policy=None)
 
 
 def board_game(rows: list[str], to_play=BLACK, komi=0.5):
@@ -54,7 +55,7 @@ def test_tree_search_captures_big_group(strategy):
     searcher = Searcher(game.rules, SearchConfig(strategy=strategy, **SMALL), seed=1)
     # Black wins whatever it plays (komi 0.5), so UCT tells C2 apart only by the score share of the playout value:
     # 1,024 playouts chose C2 under 6 of 8 seeds, 4,096 under every seed tried (6 of 6, both backends).
-    result = searcher.search(game, playouts=4096)
+    result = searcher.search(game, SearchLimits(playouts=4096))
     assert point_to_gtp(result.move, 5) == "C2"
     assert result.win_rate > 0.8
     assert result.playouts >= 4096
@@ -65,7 +66,7 @@ def test_tree_search_captures_big_group(strategy):
 def test_flat_strategies_capture_big_group(strategy):
     game = board_game(CAPTURE, BLACK)
     searcher = Searcher(game.rules, SearchConfig(strategy=strategy, **SMALL), seed=2)
-    result = searcher.search(game, playouts=1500)
+    result = searcher.search(game, SearchLimits(playouts=1500))
     legal = game.legal_moves(BLACK)
     assert legal[result.move]
     if strategy != "depth2":  # min-of-means over ~1-sample replies is too noisy to assert a move
@@ -91,7 +92,7 @@ def test_superko_positions_are_never_created_in_the_tree():
     # One playout per leaf: D2's node is reached about 80 times, so every reply below it (D4 too) is tried.
     config = SearchConfig(strategy="uct", **{**SMALL, "playouts_per_leaf": 1})
     searcher = Searcher(game.rules, config, seed=4)
-    searcher.search(game, playouts=2048)
+    searcher.search(game, SearchLimits(playouts=2048))
     tree = searcher.tree
     keys = set(int(k) for k in tree.hashes[1:tree.size])
     assert forbidden_root_move not in keys and forbidden_deep not in keys
@@ -103,7 +104,7 @@ def test_superko_positions_are_never_created_in_the_tree():
 def test_subtree_is_reused_after_moves():
     game = new_game(size=5, komi=0.5)
     searcher = Searcher(game.rules, SearchConfig(strategy="rave", **SMALL), seed=5)
-    first = searcher.search(game, playouts=1024)
+    first = searcher.search(game, SearchLimits(playouts=1024))
     game.play(BLACK, first.move)
     old = searcher.tree
     node = old.children_index[0, first.move]
@@ -136,10 +137,10 @@ def test_time_budget_is_respected(monkeypatch):
 
     game = new_game(size=5, komi=0.5)
     searcher = Searcher(game.rules, SearchConfig(strategy="uct", early_stop=False, **SMALL), seed=7)
-    searcher.search(game, playouts=128)  # compile
+    searcher.search(game, SearchLimits(playouts=128))  # compile
     monkeypatch.setattr(time, "perf_counter", FakeClock(0.05))  # each reading of the clock: 0.05 s later
-    short = searcher.search(game, seconds=0.5)
-    long = searcher.search(game, seconds=2.0)
+    short = searcher.search(game, SearchLimits(seconds=0.5))
+    long = searcher.search(game, SearchLimits(seconds=2.0))
     # a search spends its whole budget on its clock and then stops; four times the time buys more playouts
     assert short.seconds >= 0.5 and long.seconds >= 2.0
     assert 0 < short.playouts < long.playouts
@@ -155,16 +156,16 @@ def test_a_time_limited_search_stops_once_its_move_is_decided():
     game = board_game(CAPTURE, BLACK)
     config = SearchConfig(strategy="rave", **SMALL)
     searcher = Searcher(game.rules, config, seed=3)
-    searcher.search(game, playouts=64)  # compile
+    searcher.search(game, SearchLimits(playouts=64))  # compile
     searcher.reset()
-    result = searcher.search(game, seconds=3.0)
+    result = searcher.search(game, SearchLimits(seconds=3.0))
     assert point_to_gtp(result.move, 5) == "C2" and result.stopped_early
     ranked = np.sort(result.visits)[::-1]  # C2's lead exceeded what the time left could give another move
     assert ranked[0] - ranked[1] > 0
     off = Searcher(game.rules, dataclasses.replace(config, early_stop=False), seed=3)
-    off_result = off.search(game, seconds=1.0)
+    off_result = off.search(game, SearchLimits(seconds=1.0))
     assert not off_result.stopped_early and off_result.seconds >= 1.0  # off: the time is spent
-    by_playouts = searcher.search(game, playouts=512)
+    by_playouts = searcher.search(game, SearchLimits(playouts=512))
     assert not by_playouts.stopped_early and by_playouts.playouts >= 512  # a playout budget is always spent
 
 
@@ -205,20 +206,23 @@ def test_tree_reroot_compacts_subtree():
 
 def test_searches_on_a_time_budget_keep_the_batch_size_of_the_first():
     game = new_game(size=5, komi=0.5)
-    config = SearchConfig(strategy="rave", playouts_per_leaf=4, playouts="light", bias_c2=0.0,  # K from the budget
+    config = SearchConfig(strategy="rave", playouts_per_leaf=4, playout_policy="light",
+                          bias_c2=0.0,  # K from the budget
                           backend="xla")  # the XLA rates (the native ones give larger K for the same seconds)
     searcher = Searcher(game.rules, config, seed=1)
-    searcher.search(game, seconds=0.2)  # K from 0.2 s at the rate assumed for 9x9 and smaller boards
+    searcher.search(game, SearchLimits(seconds=0.2))  # K from 0.2 s at the rate assumed for 9x9 and smaller boards
     assert searcher.timed_leaves == auto_leaves(400, 4) == 4
     assert searcher.leaves_for_seconds(20.0, 5) == 4  # a longer move keeps the compiled batch shape
     assert Searcher(game.rules, config).leaves_for_seconds(20.0, 5) == auto_leaves(40000, 4) == 128
     fixed = Searcher(game.rules, dataclasses.replace(config, leaves_per_batch=16), seed=1)
-    fixed.search(game, seconds=0.1)
+    fixed.search(game, SearchLimits(seconds=0.1))
     assert fixed.timed_leaves is None  # a K set in the config is used as it is
-    local = LocalSearch(config, seed=1)
-    local.search(game, None, 0.2)
-    local.reset()  # a new game: a new Searcher, the same K
-    assert local.timed_leaves == 4 and local.searcher(game.rules).timed_leaves == 4
+    given = Searcher(game.rules, config, seed=1).search(game, SearchLimits(seconds=0.1, timed_leaves=8))
+    assert given.timed_leaves == 8  # the K of the limits (the clock's compiled shape) wins
+    player = Player(config, seed=1, seconds=0.2)
+    player.choose(game, BLACK)
+    player.reset()  # a new game: a new Searcher, the same K
+    assert player.clock.leaves == 4 and player.limits(game, BLACK).timed_leaves == 4
 
 
 def test_leaf_last_moves_follow_the_tree_path_and_the_game():
@@ -226,7 +230,7 @@ def test_leaf_last_moves_follow_the_tree_path_and_the_game():
     game.play(BLACK, gtp_to_point("C3", 5))
     game.play(WHITE, gtp_to_point("B2", 5))
     searcher = Searcher(game.rules, SearchConfig(strategy="rave", **SMALL), seed=3)
-    searcher.search(game, playouts=512)
+    searcher.search(game, SearchLimits(playouts=512))
     tree = searcher.tree
     nodes = np.arange(tree.size)
     last = last_moves(tree, nodes, (gtp_to_point("B2", 5), gtp_to_point("C3", 5)))
@@ -243,19 +247,18 @@ def test_leaf_last_moves_follow_the_tree_path_and_the_game():
 def test_rule_policy_search_plays_the_capture():
     game = board_game(CAPTURE, BLACK)
     # rave_c1 = 0.1: every move wins here, and without exploration the search keeps to the first winning one.
-    config = SearchConfig(strategy="rave", rave_c1=0.1, **dict(SMALL, playouts="rules"))
+    config = SearchConfig(strategy="rave", rave_c1=0.1, **dict(SMALL, playout_policy="rules"))
     searcher = Searcher(game.rules, config, seed=4)
-    result = searcher.search(game, playouts=512)
+    result = searcher.search(game, SearchLimits(playouts=512))
     assert point_to_gtp(result.move, 5) == "C2"
 
 
 def test_a_node_capped_tree_stops_growing_and_still_finds_the_capture():
-    # Searcher.max_nodes (the analysis server's memory cap): descents stop at the frontier of a full tree, the
+    # SearchLimits.max_nodes (the analysis server's memory cap): descents stop at the frontier of a full tree, the
     # root's children are still made, and the search goes on with its playouts.
     game = board_game(CAPTURE, BLACK)
     searcher = Searcher(game.rules, SearchConfig(strategy="rave", **SMALL), seed=1)
-    searcher.max_nodes = 40
-    result = searcher.search(game, playouts=2048)
+    result = searcher.search(game, SearchLimits(playouts=2048, max_nodes=40))
     assert searcher.tree.size <= 40 + 26  # the cap, plus root children (always created)
     assert result.playouts >= 2048 and point_to_gtp(result.move, 5) == "C2"
     assert searcher.tree.root_visits().sum() == result.playouts  # every playout counted through a root move
@@ -265,7 +268,7 @@ def test_a_widened_search_spends_its_playouts_on_the_likeliest_root_moves():
     game = new_game(size=9, komi=7.5)
     cfg = SearchConfig(leaves_per_batch=8, playouts_per_leaf=2, widen_playouts=16, widen_factor=2.0)
     searcher = Searcher(game.rules, cfg, seed=3)
-    result = searcher.search(game, playouts=512)
+    result = searcher.search(game, SearchLimits(playouts=512))
     tree = searcher.tree
     visits = tree.children_visits[tree.root]
     searched = np.flatnonzero(visits > 0)
@@ -296,7 +299,7 @@ def test_ladder_prune_leaves_a_laddered_escape_out_of_the_root(ladder_prune):
     game = board_game(LADDERED, WHITE, komi=7.5)
     e4 = gtp_to_point("E4", 9)
     searcher = Searcher(game.rules, SearchConfig(ladder_prune=ladder_prune, **SMALL), seed=4)
-    result = searcher.search(game, playouts=256)
+    result = searcher.search(game, SearchLimits(playouts=256))
     root = searcher.tree.root
     assert bool(searcher.tree.children_legal[root, e4]) is not ladder_prune
     assert searcher.tree.children_legal[root].sum() == 77 - int(ladder_prune)  # 76 empty points and pass
@@ -317,7 +320,7 @@ def test_ladder_prune_tree_leaves_laddered_escapes_out_of_the_tree_nodes(in_tree
     game = board_game(LADDERED, BLACK, komi=7.5)
     e4, e5 = gtp_to_point("E4", 9), gtp_to_point("E5", 9)
     searcher = Searcher(game.rules, SearchConfig(ladder_prune_tree=in_tree, **SMALL), seed=5)
-    searcher.search(game, playouts=512)
+    searcher.search(game, SearchLimits(playouts=512))
     tree = searcher.tree
     quiet = quiet_children(tree, e4, e5)
     assert len(quiet) > 5
@@ -329,15 +332,15 @@ def test_late_playouts_take_over_the_searches_late_in_the_game():
     # 10 of 25 points covered: from late_fill 0.4 on the searches run the rule playouts, before it heavy ones
     crowded = board_game(["X O X O .", "O X O X .", "X O . . .", ". . . . .", ". . . . ."])
     config = dataclasses.replace(SearchConfig(strategy="rave", leaves_per_batch=4, playouts_per_leaf=2),
-                                 late_playouts="rules", late_fill=0.4)
+                                 late_playout_policy="rules", late_fill=0.4)
     searcher = Searcher(crowded.rules, config, seed=0)
     early = board_game(["X O . . .", ". . . . .", ". . . . .", ". . . . .", ". . . . ."])
-    assert searcher.search(early, playouts=16).playouts >= 16 and searcher.evaluator.policy == "heavy"
-    assert searcher.search(crowded, playouts=16).playouts >= 16 and searcher.evaluator.policy == "rules"
+    assert searcher.search(early, SearchLimits(playouts=16)).playouts >= 16 and searcher.evaluator.policy == "heavy"
+    assert searcher.search(crowded, SearchLimits(playouts=16)).playouts >= 16 and searcher.evaluator.policy == "rules"
     from jaxgo.playouts.evaluator import make_evaluator
 
     given = Searcher(crowded.rules, config, seed=0, evaluator=make_evaluator("light"))  # a server's: kept
-    given.search(crowded, playouts=16)
+    given.search(crowded, SearchLimits(playouts=16))
     assert given.evaluator.policy == "light"
 
 
@@ -346,9 +349,9 @@ def test_score_utility_prefers_the_larger_margin_when_every_move_wins():
     # share of the score in the value the capture of the six stones (the largest margin) is the move.
     game = board_game(CAPTURE, BLACK, komi=-30.5)
     config = SearchConfig(strategy="rave", score_utility=0.3, **SMALL)
-    result = Searcher(game.rules, config, seed=4).search(game, playouts=1024)
+    result = Searcher(game.rules, config, seed=4).search(game, SearchLimits(playouts=1024))
     assert point_to_gtp(result.move, 5) == "C2"
     assert 0.7 < result.win_rate < 1.0  # the value: wins (0.7) plus a share of a large margin
     plain = Searcher(game.rules, SearchConfig(strategy="rave", **dict(SMALL, score_utility=0.0)), seed=4)
-    plain = plain.search(game, playouts=1024)
+    plain = plain.search(game, SearchLimits(playouts=1024))
     assert plain.win_rate == 1.0

@@ -11,7 +11,7 @@ GAME = "(;GM[1]FF[4]SZ[5]KM[0.5];B[cc];W[cd];B[dd];W[bc];B[bb];W[de];B[ed];W[ce]
 
 
 # The engine's default search is heavy playouts + progressive bias; the tests ask for the light one (fast to compile).
-LIGHT = ["--playouts", "light", "--bias", "0", "--leaves", "8", "--max-boards", "256"]
+LIGHT = ["--playout-policy", "light", "--bias", "0", "--leaves", "8", "--max-boards", "256"]
 
 
 def test_analyze_writes_the_plot_and_responses_with_progress(tmp_path, capsys):
@@ -26,7 +26,7 @@ def test_analyze_writes_the_plot_and_responses_with_progress(tmp_path, capsys):
     assert [r["turnNumber"] for r in results] == list(range(10))
     for r in results:
         assert 0 <= r["rootInfo"]["winrate"] <= 1 and len(r["ownership"]) == 25
-        assert r["searchConfig"]["playouts"] == "light" and r["searchConfig"]["bias_c2"] == 0
+        assert r["searchConfig"]["playout_policy"] == "light" and r["searchConfig"]["bias_c2"] == 0
     # After 9 moves the centre stone C3 (row 2, column 2) is Black's in most playouts.
     assert results[-1]["ownership"][2 * 5 + 2] > 0.3
     captured = capsys.readouterr()
@@ -51,9 +51,9 @@ def test_komi_written_times_50_or_100_is_read_as_meant(tmp_path):
     sgf.write_text(GAME.replace("KM[0.5]", "KM[375]"))
     query, size = analyze.game_query(str(sgf), 16, "chinese")
     assert size == 5 and query["komi"] == 7.5
-    query, _ = analyze.game_query(str(sgf), 16, "chinese", komi=6.5, settings={"playouts": "light"})
+    query, _ = analyze.game_query(str(sgf), 16, "chinese", komi=6.5, settings={"playout_policy": "light"})
     assert query["komi"] == 6.5 and query["overrideSettings"] == {"reportAnalysisWinratesAs": "BLACK",
-                                                                  "playouts": "light"}
+                                                                  "playout_policy": "light"}
 
 
 def test_analyze_options_are_checked_before_any_search(tmp_path, capsys):
@@ -66,8 +66,10 @@ def test_analyze_options_are_checked_before_any_search(tmp_path, capsys):
     with pytest.raises(SystemExit) as info:
         analyze.main([str(sgf), "--plot", str(tmp_path / "x.png"), "--komi", "375"])
     assert info.value.code == 2 and "--komi must be in" in capsys.readouterr().err
-    args = analyze.parse_args([str(sgf), "--plot", "x.png", "--playouts", "rules", "--visits", "64"])
-    assert analyze.search_settings(args) == {"playouts": "rules"} and args.visits == 64
+    capsys.readouterr()
+    args = analyze.parse_args([str(sgf), "--plot", "x.png", "--playouts", "rules", "--visits", "64"])  # old spelling
+    assert analyze.search_settings(args) == {"playout_policy": "rules"} and args.visits == 64
+    assert "--playouts is deprecated" in capsys.readouterr().err
 
 
 def test_analyze_reports_a_broken_file(tmp_path, capsys):

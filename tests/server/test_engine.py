@@ -20,14 +20,15 @@ from jaxgo.go.coords import gtp_to_point
 from jaxgo.search.config import SearchConfig
 from jaxgo.server import transports
 from jaxgo.server.client import LocalConnection, ServerClient
-from jaxgo.server.engine import AnalysisEngine, EngineConfig, default_buckets
+from jaxgo.server.engine import AnalysisEngine
+from jaxgo.server.engine_config import EngineConfig, default_buckets
 
 TIMEOUT = 240
 
 
 def small_config():
     # overlap_min_leaves=64: rounds of 8+ searches run as two waves (the overlapped path is exercised).
-    search = SearchConfig(playouts="light", bias_c2=0.0, leaves_per_batch=8, playouts_per_leaf=4)
+    search = SearchConfig(playout_policy="light", bias_c2=0.0, leaves_per_batch=8, playouts_per_leaf=4)
     return EngineConfig(search=search, max_boards=256, buckets=(256,), overlap_min_leaves=64)
 
 
@@ -131,7 +132,8 @@ def test_a_default_19x19_search_at_500_visits_is_a_tree_and_reports_the_gammas_p
     # 9-27% of 512 visits from run to run (with and without the score share).
     assert visits[0] >= 0.05 * sum(visits) and len(visits) <= 64
     assert max(len(info["pv"]) for info in infos) >= 3  # the search went below the root's children
-    assert result["searchConfig"]["playouts"] == "heavy" and result["searchConfig"]["bias_c2"] == SearchConfig().bias_c2
+    shown = result["searchConfig"]
+    assert shown["playout_policy"] == "heavy" and shown["bias_c2"] == SearchConfig().bias_c2
     game = new_game(size=19)
     for colour, vertex in moves:
         game.play(1 if colour == "B" else -1, gtp_to_point(vertex, 19))
@@ -363,7 +365,7 @@ def test_stdio_transport_answers_then_returns_at_eof(server):
 def test_clean_shutdown_answers_queued_queries_first():
     engine = AnalysisEngine(small_config()).start()
     out = []
-    from jaxgo.server.engine import Client
+    from jaxgo.server.connection import Client
 
     client = Client(out.append)
     for k in range(3):
@@ -558,7 +560,7 @@ def test_late_playouts_setting_picks_each_turns_policy_by_its_stones(server, mon
     server_engine_evaluator_for = server_engine.evaluator_for
     monkeypatch.setattr(server_engine, "evaluator_for", recording)
     client = ServerClient(server["tcp"])
-    late = {"late_playouts": "rules", "late_fill": 0.5}
+    late = {"late_playout_policy": "rules", "late_fill": 0.5}
     crowded = client.query(query("late", initialStones=ascii_stones(ALIVE), overrideSettings=late)).results(TIMEOUT)
     empty = client.query(query("early", overrideSettings=late)).results(TIMEOUT)
     client.close()

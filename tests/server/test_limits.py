@@ -17,7 +17,8 @@ import pytest
 
 from jaxgo.search.config import SearchConfig
 from jaxgo.server import transports
-from jaxgo.server.engine import AnalysisEngine, EngineConfig
+from jaxgo.server.engine import AnalysisEngine
+from jaxgo.server.engine_config import EngineConfig
 
 WAIT = 60.0  # seconds: old code kept the other client's answer back for over 120 s
 
@@ -37,7 +38,7 @@ class Log(io.StringIO):
 @pytest.fixture
 def served():
     log = Log()
-    search = SearchConfig(playouts="light", bias_c2=0.0, playouts_per_leaf=4)
+    search = SearchConfig(playout_policy="light", bias_c2=0.0, playouts_per_leaf=4)
     engine = AnalysisEngine(EngineConfig(search=search, max_boards=256, buckets=(256,)), log=log).start()
     servers = []
 

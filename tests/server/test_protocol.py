@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from jaxgo.gtp.analysis import info_line, parse_analyze_args
-from jaxgo.server import protocol
+from jaxgo.server import protocol, responses
 from jaxgo.server.protocol import RequestError
 
 
@@ -97,7 +97,7 @@ def snapshot(to_play=1):
     values[[4, 0, 9]] = [0.7, 0.4, 0.1]
     score = np.full(10, np.nan)
     score[[4, 0, 9]] = [3.0, -1.0, -9.0]
-    return protocol.Snapshot(size=3, to_play=to_play, visits=visits, values=values, score=score,
+    return responses.Snapshot(size=3, to_play=to_play, visits=visits, values=values, score=score,
                              prior=np.full(10, 0.1), legal=np.ones(10, bool), pvs={4: [4, 0], 0: [0], 9: [9]},
                              root_visits=42, root_winrate=0.6, root_score=2.0,
                              ownership=np.linspace(-1, 1, 9))
@@ -106,23 +106,23 @@ def snapshot(to_play=1):
 def test_response_orders_moves_and_converts_perspective():
     query = protocol.parse_request({"id": "r", "moves": [], "rules": "chinese", "boardXSize": 3, "boardYSize": 3,
                                     "includeOwnership": True})
-    black = protocol.build_response("r", 0, snapshot(to_play=-1), False, query, "BLACK")
+    black = responses.build_response("r", 0, snapshot(to_play=-1), False, query, "BLACK")
     assert [m["move"] for m in black["moveInfos"]] == ["B2", "A3", "pass"]
     assert [m["order"] for m in black["moveInfos"]] == [0, 1, 2]
     assert black["moveInfos"][0]["winrate"] == pytest.approx(0.3)  # White to move had 0.7
     assert black["moveInfos"][0]["pv"] == ["B2", "A3"]
     assert black["rootInfo"]["winrate"] == pytest.approx(0.4) and black["rootInfo"]["currentPlayer"] == "W"
     assert black["ownership"][0] == -1.0 and len(black["ownership"]) == 9
-    side = protocol.build_response("r", 0, snapshot(to_play=-1), True, query, "SIDETOMOVE")
+    side = responses.build_response("r", 0, snapshot(to_play=-1), True, query, "SIDETOMOVE")
     assert side["moveInfos"][0]["winrate"] == pytest.approx(0.7) and side["isDuringSearch"]
     assert side["ownership"][0] == 1.0  # White's point of view
-    json.loads(protocol.dumps(black))
+    json.loads(responses.dumps(black))
 
 
 def test_lz_and_kata_info_lines_follow_the_gui_formats():
     query = protocol.parse_request({"id": "r", "moves": [], "rules": "chinese", "boardXSize": 3, "boardYSize": 3,
                                     "includeOwnership": True})
-    response = protocol.build_response("r", 0, snapshot(), True, query, "SIDETOMOVE")
+    response = responses.build_response("r", 0, snapshot(), True, query, "SIDETOMOVE")
     lz = info_line(response, "lz")
     assert lz.startswith("info move B2 visits 30 winrate 7000 prior 1000 lcb ")
     assert " order 0 pv B2 A3 info move A3 visits 10 winrate 4000" in lz
@@ -223,11 +223,11 @@ def test_moves_ownership_stdev_and_pv_visits_in_responses():
     snap.moves_ownership = np.tile(np.linspace(-1, 1, 9), (10, 1))
     snap.ownership_stdev = np.full(9, 0.25)
     snap.pv_visits = {4: [30, 12], 0: [10], 9: [2]}
-    out = protocol.build_response("r", 0, snap, False, query, "WHITE")
+    out = responses.build_response("r", 0, snap, False, query, "WHITE")
     first = out["moveInfos"][0]
     assert first["pvVisits"] == [30, 12] and first["ownership"][0] == 1.0  # White's point of view
     assert out["ownershipStdev"] == [0.25] * 9 and out["ownership"][0] == 1.0
-    json.loads(protocol.dumps(out))
+    json.loads(responses.dumps(out))
 
 
 def test_parse_request_answers_any_json_object_with_a_request_or_a_request_error():
@@ -248,7 +248,7 @@ def test_parse_request_answers_any_json_object_with_a_request_or_a_request_error
         except RequestError as exc:
             error = exc.to_json()
             assert isinstance(error["error"], str) and error["error"]
-            json.loads(protocol.dumps(error))
+            json.loads(responses.dumps(error))
         else:
             assert isinstance(request, (protocol.Query, protocol.Action))
 
@@ -278,12 +278,12 @@ def test_territory_rules_are_answered_with_the_rules_used(rules):
     q = protocol.parse_request(base(rules=rules))
     notes = [text for field, text in q.warnings if field == "rules"]
     assert len(notes) == 1 and "scored by area" in notes[0]
-    snap = protocol.Snapshot(size=5, to_play=1, visits=np.zeros(26), values=np.full(26, np.nan),
+    snap = responses.Snapshot(size=5, to_play=1, visits=np.zeros(26), values=np.full(26, np.nan),
                              score=np.full(26, np.nan), prior=np.zeros(26), legal=np.ones(26, bool), pvs={},
                              root_visits=0, root_winrate=0.5, root_score=0.0)
-    final = protocol.build_response("q", 0, snap, False, q)
+    final = responses.build_response("q", 0, snap, False, q)
     assert final["rules"]["scoring"] == "AREA" and final["rulesNote"] == notes[0]
-    assert "rules" not in protocol.build_response("q", 0, snap, True, q)  # reports stay small
+    assert "rules" not in responses.build_response("q", 0, snap, True, q)  # reports stay small
 
 
 @pytest.mark.parametrize("rules", ["go-rules", {"ko": "SUPER"}, {"scoring": "STONES"}, {"suicide": "yes"},

@@ -17,7 +17,9 @@ import pytest
 
 from jaxgo.search.config import SearchConfig
 from jaxgo.server import positions, protocol, transports
-from jaxgo.server.engine import AnalysisEngine, Client, EngineConfig
+from jaxgo.server.connection import Client
+from jaxgo.server.engine import AnalysisEngine
+from jaxgo.server.engine_config import EngineConfig
 
 hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
@@ -28,7 +30,7 @@ TIMEOUT = 240
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    search = SearchConfig(playouts="light", bias_c2=0.0, leaves_per_batch=8, playouts_per_leaf=4)
+    search = SearchConfig(playout_policy="light", bias_c2=0.0, leaves_per_batch=8, playouts_per_leaf=4)
     engine = AnalysisEngine(EngineConfig(search=search, max_boards=256, buckets=(256,))).start()
     tcp = transports.TcpServer(engine, 0)
     path = str(tmp_path_factory.mktemp("sock") / "serve.sock")
@@ -145,7 +147,7 @@ def test_stream_transport_flushes_answers_before_returning():
     # The stdin transport: an acknowledgement and a query's answer are written before serve_stdio returns.
     import io
 
-    search = SearchConfig(playouts="light", bias_c2=0.0, leaves_per_batch=8, playouts_per_leaf=4)
+    search = SearchConfig(playout_policy="light", bias_c2=0.0, leaves_per_batch=8, playouts_per_leaf=4)
     engine = AnalysisEngine(EngineConfig(search=search, max_boards=256, buckets=(256,))).start()
     try:
         for _ in range(5):

@@ -18,7 +18,8 @@ import pytest
 
 from jaxgo.search.config import SearchConfig
 from jaxgo.server import transports
-from jaxgo.server.engine import AnalysisEngine, EngineConfig
+from jaxgo.server.engine import AnalysisEngine
+from jaxgo.server.engine_config import EngineConfig
 from jaxgo.server.web import WebServer
 
 TIMEOUT = 240
@@ -29,7 +30,7 @@ GAME = (b"(;GM[1]FF[4]SZ[9]KM[7.5]PB[black]PW[white];B[ee];W[ec];B[dc];W[ed];B[c
 
 @pytest.fixture(scope="module")
 def web():
-    search = SearchConfig(playouts="light", bias_c2=0.0, leaves_per_batch=8)
+    search = SearchConfig(playout_policy="light", bias_c2=0.0, leaves_per_batch=8)
     engine = AnalysisEngine(EngineConfig(search=search, max_boards=256, buckets=(256,))).start()
     server = WebServer(engine, 0)
     transports.start_in_thread(server)

@@ -1,0 +1,136 @@
+"""Analysis responses in KataGo's format, from what a search knows (``Snapshot``).
+
+A response carries ``id``, ``turnNumber``, ``isDuringSearch``, ``moveInfos`` (``move``, ``visits``, ``winrate``,
+``scoreLead``, ``scoreMean``, ``prior``, ``lcb``, ``order``, ``pv``), ``rootInfo`` and, when asked, ``ownership`` /
+``territory`` and ``policy``; win rates and scores are given for the perspective asked (``BLACK``, ``WHITE`` or
+``SIDETOMOVE``).  ``dumps`` writes one compact JSON line.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+
+from jaxgo.go.coords import BLACK, WHITE, colour_letter, point_to_gtp
+from jaxgo.search.tree import rank_actions
+from jaxgo.server.protocol import Query
+from jaxgo.server.rulesets import effective_rules
+
+
+@dataclasses.dataclass
+class Snapshot:
+    """What a search knows about one position, all from the point of view of ``to_play`` unless said.
+
+    Shapes for P = size * size points and A = P + 1 actions (pass last).
+    """
+
+    size: int
+    to_play: int  # colour to move at the root
+    visits: "object"  # float [A] playouts through each root move
+    values: "object"  # float [A] win rate of each root move for to_play (NaN when unvisited)
+    score: "object"  # float [A] mean final score (Black - White - komi) of each root move (NaN when unvisited)
+    prior: "object"  # float [A] root prior (0 where not searched)
+    legal: "object"  # bool [A] moves searched at the root
+    pvs: dict  # action -> list of actions (the move itself first)
+    root_visits: int
+    root_winrate: float  # for to_play
+    root_score: float  # mean final score, Black - White - komi
+    ownership: "object" = None  # float [P] mean final owner, +1 Black
+    territory: "object" = None  # float [P] CRF expected territory, +1 Black
+    ownership_stdev: "object" = None  # float [P] standard deviation of the final owner over the playouts
+    moves_ownership: "object" = None  # float [A, P] mean final owner of the playouts through each root move
+    pv_visits: dict | None = None  # action -> visits of each move of its principal variation
+
+
+def _round(value: float, digits: int = 6) -> float:
+    return round(float(value), digits) if math.isfinite(value) else 0.0
+
+
+def move_infos(snap: Snapshot, perspective: str = "BLACK") -> list[dict]:
+    """KataGo ``moveInfos``: searched moves best first by ``tree.rank_actions`` (visits, then win rate: the
+    order the Player chooses by), ``order`` 0 first."""
+    import numpy as np
+
+    flip_rate = _flip(snap.to_play, perspective)
+    score_sign = -1.0 if (perspective == "WHITE" or (perspective == "SIDETOMOVE" and snap.to_play == WHITE)) else 1.0
+    visited = (np.asarray(snap.visits) > 0) & np.asarray(snap.legal)
+    values = np.nan_to_num(np.asarray(snap.values, float), nan=0.0)
+    order = [int(a) for a in rank_actions(snap.visits, snap.values) if visited[a]]
+    owner_sign = -1.0 if _owner_flip(snap.to_play, perspective) else 1.0
+    infos = []
+    for rank, action in enumerate(order):
+        n = float(snap.visits[action])
+        rate = float(values[action])
+        rate = 1.0 - rate if flip_rate else rate
+        own_rate = float(values[action])
+        lcb = own_rate - 1.96 * math.sqrt(max(own_rate * (1 - own_rate), 1e-4) / n)
+        lcb = 1.0 - lcb if flip_rate else lcb
+        lead = score_sign * float(np.nan_to_num(snap.score[action]))
+        infos.append({
+            "move": point_to_gtp(int(action), snap.size), "visits": int(round(n)), "winrate": _round(rate),
+            "scoreLead": _round(lead, 3), "scoreMean": _round(lead, 3), "prior": _round(snap.prior[action]),
+            "lcb": _round(lcb), "utility": _round(2 * rate - 1), "order": rank,
+            "pv": [point_to_gtp(int(a), snap.size) for a in snap.pvs.get(int(action), [int(action)])],
+        })
+        if snap.pv_visits is not None:
+            infos[-1]["pvVisits"] = [int(v) for v in snap.pv_visits.get(int(action), [int(round(n))])]
+        if snap.moves_ownership is not None:
+            infos[-1]["ownership"] = _board_values(snap.moves_ownership[action], owner_sign)
+    return infos
+
+
+def _board_values(values, sign: float = 1.0) -> list:
+    """float [P] -> a JSON list rounded to 4 digits, times ``sign`` (NaN/inf as 0)."""
+    import numpy as np
+
+    array = np.nan_to_num(np.asarray(values, np.float64), nan=0.0, posinf=0.0, neginf=0.0)
+    return np.round(sign * array, 4).tolist()
+
+
+def _owner_flip(to_play: int, perspective: str) -> bool:
+    """Whether ownership (and score) must change sign: Black's point of view -> the reporting perspective."""
+    return perspective == "WHITE" or (perspective == "SIDETOMOVE" and to_play == WHITE)
+
+
+def _flip(to_play: int, perspective: str) -> bool:
+    """Whether a win rate for ``to_play`` must be turned into 1 - rate for the reporting perspective."""
+    if perspective == "SIDETOMOVE":
+        return False
+    wanted = BLACK if perspective == "BLACK" else WHITE
+    return to_play != wanted
+
+
+def build_response(ident, turn: int, snap: Snapshot, during_search: bool, query: Query | None = None,
+                   perspective: str = "BLACK", policy=None) -> dict:
+    """A KataGo analysis response for one analysed turn."""
+    flip = _flip(snap.to_play, perspective)
+    rate = 1.0 - snap.root_winrate if flip else snap.root_winrate
+    score_sign = -1.0 if (perspective == "WHITE" or (perspective == "SIDETOMOVE" and snap.to_play == WHITE)) else 1.0
+    owner_sign = score_sign
+    out = {
+        "id": ident, "turnNumber": turn, "isDuringSearch": during_search,
+        "moveInfos": move_infos(snap, perspective),
+        "rootInfo": {"currentPlayer": colour_letter(snap.to_play), "visits": int(snap.root_visits),
+                     "winrate": _round(rate), "scoreLead": _round(score_sign * snap.root_score, 3),
+                     "scoreSelfplay": _round(score_sign * snap.root_score, 3), "utility": _round(2 * rate - 1)},
+    }
+    if query is not None and query.include_ownership and snap.ownership is not None:
+        out["ownership"] = _board_values(snap.ownership, owner_sign)
+    if query is not None and query.include_ownership_stdev and snap.ownership_stdev is not None:
+        out["ownershipStdev"] = _board_values(snap.ownership_stdev)
+    if query is not None and query.include_territory and snap.territory is not None:
+        out["territory"] = _board_values(snap.territory, owner_sign)
+    if query is not None and query.include_policy and policy is not None:
+        out["policy"] = [_round(v) for v in policy]
+    if query is not None and not during_search:
+        out["rules"] = effective_rules(query.rules)  # what was scored (KataGo's rules object)
+        notes = [text for field, text in query.warnings if field == "rules"]
+        if notes:
+            out["rulesNote"] = "; ".join(notes)
+    return out
+
+
+def dumps(obj: dict) -> str:
+    """One compact JSON line (no newline); NaN/inf never appear (rounded to 0 above)."""
+    return json.dumps(obj, separators=(",", ":"), allow_nan=False)

@@ -1,0 +1,242 @@
+"""The device rounds of the analysis engine: every live search's leaves in shared, padded device calls.
+
+One round, over the live tasks in ``tasks.fair_order`` (priority, then the clients in turn), per batch key
+(board size and evaluator): every active task selects its next K leaves (``select_leaves``); the valid leaves of
+all tasks are concatenated, padded to one of a few fixed batch sizes (``EngineConfig.buckets``) and played out
+in one ``Evaluator.dispatch`` call (each row's own komi applied on the host); the results are split back and each
+task backs them up.  Large rounds run as two waves so that one wave's tree work hides behind the other's device
+call.  Then every running search gets its share of the tree memory (``Task.cap_nodes``), the finished tasks are
+answered and the due reports sent.  ``DeviceRounds`` is the part of ``engine.AnalysisEngine`` that does this, on
+the device thread.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+
+from jaxgo.server.tasks import Task, fair_order, node_cap, tree_bytes_per_node
+
+
+class DeviceRounds:
+    """The scheduling rounds of ``jaxgo.server.engine.AnalysisEngine`` (which holds the tasks, the statistics and
+    the engine config they use)."""
+
+    def _round(self) -> None:
+        """Serve the live tasks in ``fair_order`` (grouped by batch key), then answer the finished ones and send
+        the reports that are due."""
+        self._rotation += 1
+        ordered = fair_order([t for t in self._active if t.live], self._rotation)
+        self._running = sum(t.started for t in ordered)
+        groups: dict[tuple, list[Task]] = {}
+        for task in ordered:
+            groups.setdefault(task.batch_key, []).append(task)
+        for tasks in groups.values():
+            self._step(tasks)
+        self._cap_trees([t for t in ordered if t.started and t.live])
+        now = time.perf_counter()
+        for task in list(self._active):
+            if task.cancelled:
+                continue
+            if task.finished(now):
+                self._finish(task)
+            elif task.query.report_every is not None and task.job is not None and task.job.done > 0 \
+                    and now - task.last_report >= task.query.report_every:
+                task.last_report = now
+                if task.client.congested:  # its replies are not being read: no report, no work building it
+                    self.reports_skipped += 1
+                    task.client.reports_skipped += 1
+                    if task.client.reports_skipped == 1:
+                        self.debug(f"jaxgo serve: {task.client.name} is not reading its replies "
+                                   f"({task.client.backlog} waiting): its during-search reports are skipped")
+                    continue
+                try:
+                    task.client.send(self._response(task, during_search=True))
+                except Exception as exc:
+                    self._fail(task, exc)
+        self._active = [t for t in self._active if t.live]
+
+    def _tree_budget(self, size: int, leaves: int, running: int) -> int:
+        """Node cap of one search when ``running`` searches share the tree memory."""
+        share = min(self.config.max_tree_mb, self.config.tree_memory_mb / max(1, running)) * 2 ** 20
+        return node_cap(size, share, leaves)
+
+    def _cap_trees(self, running: list[Task]) -> None:
+        """Give every running search its share of the tree memory; warn a client once when its tree is full."""
+        for task in running:
+            cap = self._tree_budget(task.query.size, task.config.leaves_per_batch, len(running))
+            full = task.cap_nodes(cap)
+            tree = task.job.tree
+            if full and not task.capped:
+                task.capped = True
+                megabytes = tree.size * tree_bytes_per_node(task.query.size) / 2 ** 20
+                task.client.send({"warning": f"search tree full at {tree.size} nodes ({megabytes:.0f} MB, this "
+                                  "search's share of the server's tree memory); the search goes on in the capped "
+                                  "tree", "field": "maxVisits", "id": task.query.id})
+
+    def _step(self, tasks: list[Task]) -> None:
+        """One round for the tasks of one batch key (in service order): up to ``max_boards`` leaves; a task not
+        started yet starts only while fewer than ``max_running_searches`` searches hold a tree.
+
+        With ``overlap`` the chosen tasks form two waves: wave A's playouts are dispatched (asynchronously),
+        wave B selects its leaves while A runs on the device, then B is dispatched and A backed up while B
+        runs -- the host's tree work hides behind the device calls.
+        """
+        chosen, planned, starting = [], 0, 0
+        now = time.perf_counter()
+        limit = self._round_leaves(tasks[0].batch_key) if tasks else self.config.max_boards
+        for task in tasks:
+            if not task.live or task.finished(now):
+                continue
+            if planned >= limit:
+                break
+            if not task.started:
+                if self._running + starting >= self.config.max_running_searches:
+                    continue
+                starting += 1
+            chosen.append(task)
+            planned += task.config.leaves_per_batch
+        if not chosen:
+            return
+        split = self.config.overlap and len(chosen) >= 2 and planned >= self.config.overlap_min_leaves
+        waves = [chosen[0::2], chosen[1::2]] if split else [chosen]
+        inflight = []
+        for wave in waves:
+            selected = self._select(wave)
+            if not selected:
+                continue
+            try:
+                handle = self._dispatch(selected)
+            except Exception as exc:
+                self._fail_selected(selected, exc)
+                continue
+            inflight.append((selected, handle))
+        for selected, handle in inflight:
+            try:
+                winner, final, owner, first = self._collect(handle)
+            except Exception as exc:
+                self._fail_selected(selected, exc)
+                continue
+            offset = 0
+            for task, _, count in selected:
+                rows = slice(offset, offset + count)
+                offset += count
+                cols = slice(0, task.playouts_per_leaf_now(count))  # maxVisits is a hard cap
+                try:
+                    task.accumulate(final[rows, cols], owner[rows, cols])
+                    task.searcher.backup_leaves(task.job, winner[rows, cols], first[rows, cols], final[rows, cols])
+                except Exception as exc:
+                    self._fail(task, exc)
+
+    def _round_leaves(self, key: tuple) -> int:
+        """Most leaves one round gives the tasks of batch key ``key``: what the device played out in about
+        ``round_seconds`` in recent calls (at least ``min_round_leaves``, at most ``max_boards``), so that a
+        round stays short whatever the load and every client's task is served again soon (the fair order puts
+        each client's first task at the front).  Before any timed call: ``max_boards``."""
+        rate = self._leaf_rate.get(key)
+        if rate is None or self.config.round_seconds <= 0:
+            return self.config.max_boards
+        return int(min(self.config.max_boards, max(self.config.min_round_leaves, rate * self.config.round_seconds)))
+
+    def _time_call(self, key: tuple, bucket: int, leaves: int, seconds: float) -> None:
+        """Keep the leaf rate of batch key ``key`` (an average over recent calls; a shape's first call compiles
+        and is not counted)."""
+        if (key, bucket) not in self._shapes_seen:
+            self._shapes_seen.add((key, bucket))
+            return
+        rate = leaves / max(seconds, 1e-6)
+        old = self._leaf_rate.get(key)
+        self._leaf_rate[key] = rate if old is None else 0.7 * old + 0.3 * rate
+
+    def _select(self, tasks: list[Task]) -> list:
+        """[(task, leaf states, valid leaf count)] for the tasks that selected leaves this round (a task not
+        started yet gets its Searcher and tree first)."""
+        selected = []
+        for task in tasks:
+            try:
+                if not task.started:
+                    self._running += 1
+                    task.start(seed=(self.config.seed * 7919 + task.seq) % (2 ** 31),
+                               max_nodes=self._tree_budget(task.query.size, task.config.leaves_per_batch,
+                                                           self._running))
+                    if task.job.exhausted:
+                        continue
+                task.job.leaves = task.round_leaves()
+                size_before = task.job.tree.size
+                states = task.searcher.select_leaves(task.job)
+                task.after_select(size_before)
+            except Exception as exc:
+                self._fail(task, exc)
+                continue
+            if states is not None:
+                selected.append((task, states, len(task.job.pending[1])))
+        return selected
+
+    def _fail_selected(self, selected, exc: Exception) -> None:
+        for task, _, _ in selected:
+            task.job.pending = None
+            self._fail(task, exc)
+
+    def _dispatch(self, selected: list) -> dict:
+        """Start the playouts of all selected leaves [(task, leaf states, valid count)] of one batch key (valid
+        rows only, padded to a bucket; chunks of the largest bucket when there are more) without waiting."""
+        import jax
+
+        counts = [n for _, _, n in selected]
+        total = sum(counts)
+        first = selected[0][0]
+        evaluator, lpl = first.evaluator, first.config.playouts_per_leaf
+        parts = [jax.tree_util.tree_map(lambda x, n=n: np.asarray(x)[:n], s) for _, s, n in selected]
+        merged = jax.tree_util.tree_map(lambda *xs: np.concatenate(xs), *parts)
+        last_moves = np.concatenate([task.job.last_moves[:n] for task, _, n in selected])
+        komis = np.repeat(np.asarray([t.komi for t, _, _ in selected], np.float32), counts)
+        calls = []
+        for start in range(0, total, self.config.buckets[-1]):
+            chunk_n = min(self.config.buckets[-1], total - start)
+            bucket = next(b for b in self.config.buckets if b >= chunk_n)
+
+            def padded(x):
+                fill = np.repeat(x[start:start + 1], bucket - chunk_n, axis=0)
+                return np.concatenate([x[start:start + chunk_n], fill])
+
+            chunk = jax.tree_util.tree_map(padded, merged)
+            self._key, sub = jax.random.split(self._key)
+            began = time.perf_counter()
+            pending = evaluator.dispatch(chunk, sub, lpl, komis[start:start + chunk_n], padded(last_moves),
+                                         active=chunk_n)
+            calls.append((pending, bucket, chunk_n, self._watch(pending, began)))
+        return {"calls": calls, "total": total, "lpl": lpl, "key": first.batch_key}
+
+    def _watch(self, pending, began: float) -> tuple:
+        """Time the device call on a helper thread: busy from max(start, previous call's end) to its end.
+        Returns (the thread, a dict that gets the call's ``seconds``)."""
+        timing = {}
+
+        def wait():
+            pending.ready()
+            ended = time.perf_counter()
+            with self._timing_lock:
+                self.device_seconds += max(0.0, ended - max(began, self._device_free_at))
+                timing["seconds"] = ended - max(began, self._device_free_at)
+                self._device_free_at = max(self._device_free_at, ended)
+
+        thread = threading.Thread(target=wait, daemon=True, name="device-timer")
+        thread.start()
+        return thread, timing
+
+    def _collect(self, handle: dict):
+        """Wait for a dispatched evaluation: (winner int8 [T, L], final score (Black - White - komi) [T, L],
+        ownership int8 [T, L, P], first colour int8 [T, L, P]) for its T leaves."""
+        batches = []
+        for pending, bucket, leaves, (timer, timing) in handle["calls"]:
+            batches.append(pending.collect())
+            timer.join()
+            self.device_calls += 1
+            self.padded_leaves += bucket
+            if "seconds" in timing:
+                self._time_call(handle["key"], bucket, leaves, timing["seconds"])
+        self.playouts += handle["total"] * handle["lpl"]
+        return tuple(np.concatenate([getattr(b, name) for b in batches])
+                     for name in ("winner", "score", "ownership", "first_colour"))
