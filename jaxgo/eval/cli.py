@@ -14,6 +14,7 @@ TOOLS = {
     "rave-bias": ("jaxgo.eval.rave_bias", "bias of RAVE values in the engine's own trees, Silver's rave_c3"),
     "compare": ("jaxgo.eval.compare", "playout speed and gammas accuracy of two revisions in one run"),
     "device-check": ("jaxgo.eval.device_check", "the same playouts on an accelerator and on the CPU"),
+    "analysis": ("jaxgo.eval.analysis", "19x19 analysis as KaTrain asks it: even game, policy, opening losses"),
 }
 
 

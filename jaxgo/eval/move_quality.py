@@ -116,7 +116,7 @@ def policy_moves(positions_: list[dict]) -> list[str]:
     for position in positions_:
         game = replay(position["record"], move_number=position["number"] + 1)
         legal = np.asarray(game.legal_moves(game.to_play), bool)
-        prior = priors.gamma_prior(game, legal)
+        prior = priors.gamma_prior(game, legal, prior_model=None)
         prior[-1] = -1.0  # pass last
         moves.append(point_to_gtp(int(np.argmax(prior)), position["size"]).upper())
     return moves

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import sys
 
 # The one list of move generators: the tree searches (jaxgo.search.tree_search, also run by the analysis server),
@@ -36,6 +37,8 @@ _STRATEGY_TEXT = {"uct": "UCT tree search", "rave": "RAVE tree search", "mc": "f
 _POLICY_TEXT = {"light": "light (uniform) playouts", "heavy": "heavy (gamma-proportional) playouts",
                 "rules": "MoGo-style rule playouts", "safe_rules": "rule playouts with joined self-ataris last"}
 
+
+PRIOR_MODELS = (None, "auto", "large", "base")  # named move models of the priors (else a gamma file)
 
 # Old names of SearchConfig fields, accepted for one version with a message on stderr (overrideSettings, GTP
 # parameters, --search-option): "playouts" now means a count of playouts only.
@@ -69,6 +72,8 @@ class SearchConfig:
     bias_c2: float = 3.0  # progressive bias c2 * K(s, a) / (n + 1); K = the gammas' move probability; 0 = off
     playout_policy: str = "heavy"  # leaf playouts: light (uniform), heavy (gamma-proportional), rules, safe_rules
     gammas: str | None = None  # gamma file for heavy playouts and priors (None: the shipped gammas)
+    prior_model: str | None = "auto"  # priors' and reported policy's move model: None = gammas, "large", a file;
+    # auto: large from 13x13 on (the shipped large-pattern model, learnt on 19x19 games), else the gammas
     playout_temperature: float = 1.0  # heavy playouts sample gamma ** (1 / T): < 1 sharper, > 1 flatter
     prior_even: float = 0.0  # RAVE virtual playouts at 1/2 for every move (Gelly & Silver's prior)
     prior_pattern: float = 20.0  # RAVE virtual wins prior_pattern * sqrt(K(s, a)) per move
@@ -111,6 +116,8 @@ class SearchConfig:
             raise ValueError(f"unknown playout backend {self.backend!r}; one of {PLAYOUT_BACKENDS}")
         if self.threads < 0:
             raise ValueError("threads must be at least 0 (0: one per core)")
+        if self.prior_model not in PRIOR_MODELS and not os.path.isfile(self.prior_model):
+            raise ValueError(f"prior_model: {self.prior_model!r} is neither one of {PRIOR_MODELS[1:]} nor a gamma file")
         if not 0 <= self.score_utility < 0.5:
             raise ValueError("score_utility must be at least 0 and below 0.5 (a won playout must outweigh a lost one)")
 
@@ -132,6 +139,12 @@ class SearchConfig:
             priors.append(f"virtual RAVE experience (--prior {self.prior_even:g} {self.prior_pattern:g})")
         if priors:
             source = "the shipped gammas" if self.gammas is None else f"the gammas in {self.gammas}"
+            if self.prior_model == "large":
+                source = "the shipped large-pattern move model"
+            elif self.prior_model == "auto":
+                source += " (the shipped large-pattern model from 13x13 on)"
+            elif self.prior_model not in (None, "base"):
+                source = f"the move model in {self.prior_model}"
             text += f", {' and '.join(priors)} from {source}"
         if self.late_playout_policy:
             text += (f", and {_POLICY_TEXT[self.late_playout_policy]} once stones cover {self.late_fill:.0%} of the "
@@ -180,13 +193,13 @@ class SearchConfig:
 
 def _coerce(key: str, value, default):
     """``value`` as the type of the field ``key`` (whose default is ``default``); ValueError if it is not."""
-    if key in ("gammas", "leaves_per_batch", "late_playout_policy") and value is None:
+    if key in ("gammas", "prior_model", "leaves_per_batch", "late_playout_policy") and value is None:
         return None
     if isinstance(default, bool):
         return _as_bool(key, value)
     if isinstance(value, bool):
         raise ValueError(f"{key}: expected a number or string, got {value!r}")
-    if key in ("strategy", "playout_policy", "gammas", "late_playout_policy", "backend"):
+    if key in ("strategy", "playout_policy", "gammas", "prior_model", "late_playout_policy", "backend"):
         if not isinstance(value, str):
             raise ValueError(f"{key}: expected a string, got {value!r}")
         return value
@@ -246,6 +259,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                             "PATTERN * sqrt(K(s,a)) virtual wins; 0 0 = off (default %(default)s)")
     group.add_argument("--gammas", default=d.gammas,
                        help="gamma file for heavy playouts and priors (default: the shipped gammas)")
+    group.add_argument("--prior-model", default=d.prior_model,
+                       help="move model of the tree's priors and the reported policy: large (the shipped "
+                            "large-pattern model), base (the shipped gammas), a gamma file, or auto: large on 13x13 "
+                            "and larger, else --gammas (default %(default)s)")
     group.add_argument("--leaves", type=int, default=d.leaves_per_batch,
                        help="leaves per device batch K (default: from the budget, 4..128)")
     group.add_argument("--playouts-per-leaf", type=int, default=d.playouts_per_leaf,
@@ -268,6 +285,7 @@ def from_args(args: argparse.Namespace) -> SearchConfig:
     """The SearchConfig of parsed ``add_arguments`` options; ValueError for a bad ``--search-option``."""
     config = SearchConfig(strategy=args.strategy, playout_policy=args.playout_policy, bias_c2=args.bias,
                           prior_even=args.prior[0], prior_pattern=args.prior[1], gammas=args.gammas,
+                          prior_model=getattr(args, "prior_model", DEFAULT.prior_model),
                           leaves_per_batch=args.leaves, playouts_per_leaf=args.playouts_per_leaf,
                           resign_threshold=args.resign_threshold, resign_min_playouts=args.resign_min_playouts,
                           backend=getattr(args, "backend", DEFAULT.backend),

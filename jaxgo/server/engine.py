@@ -321,12 +321,13 @@ class AnalysisEngine(DeviceRounds):
 
     @staticmethod
     def _policy(task: Task) -> np.ndarray:
-        """float [A]: the gammas' move probabilities over the legal moves (pass included), -1 where illegal."""
+        """float [A]: the move model's probabilities over the legal moves (pass included), -1 where illegal: the
+        search's prior model (``SearchConfig.prior_model``, by default its gammas)."""
         from jaxgo.search import priors
 
         game = task.game
         legal = game.legal_moves(game.to_play)
-        prior = priors.gamma_prior(game, legal, task.config.gammas)
+        prior = priors.gamma_prior(game, legal, task.config.gammas, prior_model=task.config.prior_model)
         return np.where(legal, prior, -1.0)
 
     @staticmethod
