@@ -16,9 +16,12 @@ adjacencies; a chain is in atari when they all name one point), so
 - the move is the k-th candidate for k = floor(u * count) (a cumulative sum over the points): the same uniform
   distribution over the same set as "sample, then validate";
 - playing it: a few gathers around the point, dense relabelling of the merged own chains and of the captured
-  ones, one scatter-add for the liberties captures give back (``_play``).
+  ones, scatters of at most 9 rows for the statistics of the merged, captured and neighbouring chains, and one
+  scatter-add for the liberties captures give back (``_play``).
 
 The batch axis comes first (``[lanes, P]``): the per-lane gathers and scatters stay inside one lane's row.
+Memory traffic sets the pace on a GPU, so the lanes are kept small: chain ids int16, the three statistics packed
+in two int32 words (``pack``), the draw as two short cumulative sums (``kth_point``).
 A lane that finishes hands in its final stones and records and takes the next pending playout every
 ``refill_every`` iterations (``_playouts``); ownership and score are computed once for all playouts at the end.
 Randomness is one xorshift32 stream per playout (``light.next_random``), so results depend only on the key,
@@ -51,8 +54,8 @@ class _Lanes:
     """Loop state for L lanes (boards), batch axis FIRST; P = N * N."""
 
     stones: chex.Array  # int8 [L, P]: BLACK, WHITE, EMPTY
-    chain: chex.Array  # int32 [L, P]: representative point of each stone's chain, P on empty points
-    libs: chex.Array  # int32 [L, P, 3]: pseudo-liberty count, index sum, squared-index sum by chain id
+    chain: chex.Array  # int16 [L, P]: representative point of each stone's chain, P on empty points
+    libs: chex.Array  # int32 [L, P, 2]: by chain id, pseudo-liberty count + (index sum << 11); squared-index sum
     ko: chex.Array  # int32 [L]: simple-ko point, -1 if none
     to_play: chex.Array  # int8 [L]
     passes: chex.Array  # int32 [L]
@@ -61,6 +64,21 @@ class _Lanes:
     first_colour: chex.Array  # int8 [L, P]
     first_ply: chex.Array  # int16 [L, P]
     moves: chex.Array  # int16 [L, max_moves] when recorded, else [L, 0]
+
+
+SUM_SHIFT = 11  # count < 2**11 and index sum < 2**20 on boards up to 19x19 (<= 4 * 361 adjacencies)
+MAX_SIZE = 19
+
+
+def pack(count, total, squares):
+    """int32 [..., 2]: liberty statistics as the lanes keep them.  Adding or subtracting packed values adds or
+    subtracts each field, as no field ever leaves its range (the count and sum of a chain never go negative)."""
+    return jnp.stack([count + (total << SUM_SHIFT), squares], axis=-1)
+
+
+def in_atari(libs):
+    """bool [...]: ``rules.in_atari`` of packed statistics int32 [..., 2]."""
+    return rules.in_atari(libs[..., 0] & ((1 << SUM_SHIFT) - 1), libs[..., 0] >> SUM_SHIFT, libs[..., 1])
 
 
 def _shift(grid, offset, fill):
@@ -83,8 +101,9 @@ def candidates(lanes: _Lanes, size: int):
     """bool [L, P]: the light policy's moves (legal under simple ko, not an own eye by the playout rule), and
     bool [L, P]: whether each point's chain is in atari (False on empty points)."""
     count, points = lanes.stones.shape
-    atari_by_id = rules.in_atari(lanes.libs[..., 0], lanes.libs[..., 1], lanes.libs[..., 2])  # [L, P]
-    atari = jnp.take_along_axis(atari_by_id, jnp.minimum(lanes.chain, points - 1), axis=1) & (lanes.stones != EMPTY)
+    atari_by_id = in_atari(lanes.libs)  # [L, P]
+    chain = jnp.minimum(lanes.chain.astype(jnp.int32), points - 1)
+    atari = jnp.take_along_axis(atari_by_id, chain, axis=1) & (lanes.stones != EMPTY)
     grid = lanes.stones.reshape(count, size, size)
     atari_grid = atari.reshape(count, size, size)
     own = lanes.to_play.astype(jnp.int8)[:, None, None]
@@ -92,10 +111,10 @@ def candidates(lanes: _Lanes, size: int):
     surrounded = jnp.ones_like(grid, bool)
     for offset in _ORTHOGONAL:
         colour = _shift(grid, offset, OFF)
-        in_atari = _shift(atari_grid, offset, False)
+        weak = _shift(atari_grid, offset, False)
         has_liberty |= colour == EMPTY
-        joins_safe |= (colour == own) & ~in_atari
-        captures |= (colour == -own) & in_atari
+        joins_safe |= (colour == own) & ~weak
+        captures |= (colour == -own) & weak
         surrounded &= (colour == own) | (colour == OFF)
     enemy_diagonals = sum((_shift(grid, offset, EMPTY) == -own).astype(jnp.int32) for offset in _DIAGONAL)
     eye = surrounded & (enemy_diagonals <= jnp.where(jnp.asarray(_edge(size)), 0, 1))
@@ -106,8 +125,8 @@ def candidates(lanes: _Lanes, size: int):
 
 
 def _neighbour_gain(removed, size: int):
-    """int32 [L, P, 3]: per point, the count, index sum and squared-index sum of its neighbours in ``removed``
-    (bool [L, P]) -- the pseudo-liberties a stone there gets back."""
+    """int32 [L, P, 2]: per point, the packed count, index sum and squared-index sum of its neighbours in
+    ``removed`` (bool [L, P]) -- the pseudo-liberties a stone there gets back."""
     count = removed.shape[0]
     index = jnp.arange(size * size, dtype=jnp.int32).reshape(1, size, size)
     grid = removed.reshape(count, size, size)
@@ -115,7 +134,7 @@ def _neighbour_gain(removed, size: int):
     number = sum(_shift(grid, offset, False).astype(jnp.int32) for offset in _ORTHOGONAL)
     total = sum(_shift(at, offset, 0) for offset in _ORTHOGONAL)
     squares = sum(_shift(at * at, offset, 0) for offset in _ORTHOGONAL)
-    return jnp.stack([number, total, squares], axis=-1).reshape(count, size * size, 3)
+    return pack(number, total, squares).reshape(count, size * size, 2)
 
 
 def _play(lanes: _Lanes, point, placed, atari, size: int):
@@ -128,11 +147,12 @@ def _play(lanes: _Lanes, point, placed, atari, size: int):
     own = lanes.to_play.astype(jnp.int8)
 
     def around(values, fill):
-        padded = jnp.concatenate([values, jnp.full((count, 1), fill, values.dtype)], axis=1)
-        return jnp.take_along_axis(padded, nbrs, axis=1)
+        """[L, 4]: ``values`` [L, P] at the neighbours, ``fill`` off the board (no padded copy of the board)."""
+        found = jnp.take_along_axis(values, jnp.minimum(nbrs, points - 1), axis=1)
+        return jnp.where(nbrs < points, found, jnp.asarray(fill, values.dtype))
 
     nb_colour = around(lanes.stones, OFF)
-    nb_chain = around(lanes.chain, points)
+    nb_chain = around(lanes.chain, points).astype(jnp.int32)
     nb_atari = around(atari, False)
     is_own = nb_colour == own[:, None]
     is_stone = (nb_colour == BLACK) | (nb_colour == WHITE)
@@ -144,21 +164,21 @@ def _play(lanes: _Lanes, point, placed, atari, size: int):
 
     # 1. The point stops being a pseudo-liberty of every adjacent chain (once per adjacency).
     p = point[:, None]
-    step = jnp.stack([jnp.ones_like(p), p, p * p], axis=-1)  # [L, 1, 3]
-    drop = jnp.where((is_stone & placed[:, None])[..., None], -step, 0)  # [L, 4, 3]
+    step = pack(jnp.ones_like(p), p, p * p)  # [L, 1, 2]
+    drop = jnp.where((is_stone & placed[:, None])[..., None], -step, 0)  # [L, 4, 2]
     libs = lanes.libs.at[rows, jnp.where(is_stone, nb_chain, points)].add(drop, mode="drop")
 
     # 2. The merged chain's statistics: its parts' (after step 1) plus the new stone's empty neighbours.
-    own_libs = jnp.take_along_axis(libs, jnp.clip(own_ids, 0, points - 1)[..., None], axis=1)  # [L, 4, 3]
-    empty_nb = (nb_colour == EMPTY)[..., None]
-    empty_index = jnp.where(nb_colour == EMPTY, nbrs, 0)[..., None]
+    own_libs = jnp.take_along_axis(libs, jnp.clip(own_ids, 0, points - 1)[..., None], axis=1)  # [L, 4, 2]
+    empty_nb = nb_colour == EMPTY
+    empty_index = jnp.where(empty_nb, nbrs, 0)
     merged = (jnp.sum(jnp.where((own_ids >= 0)[..., None], own_libs, 0), axis=1)
-              + jnp.sum(jnp.where(empty_nb, jnp.concatenate([jnp.ones_like(empty_index), empty_index,
-                                                               empty_index * empty_index], axis=-1), 0), axis=1))
+              + pack(jnp.sum(empty_nb, axis=1, dtype=jnp.int32), jnp.sum(empty_index, axis=1),
+                     jnp.sum(empty_index * empty_index, axis=1)))
 
     # 3. Stones and chain ids: captured chains removed, own neighbours relabelled to ``point``.
     ids = jnp.arange(points, dtype=jnp.int32)[None, :]
-    chain = lanes.chain
+    chain = lanes.chain.astype(jnp.int32)
     captured = (lanes.stones == -own[:, None]) & jnp.any(chain[:, :, None] == dead_ids[:, None, :], axis=2)
     joins = (lanes.stones == own[:, None]) & jnp.any(chain[:, :, None] == own_ids[:, None, :], axis=2)
     here = (ids == p) & placed[:, None]
@@ -167,11 +187,13 @@ def _play(lanes: _Lanes, point, placed, atari, size: int):
 
     # 4. Slots of merged and captured chains cleared, the merged chain's written at ``point``; own chains next
     #    to captured stones get those points back as pseudo-liberties.
-    stale = jnp.any((ids[:, :, None] == own_ids[:, None, :]) | (ids[:, :, None] == dead_ids[:, None, :]), axis=2)
-    libs = jnp.where(here[..., None], merged[:, None, :], jnp.where(stale[..., None], 0, libs))
+    slots = jnp.concatenate([own_ids, dead_ids, jnp.where(placed, point, -1)[:, None]], axis=1)  # [L, 9]
+    values = jnp.concatenate([jnp.zeros((count, 8, 2), libs.dtype), merged[:, None, :]], axis=1)
+    libs = libs.at[rows, jnp.where(slots >= 0, slots, points)].set(values, mode="drop")  # repeats: equal values
     gain = _neighbour_gain(captured, size)
     gainer = (stones == own[:, None]) & (gain[..., 0] > 0)
     libs = libs.at[rows, jnp.where(gainer, chain, points)].add(gain, mode="drop")
+    chain = chain.astype(lanes.chain.dtype)
 
     # 5. Simple ko: a lone stone without empty neighbours that captured exactly one stone.
     single = (jnp.sum(captured, axis=1) == 1) & ~jnp.any(is_own, axis=1) & ~jnp.any(nb_colour == EMPTY, axis=1)
@@ -179,14 +201,29 @@ def _play(lanes: _Lanes, point, placed, atari, size: int):
     return stones, chain, libs, ko
 
 
+def kth_point(allowed, rows_end, k, size: int):
+    """int32 [L]: the index of the k-th (0-based, k int32 [L] below the count) True point of ``allowed`` bool
+    [L, P] in row-major order (``rows_end`` int32 [L, N]: cumulative counts of True points by row): the row
+    from ``rows_end``, then the column within that row (two short cumulative sums instead of one over the P
+    points)."""
+    grid = allowed.reshape(allowed.shape[0], size, size)
+    row = jnp.sum(rows_end <= k[:, None], axis=1, dtype=jnp.int32)
+    row = jnp.minimum(row, size - 1)
+    before = jnp.where(row > 0, jnp.take_along_axis(rows_end, jnp.maximum(row - 1, 0)[:, None], axis=1)[:, 0], 0)
+    line = jnp.take_along_axis(grid, row[:, None, None], axis=1)[:, 0]  # [L, N]
+    col = jnp.sum(jnp.cumsum(line, axis=1, dtype=jnp.int32) <= (k - before)[:, None], axis=1, dtype=jnp.int32)
+    return row * size + jnp.minimum(col, size - 1)
+
+
 def _step(lanes: _Lanes, running, size: int, record: bool) -> _Lanes:
     """One move (or a forced pass) on every lane where ``running`` (bool [L])."""
     points = size * size
     allowed, atari = candidates(lanes, size)
-    count = jnp.sum(allowed, axis=1, dtype=jnp.int32)
+    rows_end = jnp.cumsum(jnp.sum(allowed.reshape(-1, size, size), axis=2, dtype=jnp.int32), axis=1)  # [L, N]
+    count = rows_end[:, -1]
     rng, bits = light.next_random(lanes.rng)
     k = (((bits >> U32(16)) * count.astype(U32)) >> U32(16)).astype(jnp.int32)
-    point = jnp.sum(jnp.cumsum(allowed, axis=1, dtype=jnp.int32) <= k[:, None], axis=1, dtype=jnp.int32)
+    point = kth_point(allowed, rows_end, k, size)
     must_pass = count == 0
     placed = running & ~must_pass
     point = jnp.where(must_pass, 0, point)
@@ -220,8 +257,8 @@ def _lanes_from(states: rules.State, rng, max_moves: int, record: bool) -> _Lane
     count, points = states.stones.shape
     return _Lanes(
         stones=states.stones.astype(jnp.int8),
-        chain=states.chain.astype(jnp.int32),
-        libs=jnp.stack([states.lib_count, states.lib_sum, states.lib_sumsq], axis=-1).astype(jnp.int32),
+        chain=states.chain.astype(jnp.int16),
+        libs=pack(states.lib_count, states.lib_sum, states.lib_sumsq).astype(jnp.int32),
         ko=states.ko.astype(jnp.int32),
         to_play=states.to_play.astype(jnp.int8),
         passes=states.passes.astype(jnp.int32),
@@ -255,7 +292,7 @@ def _playouts(states: rules.State, seeds, komi, per_state: int, max_moves: int, 
     points = states.stones.shape[1]
     size = rules.board_size(points)
     lanes = min(lanes, total)
-    collect = max(8, min(lanes, lanes * refill_every // 16))
+    collect = max(8, min(lanes, lanes * refill_every // 64))  # ~2x the 9x9 finishing rate (1 in ~110 moves)
 
     def running(b):
         return (b.passes < 2) & (b.ply < max_moves)
@@ -328,6 +365,8 @@ def run(states: rules.State, key, komi=7.5, *, num_per_state: int = 1, max_moves
     if states.stones.ndim == 1:
         states = jax.tree_util.tree_map(lambda x: x[None], states)
     count, points = states.stones.shape
+    if rules.board_size(points) > MAX_SIZE:
+        raise ValueError(f"light_wide plays boards up to {MAX_SIZE}x{MAX_SIZE} (packed liberty statistics)")
     limit = 3 * points if max_moves is None else max_moves
     total = count * num_per_state
     seeds = jax.random.bits(key, (total,), jnp.uint32) | U32(1)

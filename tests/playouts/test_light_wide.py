@@ -61,7 +61,10 @@ def _check_lane(board: ReferenceBoard, seen, lane: int, moves: np.ndarray, steps
         same = ref_chain[stone][:, None] == ref_chain[stone][None, :]
         np.testing.assert_array_equal(chain[stone][:, None] == chain[stone][None, :], same, err_msg=where)
         ref_libs = np.stack([np.asarray(ref.lib_count), np.asarray(ref.lib_sum), np.asarray(ref.lib_sumsq)], -1)
-        np.testing.assert_array_equal(libs_seq[t, lane][chain[stone]], ref_libs[ref_chain[stone]], err_msg=where)
+        packed = libs_seq[t, lane][chain[stone]]
+        libs = np.stack([packed[:, 0] & (1 << light_wide.SUM_SHIFT) - 1, packed[:, 0] >> light_wide.SUM_SHIFT,
+                         packed[:, 1]], -1)
+        np.testing.assert_array_equal(libs, ref_libs[ref_chain[stone]], err_msg=where)
         move = int(moves[lane, t])
         board.play(move if move < points else board.pass_move)
         compared += 1
