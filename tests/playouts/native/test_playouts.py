@@ -17,7 +17,7 @@ from scipy import stats
 from jaxgo.go import rules
 from jaxgo.go.reference import ReferenceBoard, random_positions
 from jaxgo.playouts import heavy as hp
-from jaxgo.playouts import light, rule_policy
+from jaxgo.playouts import light, light_wide, rule_policy
 from jaxgo.playouts.evaluator import load_log_gammas
 from jaxgo.playouts.native import checks, runner
 from jaxgo.playouts.native import features as ft
@@ -143,16 +143,18 @@ def test_sampled_first_moves_follow_the_probabilities(policy):
     assert stats.chisquare(observed, expected).pvalue > 1e-4
 
 
-@pytest.mark.parametrize("policy", POLICIES)
+@pytest.mark.parametrize("policy", POLICIES + ("light_wide",))
 def test_results_agree_with_the_xla_kernels_in_distribution(policy):
+    """light_wide: the native light playouts against the XLA light kernel for wide devices."""
     board = ReferenceBoard.from_ascii(MIDDLE_GAME)
     last = np.array([[4 * 9 + 4, 3 * 9 + 6]], np.int32)
     count = 1024
-    raw = play(policy_arrays(policy, 9), [board], last, per_state=count, seed=2, record=False)
+    native_policy = "light" if policy == "light_wide" else policy
+    raw = play(policy_arrays(native_policy, 9), [board], last, per_state=count, seed=2, record=False)
     state = rules.from_board(board.stones, board.to_play)
     key = jax.random.PRNGKey(9)
-    if policy == "light":
-        xla = light.run(state, key, 0.0, num_per_state=count)
+    if policy in ("light", "light_wide"):
+        xla = (light if policy == "light" else light_wide).run(state, key, 0.0, num_per_state=count)
     else:
         tables = (hp.policy_tables(load_log_gammas()) if policy == "heavy"
                   else rule_policy.rule_tables(avoid_self_atari=policy == "safe_rules"))
