@@ -1,6 +1,7 @@
 """Quality of the analysis a KaTrain user sees: ``jaxgo serve`` asked as KaTrain asks it, over fixed positions.
 
-    jaxgo eval analysis --visits 500 --fox 12 --config defaults= --config large=prior_model=large
+    jaxgo eval analysis --visits 500 --fox 12 --config defaults= --config base=prior_model=base
+    jaxgo eval analysis --visits 10000000 --seconds 8 --fox 12
 
 For every ``--config NAME=KEY=VALUE,...`` (``overrideSettings`` of each query; empty: the server's defaults) one
 ``jaxgo serve`` process answers KataGo JSON queries (``maxVisits`` ``--visits``, ``includePolicy``, komi 7.5, area
@@ -108,10 +109,12 @@ class Server:
         return self.process.wait(timeout=60)
 
 
-def query(position: dict, visits: int, settings: dict) -> dict:
-    """The KaTrain-style analysis query of a position."""
+def query(position: dict, visits: int, settings: dict, seconds: float | None = None) -> dict:
+    """The KaTrain-style analysis query of a position (``maxTime`` too when ``seconds`` is given)."""
     out = {"id": position["id"], "moves": position["moves"], "rules": "chinese", "komi": KOMI,
            "boardXSize": SIZE, "boardYSize": SIZE, "maxVisits": visits, "includePolicy": True}
+    if seconds is not None:
+        out["maxTime"] = seconds
     if settings:
         out["overrideSettings"] = settings
     return out
@@ -146,13 +149,14 @@ def summary(config: str, rows: list[dict], policy: list[float]) -> dict:
             "mean_seconds": round(sum(r["seconds"] for r in rows) / len(rows), 2)}
 
 
-def evaluate(name: str, settings: dict, positions: list[dict], visits: int, server_args: list[str], emit) -> dict:
+def evaluate(name: str, settings: dict, positions: list[dict], visits: int, server_args: list[str], emit,
+             seconds: float | None = None) -> dict:
     server = Server(server_args)
     rows, policy = [], None
     try:
         for position in positions:
             start = time.perf_counter()
-            answer = server.ask(query(position, visits, settings))
+            answer = server.ask(query(position, visits, settings, seconds))
             rows.append(row(name, position, answer, time.perf_counter() - start))
             if position["id"] == "empty":
                 policy = answer["policy"]
@@ -165,7 +169,10 @@ def evaluate(name: str, settings: dict, positions: list[dict], visits: int, serv
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="jaxgo eval analysis", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--visits", type=int, default=500, help="maxVisits of every query (default 500)")
+    parser.add_argument("--visits", type=int, default=500,
+                        help="maxVisits of every query: playouts, in jaxgo's server (default 500)")
+    parser.add_argument("--seconds", type=float, help="maxTime of every query (with a large --visits: KaTrain's "
+                                                      "time limit per move, e.g. 8)")
     parser.add_argument("--fox", type=int, default=12, help="held-out professional games (0: none; default 12)")
     parser.add_argument("--config", type=parse_config, action="append", metavar="NAME=KEY=VALUE,...",
                         help="a configuration as overrideSettings (repeatable; default: the server's defaults)")
@@ -187,7 +194,8 @@ def main(argv: list[str]) -> int:
 
     try:
         for name, settings in configs:
-            emit(evaluate(name, settings, positions, args.visits, ["--seed", str(args.seed), *args.server_arg], emit))
+            emit(evaluate(name, settings, positions, args.visits, ["--seed", str(args.seed), *args.server_arg], emit,
+                          args.seconds))
     finally:
         if out:
             out.close()
