@@ -15,6 +15,7 @@ from jaxgo.go.reference import ReferenceBoard, random_positions
 from jaxgo.learn import bt
 from jaxgo.playouts import bitboard as bb
 from jaxgo.playouts import heavy as hp
+from jaxgo.playouts import heavy_board, heavy_features
 
 KOMI = 7.5
 
@@ -183,7 +184,7 @@ def test_all_gammas_one_is_the_light_policy():
 
 
 def _rebuilt(boards, size: int):
-    """The loop state ``boards`` (hp._Boards, B lanes) rebuilt from its stones alone: chain ids and liberty
+    """The loop state ``boards`` (heavy_board.Boards, B lanes) rebuilt from its stones alone: chain ids and liberty
     classes recounted from scratch (``rules.from_board`` flood fill); ko, move history and the previous move's
     chain copied over."""
     black = np.asarray(bb.to_dense(boards.black, size)).reshape(-1, size * size)
@@ -193,7 +194,7 @@ def _rebuilt(boards, size: int):
     states = [rules.from_board(b.astype(np.int8) - w.astype(np.int8), int(t)).replace(
         ko=jnp.int32(int(np.argmax(k)) if k.any() else -1)) for b, w, t, k in zip(black, white, to_play, ko)]
     states = jax.tree_util.tree_map(lambda *xs: jnp.stack(xs), *states)
-    scratch = hp._from_states(states, boards.rng, boards.prev, boards.prev2, boards.moves.shape[0], False)
+    scratch = heavy_board.from_states(states, boards.rng, boards.prev, boards.prev2, boards.moves.shape[0], False)
     return scratch.replace(last_chain=boards.last_chain, passes=boards.passes)
 
 
@@ -207,9 +208,9 @@ def test_incremental_liberty_classes_equal_a_recount(size, steps, tables):
     last = jnp.repeat(jnp.asarray(last), 3, axis=0)
     lanes = states.stones.shape[0]
     seeds = jnp.arange(1, lanes + 1, dtype=jnp.uint32) * jnp.uint32(2654435761)
-    boards = hp._from_states(states, seeds, last[:, 0], last[:, 1], 3 * size * size, False)
+    boards = heavy_board.from_states(states, seeds, last[:, 0], last[:, 1], 3 * size * size, False)
     step = jax.jit(lambda b: hp._step(b, b.passes < 2, tables, size, False))
-    weights = jax.jit(lambda b: hp._weights(b, tables, size))
+    weights = jax.jit(lambda b: heavy_features.weights(b, tables, size))
     classes_checked = 0
     for _ in range(steps):
         boards = step(boards)
