@@ -9,9 +9,10 @@
 #   PYTHON=.venv/bin/python bash scripts/gpu_bench.sh          # writes gpu_bench/{log.txt,bench.jsonl}
 #
 # OUT (default gpu_bench) names the output folder; PYTHON the interpreter (default python3); GPU_BENCH_ONLY a
-# space-separated list of the steps to run (default all).  GPU_BENCH_SMOKE=1 divides every batch, lane count,
+# space-separated list of the steps to run (default all, in the order below).  GPU_BENCH_SMOKE=1 divides every batch, lane count,
 # playout count and client count by about 16,384 (at least 8) so the same steps run in seconds on a CPU (the
-# test suite does that: tests/test_gpu_bench.py); its figures mean nothing.
+# test suite does that: tests/test_gpu_bench.py); its figures mean nothing.  GPU_BENCH_CHECK and GPU_BENCH_TESTS
+# narrow the device check's policies and the test step's files.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 py="${PYTHON:-python3}"
@@ -62,16 +63,19 @@ bench=("$py" -m jaxgo bench)
 light=("${bench[@]}" playouts --backend xla --json)
 wide=("${light[@]}" --light-kernel wide)
 validate=("${light[@]}" --light-kernel validate)
-step check 100 "$py" scripts/device_check.py --size 9 19 --batch "$(n 2048)" --lanes "$(n 2048)"
 # light_wide, the accelerator's light kernel: lanes sweep, refill interval, then the default lanes
-step wide9 120 "${wide[@]}" --size 9 --batch "$(n 1048576)" --lanes "$(n 65536)" "$(n 262144)" "$(n 1048576)" \
+step wide9 120 "${wide[@]}" --size 9 --batch "$(n 1048576)" --lanes "$(n 65536)" "$(n 131072)" "$(n 262144)" \
     --repeats 2
 step wide9-refill 90 "${wide[@]}" --size 9 --batch "$(n 1048576)" --lanes "$(n 262144)" --refill-every 1 4 \
     --repeats 2
 step wide9-default 60 "${wide[@]}" --size 9 --batch "$(n 1048576)" --repeats 2
-step wide19 120 "${wide[@]}" --size 19 --batch "$(n 262144)" --lanes "$(n 32768)" "$(n 65536)" "$(n 131072)" \
+step wide9-big 60 "${wide[@]}" --size 9 --batch "$(n 4194304)" --repeats 1
+step wide19 120 "${wide[@]}" --size 19 --batch "$(n 262144)" --lanes "$(n 16384)" "$(n 32768)" "$(n 65536)" \
     --repeats 2
 step wide19-default 60 "${wide[@]}" --size 19 --batch "$(n 262144)" --repeats 2
+# the same games on the GPU as on the CPU (GPU_BENCH_CHECK: the policies, default all four)
+step check 100 "$py" scripts/device_check.py --size 9 19 --batch "$(n 2048)" --lanes "$(n 2048)" \
+    --policies ${GPU_BENCH_CHECK:-light light_wide heavy rules}
 # the bitboard kernel (sample, then validate) and pgx, as before
 step light9 90 "${validate[@]}" --size 9 --batch "$(n 65536)" "$(n 262144)" "$(n 1048576)" --lanes "$(n 65536)"
 step light9-lanes 60 "${validate[@]}" --size 9 --batch "$(n 1048576)" --lanes "$(n 262144)"
@@ -85,7 +89,9 @@ step search-defaults 60 "${bench[@]}" search --backend xla --size 9 --playouts "
     --playouts-per-leaf 16 --strategies rave --repeats 2 --defaults
 step serve 140 "${bench[@]}" serve --clients "$(n 64)" "$(n 256)" --visits "$(n 8192)" --queries 1 \
     --leaves "$(n 256)" --device-batch "$(n 65536)" --repeats 2
-step tests 150 "$py" -m pytest -q -x -p no:cacheprovider -n 8 -m "not slow and not gnugo" \
-    tests/playouts/test_light.py tests/playouts/test_light_wide.py tests/playouts/test_heavy.py \
-    tests/playouts/test_rule_policy.py tests/go/test_differential.py
+# the tests that hold the kernels to the reference board, on the GPU (GPU_BENCH_TESTS: the test files)
+workers=$("$py" -c 'import xdist' 2>/dev/null && echo "-n 8")
+step tests 150 "$py" -m pytest -q -x -p no:cacheprovider $workers -m "not slow and not gnugo" \
+    ${GPU_BENCH_TESTS:-tests/playouts/test_light.py tests/playouts/test_light_wide.py tests/playouts/test_heavy.py \
+    tests/playouts/test_rule_policy.py tests/go/test_differential.py}
 date -u | tee -a "$log"
