@@ -19,7 +19,7 @@ Implementation.  The boards are row bitboards with the batch axis innermost (``j
 up to date move by move, the *liberty class* of every chain: ``lib1`` / ``lib2`` hold the stones of chains
 with exactly one / exactly two liberties, and ``libsum`` (dense int16 [N, N, B]) the sum of the liberty
 indices of a one- or two-liberty chain.  Every tactical feature of every point follows from the 4 neighbours'
-classes without playing the move, as word operations on the bitboards (``heavy_features.tactics``):
+classes without playing the move, as word operations on the bitboards (``heavy_features._tactics``):
 
 - capture: next to an opponent ``lib1`` stone (its only liberty is the point); level 2 when that chain is the
   chain of the previous move (``last_chain``), level 3 when it touches an own ``lib1`` chain (a flood within

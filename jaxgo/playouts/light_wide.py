@@ -345,12 +345,16 @@ def _playouts(states: rules.State, seeds, komi, per_state: int, max_moves: int, 
                          first_ply=out.first_ply, moves=out.moves)
 
 
-ACCELERATOR_LANES = {81: 262144, 361: 65536}  # by points: boards up to 200 points take the 9x9 value
+ACCELERATOR_LANES = {81: 65536, 361: 32768}  # by points: boards up to 200 points take the 9x9 value
 
 
 def default_lanes(num_points: int) -> int:
     """Lanes advanced together by default: ``ACCELERATOR_LANES`` on an accelerator, a few hundred on a CPU
-    (where ``jaxgo.playouts.native`` is the fast path and this kernel runs for tests)."""
+    (where ``jaxgo.playouts.native`` is the fast path and this kernel runs for tests).  On one H100
+    (benchmarks/RESULTS.md, "GPU"; 1,048,576 9x9 / 262,144 19x19 playouts a call) 9x9 ran 1.42 M playouts/s at
+    65,536 lanes, 1.27 M at 262,144, 0.93 M at 1,048,576; 19x19 84 k at 32,768, 83 k at 65,536, 74 k at
+    131,072: more lanes cost about their share per iteration, and the last wave waits for its longest
+    playout."""
     if jax.default_backend() != "cpu":
         return ACCELERATOR_LANES[81] if num_points <= 200 else ACCELERATOR_LANES[361]
     return 256
