@@ -10,7 +10,7 @@ def test_every_public_name_resolves():
     for name in jaxgo.__all__:
         assert getattr(jaxgo, name) is not None, name
     assert jaxgo.Player.__module__ == "jaxgo.search.player"
-    assert jaxgo.SearchConfig().playouts == "heavy"
+    assert jaxgo.SearchConfig().playout_policy == "heavy"
 
 
 def test_import_jaxgo_does_not_import_jax():

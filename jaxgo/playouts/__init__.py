@@ -1,1 +1,9 @@
-"""playouts"""
+"""Playouts: random games from batches of positions to their end, scored.
+
+Two implementations of the same policies (light, heavy, rules, safe_rules): the XLA kernels (``light``,
+``light_wide``, ``heavy``, ``rule_policy``) for accelerators, and ``native``, numba code that plays one board at a
+time on every CPU core.  ``evaluator.Evaluator`` (``make_evaluator(policy, gammas, backend)``) chooses between
+them and is all the rest of jaxgo calls: positions come in from ``jaxgo.go``; winners, scores, ownership and the
+first colour on each point go out to ``jaxgo.search`` and the analysis server.  ``bench`` and ``libego`` time
+them against peers.
+"""

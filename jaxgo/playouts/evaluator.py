@@ -315,7 +315,7 @@ def native_dispatcher() -> concurrent.futures.ThreadPoolExecutor:
 
 def make_evaluator(policy: str = "heavy", gammas: str | None = None, devices: int = 1,
                    temperature: float = 1.0, backend: str = "auto", threads: int = 0) -> Evaluator:
-    """The evaluator of a playout policy (``SearchConfig.playouts``) and gamma file (None: shipped), cached;
+    """The evaluator of a playout policy (``SearchConfig.playout_policy``) and gamma file (None: shipped), cached;
     ``backend``: native, xla or auto (``resolve_backend``); ``threads`` (native): threads per call, 0 = one per
     core; ``devices`` > 1 (XLA) shards every call over that many local devices (ValueError when fewer are
     visible).  ``temperature`` T (heavy only): the playouts sample moves with probability proportional to
@@ -346,8 +346,8 @@ def _evaluator(policy: str, gammas: str | None, devices: int, temperature: float
 def evaluator_for(config, devices: int = 1, stones: np.ndarray | None = None) -> Evaluator:
     """The evaluator a ``SearchConfig`` asks for (its backend and threads), sharded over ``devices`` local
     devices on XLA; given the position's ``stones`` (int [P]), the one of its policy there
-    (``SearchConfig.playouts_at``: late in the game ``late_playouts`` when set)."""
-    policy = config.playouts
+    (``SearchConfig.playout_policy_at``: late in the game ``late_playout_policy`` when set)."""
+    policy = config.playout_policy
     if stones is not None:
-        policy = config.playouts_at(int(np.count_nonzero(np.asarray(stones))), int(np.size(stones)))
+        policy = config.playout_policy_at(int(np.count_nonzero(np.asarray(stones))), int(np.size(stones)))
     return make_evaluator(policy, config.gammas, devices, config.playout_temperature, config.backend, config.threads)

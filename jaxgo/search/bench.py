@@ -51,7 +51,7 @@ def main(argv=None):
     game = new_game(size=args.size, komi=7.5)
     backend = resolve_backend(args.backend)
     device = jax.devices()[0].platform if backend == "xla" else "cpu"
-    policy = SearchConfig().playouts if args.defaults else "light"
+    policy = SearchConfig().playout_policy if args.defaults else "light"
     raw = raw_rate(game, k, lpl, args.repeats, policy, backend, args.threads)
     print(json.dumps({"bench": "raw_playouts", "device": device, "backend": backend, "policy": policy,
                       "size": args.size, "batch": k * lpl, "playouts_per_s": round(raw, 1)}), flush=True)

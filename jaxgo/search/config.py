@@ -160,17 +160,6 @@ class SearchConfig:
             return self.late_playout_policy
         return self.playout_policy
 
-    # Deprecated spellings, kept for one version (``jaxgo.playouts.evaluator.evaluator_for`` still reads them):
-    # "playouts" is a count everywhere else.
-    @property
-    def playouts(self) -> str:
-        """Deprecated: ``playout_policy``."""
-        return self.playout_policy
-
-    def playouts_at(self, stones: int, points: int) -> str:
-        """Deprecated: ``playout_policy_at``."""
-        return self.playout_policy_at(stones, points)
-
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
 
