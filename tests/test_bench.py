@@ -30,7 +30,8 @@ def test_bench_playouts_prints_one_json_line_per_configuration():
     records = json_lines(out)
     assert [(r["system"], r["size"], r["batch"]) for r in records] == [("jaxgo", 5, 32), ("jaxgo", 5, 64)]
     for record in records:
-        assert set(record) == KEYS | {"backend", "policy"} and record["backend"] == "xla"
+        assert set(record) == KEYS | {"backend", "policy", "lanes", "kernel"} and record["backend"] == "xla"
+        assert record["kernel"] == "light" and record["lanes"] == "default"  # the CPU's XLA light kernel
         assert record["device"] == "cpu" and record["devices"] >= 1
         assert record["playouts_per_s"] > 0 and record["compile_s"] >= 0
         assert 10 < record["mean_moves"] <= 75  # 5x5 light playouts, capped at 3 * 25 moves
