@@ -1,7 +1,7 @@
 """The wide light kernel's incremental state against the flood-fill reference, move by move.
 
 ``test_light.py`` holds both light kernels to the reference by replaying their recorded games; this adds, for
-``light_wide``, the state it keeps between moves: after every move of 600 random playouts (5x5 to 19x19, from
+``light_wide``, the state it keeps between moves: after every move of 380 random playouts (5x5 to 19x19, from
 the empty board and from played positions) the stones, the ko point, the chain partition and every chain's
 pseudo-liberty statistics must equal those ``rules.from_board`` computes from scratch, and the candidate mask
 must be the reference's legal, non-eye points.
@@ -71,9 +71,9 @@ def _check_lane(board: ReferenceBoard, seen, lane: int, moves: np.ndarray, steps
     return compared
 
 
-@pytest.mark.parametrize("size,count,steps,from_played", [(5, 200, 80, False), (7, 150, 150, True),
-                                                         (9, 150, 250, False), (9, 80, 150, True),
-                                                         (19, 20, 400, True)])
+@pytest.mark.parametrize("size,count,steps,from_played", [(5, 160, 80, False), (7, 100, 150, True),
+                                                         (9, 64, 250, False), (9, 48, 150, True),
+                                                         (19, 8, 400, True)])
 def test_incremental_state_matches_the_reference(size, count, steps, from_played):
     if from_played:
         boards = random_positions(size, count, seed=size, komi=KOMI)[0]
