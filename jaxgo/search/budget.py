@@ -16,9 +16,10 @@ from jaxgo.search.config import SearchConfig
 # Playouts per second a search on a time budget expects (its batch size K follows), by board size and playout
 # backend: heavy playouts inside a RAVE search on this project's 2-core CPU, XLA on one core with small batches
 # (benchmarks/RESULTS.md history, "Batch size on a clock"), native per thread (``jaxgo bench search --defaults``
-# and genmoves on a clock: 9x9 5,000-6,000/s on one core, 19x19 2,400/s on two).
+# and genmoves on a clock, 2026-11-28, after the reference-counting fix: 9x9 13,900-18,300/s and 19x19 5,300-5,600/s
+# on two threads; 13x13 in between on the log-log scale).
 FIRST_SEARCH_RATES = {9: 2500.0, 13: 1000.0, 19: 240.0}
-NATIVE_SEARCH_RATES = {9: 5000.0, 13: 2000.0, 19: 1200.0}
+NATIVE_SEARCH_RATES = {9: 7000.0, 13: 4500.0, 19: 2700.0}
 
 
 def first_search_rate(size: int, backend: str = "xla", threads: int = 0) -> float:

@@ -46,5 +46,5 @@ def test_first_search_rate_follows_the_measured_sizes_and_shrinks_with_the_board
     assert first_batch_size(config, None, 10.0, 19) == auto_leaves(int(10.0 * scale * measured[19]), 4)
     if backend == "native":  # one thread (a game pinned to one core) runs half the playouts of two
         assert first_search_rate(19, backend, 1) == pytest.approx(first_search_rate(19, backend, 2) / 2)
-    assert first_batch_size(config, None, 10.0, 19) < first_batch_size(config, None, 10.0, 9)
+    assert first_batch_size(config, None, 1.0, 19) < first_batch_size(config, None, 1.0, 9)
     assert first_batch_size(config, 3000, 10.0, 19) == auto_leaves(3000, 4)  # a playout budget decides alone
