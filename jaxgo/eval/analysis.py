@@ -122,9 +122,11 @@ def query(position: dict, visits: int, settings: dict, seconds: float | None = N
 
 def policy_rank(policy: list[float], vertices) -> int:
     """1-based rank in ``policy`` (row-major from the top row, as KataGo lists it and jaxgo numbers points, pass
-    last) of the best of ``vertices``."""
-    best = max(policy[gtp_to_point(v, SIZE)] for v in vertices)
-    return 1 + sum(1 for value in policy if value > best)
+    last) of the best of ``vertices``; points outside ``vertices`` with the same probability count as ranked
+    before it (a flat policy ranks no point well)."""
+    indices = {gtp_to_point(v, SIZE) for v in vertices}
+    best = max(policy[i] for i in indices)
+    return 1 + sum(1 for i, value in enumerate(policy) if value > best or (value == best and i not in indices))
 
 
 def row(config: str, position: dict, answer: dict, seconds: float) -> dict:

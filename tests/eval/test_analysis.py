@@ -26,6 +26,8 @@ def test_policy_rank_counts_higher_entries():
     policy[gtp_to_point("K10", 19)] = 0.3
     assert analysis.policy_rank(policy, analysis.CORNER_4_4) == 2
     assert analysis.policy_rank(policy, analysis.CORNER_3_4) == 3
+    flat = [0.01] * 361 + [0.0]  # ties outside the group rank before it
+    assert analysis.policy_rank(flat, analysis.CORNER_4_4) == 361 - 3
 
 
 def test_summary_checks_the_targets():
