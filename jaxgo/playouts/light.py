@@ -349,14 +349,21 @@ def record_move(boards, point, placed, moved, points: int, record: bool):
     dense [P, lanes] update per step costs far more.
     """
     lanes = jnp.arange(point.shape[0])
-    at = jnp.minimum(point, points - 1)
-    fresh = placed & (boards.first_colour[at, lanes] == 0)
-    first_colour = boards.first_colour.at[at, lanes].set(
-        jnp.where(fresh, boards.to_play.astype(jnp.int8), boards.first_colour[at, lanes]))
-    first_ply = boards.first_ply.at[at, lanes].set(
-        jnp.where(fresh, boards.ply.astype(jnp.int16), boards.first_ply[at, lanes]))
+    slot = jnp.minimum(boards.ply, boards.moves.shape[0] - 1)
+    return record_first_plays(boards, (jnp.minimum(point, points - 1), lanes), (slot, lanes), point, placed, moved,
+                              record)
+
+
+def record_first_plays(boards, at, slot_at, point, placed, moved, record: bool):
+    """(first_colour, first_ply, moves) of ``boards`` (fields first_colour, first_ply, moves, to_play, ply) after
+    a step, in either layout: ``at`` indexes each lane's point in the first-play tables, ``slot_at`` its slot in
+    the move list (``(point, lane)`` and ``(slot, lane)`` for [P, lanes] tables, ``(lane, point)`` and ``(lane,
+    slot)`` for [lanes, P]); ``placed``, ``moved`` and ``record`` as in ``record_move``."""
+    fresh = placed & (boards.first_colour[at] == 0)
+    first_colour = boards.first_colour.at[at].set(
+        jnp.where(fresh, boards.to_play.astype(jnp.int8), boards.first_colour[at]))
+    first_ply = boards.first_ply.at[at].set(jnp.where(fresh, boards.ply.astype(jnp.int16), boards.first_ply[at]))
     moves = boards.moves
     if record:
-        slot = jnp.minimum(boards.ply, moves.shape[0] - 1)
-        moves = moves.at[slot, lanes].set(jnp.where(moved, point.astype(jnp.int16), moves[slot, lanes]))
+        moves = moves.at[slot_at].set(jnp.where(moved, point.astype(jnp.int16), moves[slot_at]))
     return first_colour, first_ply, moves

@@ -231,15 +231,9 @@ def _step(lanes: _Lanes, running, size: int, record: bool) -> _Lanes:
     move = jnp.where(must_pass, points, point)
 
     rows = jnp.arange(point.shape[0])
-    fresh = placed & (lanes.first_colour[rows, point] == 0)
-    first_colour = lanes.first_colour.at[rows, point].set(
-        jnp.where(fresh, lanes.to_play, lanes.first_colour[rows, point]))
-    first_ply = lanes.first_ply.at[rows, point].set(
-        jnp.where(fresh, lanes.ply.astype(jnp.int16), lanes.first_ply[rows, point]))
-    moves = lanes.moves
-    if record:
-        slot = jnp.minimum(lanes.ply, moves.shape[1] - 1)
-        moves = moves.at[rows, slot].set(jnp.where(running, move.astype(jnp.int16), moves[rows, slot]))
+    slot = jnp.minimum(lanes.ply, lanes.moves.shape[1] - 1)
+    first_colour, first_ply, moves = light.record_first_plays(lanes, (rows, point), (rows, slot), move, placed,
+                                                              running, record)
     passed = running & must_pass
     return lanes.replace(
         stones=stones, chain=chain, libs=libs,
