@@ -246,6 +246,14 @@ def _step(lanes: _Lanes, running, size: int, record: bool) -> _Lanes:
     )
 
 
+def _no_plays(count: int, points: int, max_moves: int, record: bool) -> dict:
+    """The record fields of ``count`` playouts that have not moved yet: first_colour int8 [count, P] (0),
+    first_ply int16 [count, P] (-1), moves int16 [count, M] (-1; M = 0 unless ``record``)."""
+    return {"first_colour": jnp.zeros((count, points), jnp.int8),
+            "first_ply": jnp.full((count, points), -1, jnp.int16),
+            "moves": jnp.full((count, max_moves if record else 0), -1, jnp.int16)}
+
+
 def _lanes_from(states: rules.State, rng, max_moves: int, record: bool) -> _Lanes:
     """Batched rules.State [L, ...] and seeds [L] -> loop state at the start of those playouts."""
     count, points = states.stones.shape
@@ -258,9 +266,7 @@ def _lanes_from(states: rules.State, rng, max_moves: int, record: bool) -> _Lane
         passes=states.passes.astype(jnp.int32),
         ply=jnp.zeros(count, jnp.int32),
         rng=rng,
-        first_colour=jnp.zeros((count, points), jnp.int8),
-        first_ply=jnp.full((count, points), -1, jnp.int16),
-        moves=jnp.full((count, max_moves if record else 0), -1, jnp.int16),
+        **_no_plays(count, points, max_moves, record),
     )
 
 
@@ -325,9 +331,7 @@ def _playouts(states: rules.State, seeds, komi, per_state: int, max_moves: int, 
     out = _Finished(
         stones=jnp.zeros((total, points), jnp.int8),
         num_moves=jnp.zeros(total, jnp.int32),
-        first_colour=jnp.zeros((total, points), jnp.int8),
-        first_ply=jnp.full((total, points), -1, jnp.int16),
-        moves=jnp.full((total, max_moves if record else 0), -1, jnp.int16),
+        **_no_plays(total, points, max_moves, record),
     )
     out = jax.lax.while_loop(lambda c: jnp.any(c[1] >= 0), body, (boards, first, jnp.int32(lanes), out))[3]
     grid = out.stones.reshape(total, size, size)
