@@ -51,8 +51,11 @@ def balanced_log_gamma(base: np.ndarray, theta: np.ndarray) -> np.ndarray:
 
 
 def held_out(name: str) -> bool:
-    """Whether a record (by name) is in the held-out half (a stable hash, not the name's order)."""
-    return hashlib.sha256(name.encode()).digest()[0] % 2 == 1
+    """Whether a record is in the held-out half: a stable hash of its file name (not of the folder or archive it
+    was read from, ``folder:member`` or ``.../file.sgf``, so the split does not depend on where the games lie; not
+    the names' order)."""
+    base = name.rsplit(":", 1)[-1].rsplit("/", 1)[-1]
+    return hashlib.sha256(base.encode()).digest()[0] % 2 == 1
 
 
 def brier(base: np.ndarray, theta: np.ndarray, items: list[dict], playouts: int, seed: int, batch: int) -> tuple:

@@ -36,6 +36,8 @@ def test_held_out_split_is_stable_and_about_half():
     held = [balance.held_out(name) for name in names]
     assert held == [balance.held_out(name) for name in names]
     assert 150 < sum(held) < 250
+    # the file name decides, wherever the games lie
+    assert held == [balance.held_out(f"/tmp/x{i}/games.tar:sgf/{name}") for i, name in enumerate(names)]
 
 
 def test_a_run_writes_its_log_continues_it_and_saves_gammas(tmp_path, capsys):
