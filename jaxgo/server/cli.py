@@ -119,6 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"jaxgo serve: {exc}", file=sys.stderr)
         return 2
+    preload_priors(search_config.from_args(args).prior_model)
     previous = set_signal_handlers(_interrupt)
     try:
         return serve(args)
@@ -126,6 +127,22 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     finally:
         set_signal_handlers(previous)
+
+
+def preload_priors(prior_model: str | None) -> threading.Thread:
+    """Load the priors' large-pattern model in a background thread (``priors.preload``), so that a client's first
+    19x19 query does not wait the 3 s it takes; a failure there shows again, with its message, at that query."""
+    from jaxgo.search import priors
+
+    def run():
+        try:
+            priors.preload(prior_model)
+        except Exception:  # noqa: BLE001 - reported by the query that needs the model
+            pass
+
+    thread = threading.Thread(target=run, name="jaxgo-preload-priors", daemon=True)
+    thread.start()
+    return thread
 
 
 def connection_limits(args) -> ConnectionLimits:

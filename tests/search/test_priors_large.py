@@ -66,3 +66,15 @@ def test_prior_model_setting():
     with pytest.raises(ValueError, match="prior_model"):
         SearchConfig(prior_model="/no/such/file.npz")
     assert "large-pattern" in SearchConfig(prior_model="large").describe()
+
+
+def test_preload_builds_the_large_model_once():
+    priors.preload(None)  # the base model: nothing to load
+    priors.preload("auto")
+    model = priors.move_model("large")
+    assert "_level_table" in model.large.__dict__  # the level table is built, the first query does not wait
+    from jaxgo.server.cli import preload_priors
+
+    thread = preload_priors("large")
+    thread.join(60)
+    assert not thread.is_alive() and priors.move_model("large") is model
