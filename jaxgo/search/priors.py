@@ -22,6 +22,7 @@ the configuration (the ``policy`` the analysis server reports).
 from __future__ import annotations
 
 import functools
+import threading
 
 import jax
 import jax.numpy as jnp
@@ -47,10 +48,19 @@ def log_gammas(path: str | None = None) -> np.ndarray:
     return load_log_gammas(path)
 
 
-@functools.lru_cache(maxsize=8)
+_model_lock = threading.Lock()
+
+
 def move_model(name: str | None) -> gamma_files.Gammas:
-    """The gamma file of a prior model name, loaded once: ``"large"`` the shipped large-pattern model, ``"base"``
-    or None the shipped base model, anything else a path (a base or a large model)."""
+    """The gamma file of a prior model name, loaded once per process (a second thread asking meanwhile waits for
+    the first): ``"large"`` the shipped large-pattern model, ``"base"`` or None the shipped base model, anything
+    else a path (a base or a large model)."""
+    with _model_lock:
+        return _load_model(name)
+
+
+@functools.lru_cache(maxsize=8)
+def _load_model(name: str | None) -> gamma_files.Gammas:
     if name is None or name == "base":
         return gamma_files.load_default()
     return gamma_files.load_named(name)
