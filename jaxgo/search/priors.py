@@ -70,13 +70,9 @@ def preload(prior_model: str | None = "auto") -> None:
     """Load the large-pattern model that ``prior_model`` uses on large boards and build its level table (about 3 s,
     once per process), so that the first 13x13 or 19x19 search or policy does not wait for it: a server runs this
     in a background thread at start-up.  Nothing to do for a model without large patterns."""
-    if prior_model is None or prior_model == "base":
-        return
-    model = move_model("large" if prior_model == "auto" else prior_model)
-    if model.large is not None:
-        points = LARGE_FROM_SIZE * LARGE_FROM_SIZE
-        large_levels.candidate_levels(np.zeros((1, points), np.int8), [1], np.ones((1, points + 1), bool),
-                                      model.large)
+    _, model = model_gammas(None, prior_model, LARGE_FROM_SIZE)
+    if model is not None:
+        large_levels.level_table(model.large)
 
 
 def large_factors(states: rules.State, searched, model: gamma_files.Gammas) -> np.ndarray:

@@ -113,13 +113,13 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         connection_limits(args)
-        search_config.from_args(args)
+        prior_model = search_config.from_args(args).prior_model
         check_device_batch(args.max_boards, args.devices)
         start_devices(args.devices)
     except ValueError as exc:
         print(f"jaxgo serve: {exc}", file=sys.stderr)
         return 2
-    preload_priors(search_config.from_args(args).prior_model)
+    preload_priors(prior_model)
     previous = set_signal_handlers(_interrupt)
     try:
         return serve(args)
