@@ -24,12 +24,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 import time
 
 from jaxgo.data import SkipStats, archives, split
 from jaxgo.go.coords import gtp_to_point
+from jaxgo.server import probes
+from jaxgo.server.client import ServerClient
 
 SIZE = 19
 KOMI = 7.5
@@ -82,31 +83,24 @@ def fixed_positions(fox: int) -> list[dict]:
 
 
 class Server:
-    """A ``jaxgo serve`` child process spoken to in JSON lines on its stdin / stdout."""
+    """A ``jaxgo serve --tcp`` child process (``jaxgo.server.probes.start_server``) and one client connection to
+    it (``jaxgo.server.client.ServerClient``)."""
 
     def __init__(self, extra_args: list[str]):
-        self.process = subprocess.Popen([sys.executable, "-m", "jaxgo", "serve", "--quiet", *extra_args],
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+        port = probes.free_port()
+        self.process = probes.start_server(port, ["--quiet", *extra_args])
+        self.client = ServerClient(f"tcp:127.0.0.1:{port}")
 
     def ask(self, query: dict) -> dict:
         """The final answer (not a during-search one) to ``query``; an error answer raises RuntimeError."""
-        self.process.stdin.write(json.dumps(query) + "\n")
-        self.process.stdin.flush()
-        while True:
-            line = self.process.stdout.readline()
-            if not line:
-                raise RuntimeError(f"jaxgo serve ended (exit {self.process.wait()})")
-            answer = json.loads(line)
-            if answer.get("id") != query["id"]:
-                continue
-            if "error" in answer:
-                raise RuntimeError(f"query {query['id']}: {answer['error']}")
-            if not answer.get("isDuringSearch", False):
-                return answer
+        answer = self.client.query(query).results(timeout=3600)[0]
+        if "error" in answer:
+            raise RuntimeError(f"query {query['id']}: {answer['error']}")
+        return answer
 
     def close(self) -> int:
-        self.process.stdin.close()
-        return self.process.wait(timeout=60)
+        self.client.close()
+        return probes.stop_server(self.process)
 
 
 def query(position: dict, visits: int, settings: dict, seconds: float | None = None) -> dict:
