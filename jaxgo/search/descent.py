@@ -12,6 +12,10 @@ in tests/search/test_descent.py.  The only difference is the tie-breaking noise 
 (``NOISE`` = 1e-7 times a uniform number): here an xorshift64* stream per searcher (``new_rng``) instead of
 numpy's generator; ``params[NOISE] = 0`` turns it off (ties go to the lowest action).
 
+Around the descents, the bookkeeping of a batch is compiled too (``number_pending``, ``repeated_positions``,
+``resolve_leaves``): which new nodes to create, which of them repeat a position (superko), and the leaf of every
+descent.  None of these loops holds the GIL, so a server runs many searches' tree work on several threads.
+
 Shapes: A actions (pass last), P = A - 1 points, C tree capacity, K leaves per batch, L playouts per leaf, D the
 longest path a call may record (``descend_batch`` reports ``PATH_OVERFLOW`` beyond it, with its virtual losses
 taken back, and the caller retries with a longer D).
@@ -31,6 +35,7 @@ N_PARAMS = 12
 TIE_NOISE = 1e-7
 
 PENDING = -1  # a descent ended on an edge without a node yet (the caller creates it)
+EXPAND = -2  # a descent stopped at a node not expanded yet (the caller computes its priors and goes on)
 PATH_OVERFLOW = -1  # descend_batch's return value when a path is longer than D
 
 
@@ -52,7 +57,7 @@ def new_rng(seed: int) -> np.ndarray:
     return np.array([state or 1], np.uint64)
 
 
-@numba.njit(cache=True)
+@numba.njit(nogil=True, cache=True)
 def _uniform(rng):
     """A float in [0, 1) from the xorshift64* state rng uint64 [1] (advanced)."""
     x = rng[0]
@@ -63,7 +68,7 @@ def _uniform(rng):
     return float((x * np.uint64(0x2545F4914F6CDD1D)) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
-@numba.njit(cache=True)
+@numba.njit(nogil=True, cache=True)
 def node_mean(children_visits, children_values, parents, action_from_parent, root, node):
     """As ``reference.node_mean``: the node's mean win rate for its player to move (0.5 when nothing is known)."""
     visits = children_visits[node].sum()
@@ -77,7 +82,7 @@ def node_mean(children_visits, children_values, parents, action_from_parent, roo
     return 1.0 - children_values[parent, action] / edge if edge > 0 else 0.5
 
 
-@numba.njit(cache=True)
+@numba.njit(nogil=True, cache=True)
 def _widened(prior, legal, visits, start, factor, out):
     """As ``reference.widened`` into out bool [A]: the likeliest legal moves by prior (ties: lower index first)."""
     count = 0
@@ -100,7 +105,7 @@ def _widened(prior, legal, visits, start, factor, out):
         out[best] = True
 
 
-@numba.njit(cache=True)
+@numba.njit(nogil=True, cache=True)
 def edge_scores(visits, values, rave_visits, rave_values, prior, legal, mean, params, rng, out):
     """out float64 [A]: the selection score of every edge of one node (-inf where not searched).
 
@@ -142,81 +147,146 @@ def edge_scores(visits, values, rave_visits, rave_values, prior, legal, mean, pa
             out[a] = -np.inf
 
 
-@numba.njit(cache=True)
-def descend_batch(k, root, room, terminal, parents, action_from_parent, children_index, children_visits,
+@numba.njit(nogil=True, cache=True)
+def _descend_one(i, node, length, root, room, terminal, expanded, parents, action_from_parent, children_index,
+                 children_visits, children_values, children_rave_visits, children_rave_values, children_prior,
+                 children_legal, params, rng, scores, pending_nodes, pending_actions, pending, path_nodes,
+                 path_actions):
+    """Descent ``i`` of a batch from ``node``, its path so far ``length`` edges long (see ``descend_batch``):
+    returns (length, leaf, pending edges), length -1 when the path outgrew the buffer (its virtual losses, the
+    first ``length`` edges' too, taken back)."""
+    a_count = children_visits.shape[1]
+    depth_limit = path_nodes.shape[1]
+    leaf = root
+    while True:
+        if terminal[node]:
+            leaf = node
+            break
+        if node != root:
+            edge = children_visits[parents[node], action_from_parent[node]]
+            if edge < params[N_EXPAND]:
+                leaf = node
+                break
+            if not expanded[node]:
+                leaf = EXPAND
+                break
+        mean = node_mean(children_visits, children_values, parents, action_from_parent, root, node)
+        edge_scores(children_visits[node], children_values[node], children_rave_visits[node],
+                    children_rave_values[node], children_prior[node], children_legal[node], mean, params, rng,
+                    scores)
+        action = -1
+        for a in range(a_count):
+            if scores[a] > -np.inf and (action < 0 or scores[a] > scores[action]):
+                action = a
+        if action < 0:
+            leaf = node
+            break
+        child = children_index[node, action]
+        if child < 0 and node != root and pending >= room:
+            leaf = node  # the tree is full: this node is the leaf
+            break
+        if length == depth_limit:
+            for j in range(length):
+                children_visits[path_nodes[i, j], path_actions[i, j]] -= 1
+            return -1, leaf, pending
+        path_nodes[i, length] = node
+        path_actions[i, length] = action
+        length += 1
+        children_visits[node, action] += 1  # virtual loss (value 0)
+        if child < 0:
+            seen = False
+            for j in range(pending):
+                if pending_nodes[j] == node and pending_actions[j] == action:
+                    seen = True
+            if not seen:
+                pending_nodes[pending] = node
+                pending_actions[pending] = action
+                pending += 1
+            leaf = PENDING
+            break
+        node = child
+    return length, leaf, pending
+
+
+@numba.njit(nogil=True, cache=True)
+def _undo_others(skip, rows, path_nodes, path_actions, lengths, children_visits):
+    """Take back the virtual losses of the paths of rows [R] other than ``skip``."""
+    for r in rows:
+        if r != skip:
+            for j in range(lengths[r]):
+                children_visits[path_nodes[r, j], path_actions[r, j]] -= 1
+
+
+@numba.njit(nogil=True, cache=True)
+def descend_batch(k, root, room, terminal, expanded, parents, action_from_parent, children_index, children_visits,
                   children_values, children_rave_visits, children_rave_values, children_prior, children_legal,
                   params, rng, path_nodes, path_actions, lengths, leaves):
     """Descend ``k`` times from ``root``, each time by the best edge score, with a virtual loss (one visit, no
     win) on every edge taken; returns k, or ``PATH_OVERFLOW`` (every virtual loss of the call taken back).
 
     A descent stops at a terminal node, at a node (not the root) whose parent edge has fewer than
-    ``params[N_EXPAND]`` visits, at a node with no searched edge (leaf: that node), or on an edge without a
-    node (leaf ``PENDING``: the caller creates the child).  ``room``: how many new nodes the tree may still
-    take (a descent below the root that would need one more stops at its node instead).
+    ``params[N_EXPAND]`` visits, at a node with no searched edge (leaf: that node), on an edge without a
+    node (leaf ``PENDING``: the caller creates the child), or at a node not yet expanded (``expanded`` bool [C]
+    False: its priors are not computed; leaf ``EXPAND``, the path ends with the edge into it: the caller
+    expands it and goes on with ``continue_batch``).  ``room``: how many new nodes the tree may still take (a
+    descent below the root that would need one more stops at its node instead).
     Out: path_nodes / path_actions int32 [k, D], lengths int32 [k], leaves int32 [k]."""
-    a_count = children_visits.shape[1]
-    depth_limit = path_nodes.shape[1]
-    scores = np.empty(a_count)
+    scores = np.empty(children_visits.shape[1])
     pending_nodes = np.empty(k, np.int64)
     pending_actions = np.empty(k, np.int64)
     pending = 0
     for i in range(k):
-        node = root
-        length = 0
-        leaf = root
-        while True:
-            if terminal[node]:
-                leaf = node
-                break
-            if node != root:
-                edge = children_visits[parents[node], action_from_parent[node]]
-                if edge < params[N_EXPAND]:
-                    leaf = node
-                    break
-            mean = node_mean(children_visits, children_values, parents, action_from_parent, root, node)
-            edge_scores(children_visits[node], children_values[node], children_rave_visits[node],
-                        children_rave_values[node], children_prior[node], children_legal[node], mean, params,
-                        rng, scores)
-            action = -1
-            for a in range(a_count):
-                if scores[a] > -np.inf and (action < 0 or scores[a] > scores[action]):
-                    action = a
-            if action < 0:
-                leaf = node
-                break
-            child = children_index[node, action]
-            if child < 0 and node != root and pending >= room:
-                leaf = node  # the tree is full: this node is the leaf
-                break
-            if length == depth_limit:
-                for j in range(length):  # this descent's virtual losses, then the earlier ones
-                    children_visits[path_nodes[i, j], path_actions[i, j]] -= 1
-                for r in range(i):
-                    for j in range(lengths[r]):
-                        children_visits[path_nodes[r, j], path_actions[r, j]] -= 1
-                return PATH_OVERFLOW
-            path_nodes[i, length] = node
-            path_actions[i, length] = action
-            length += 1
-            children_visits[node, action] += 1  # virtual loss (value 0)
-            if child < 0:
-                seen = False
-                for j in range(pending):
-                    if pending_nodes[j] == node and pending_actions[j] == action:
-                        seen = True
-                if not seen:
-                    pending_nodes[pending] = node
-                    pending_actions[pending] = action
-                    pending += 1
-                leaf = PENDING
-                break
-            node = child
+        length, leaf, pending = _descend_one(
+            i, root, 0, root, room, terminal, expanded, parents, action_from_parent, children_index,
+            children_visits, children_values, children_rave_visits, children_rave_values, children_prior,
+            children_legal, params, rng, scores, pending_nodes, pending_actions, pending, path_nodes, path_actions)
+        if length < 0:
+            _undo_others(i, np.arange(i), path_nodes, path_actions, lengths, children_visits)
+            return PATH_OVERFLOW
         lengths[i] = length
         leaves[i] = leaf
     return k
 
 
-@numba.njit(cache=True)
+@numba.njit(nogil=True, cache=True)
+def continue_batch(rows, root, room, terminal, expanded, parents, action_from_parent, children_index,
+                   children_visits, children_values, children_rave_visits, children_rave_values, children_prior,
+                   children_legal, params, rng, path_nodes, path_actions, lengths, leaves):
+    """Go on with the descents ``rows`` int [R] of a ``descend_batch`` that stopped at a node since expanded
+    (leaf ``EXPAND``), from that node, in the same buffers; returns R, or ``PATH_OVERFLOW`` (every virtual loss
+    of the batch taken back).  The other descents' pending edges count against ``room``."""
+    k = leaves.shape[0]
+    scores = np.empty(children_visits.shape[1])
+    pending_nodes = np.empty(k, np.int64)
+    pending_actions = np.empty(k, np.int64)
+    pending = 0
+    for i in range(k):
+        if leaves[i] != PENDING:
+            continue
+        node, action = path_nodes[i, lengths[i] - 1], path_actions[i, lengths[i] - 1]
+        seen = False
+        for j in range(pending):
+            if pending_nodes[j] == node and pending_actions[j] == action:
+                seen = True
+        if not seen:
+            pending_nodes[pending] = node
+            pending_actions[pending] = action
+            pending += 1
+    for i in rows:
+        start = children_index[path_nodes[i, lengths[i] - 1], path_actions[i, lengths[i] - 1]]
+        length, leaf, pending = _descend_one(
+            i, start, lengths[i], root, room, terminal, expanded, parents, action_from_parent, children_index,
+            children_visits, children_values, children_rave_visits, children_rave_values, children_prior,
+            children_legal, params, rng, scores, pending_nodes, pending_actions, pending, path_nodes, path_actions)
+        if length < 0:
+            _undo_others(i, np.arange(k), path_nodes, path_actions, lengths, children_visits)
+            return PATH_OVERFLOW
+        lengths[i] = length
+        leaves[i] = leaf
+    return rows.shape[0]
+
+
+@numba.njit(nogil=True, cache=True)
 def backup_batch(rows, path_nodes, path_actions, lengths, leaves, value, first, to_play, children_visits,
                  children_values, children_rave_visits, children_rave_values, use_rave):
     """Add the playouts of the leaves ``rows`` int [R] (rows of the paths) along their paths: value float [K, L]
@@ -256,6 +326,77 @@ def backup_batch(rows, path_nodes, path_actions, lengths, leaves, value, first, 
                         children_rave_values[node, action] += wins
 
 
+@numba.njit(nogil=True, cache=True)
+def number_pending(path_nodes, path_actions, lengths, ends, children_index, pair_nodes, pair_actions, pair_of):
+    """Number the distinct edges without a node that descents ended on (``ends[i] == PENDING``; the edge is the
+    last of the path): pair_nodes / pair_actions int32 [>= K] receive them in order of first use, pair_of int32
+    [K] each descent's edge number (-1 for a descent that ended at a node); returns how many.  ``children_index``
+    [C, A] marks the numbered edges during the call (-2 - number) and is restored."""
+    count = 0
+    for i in range(ends.shape[0]):
+        pair_of[i] = -1
+        if ends[i] != PENDING:
+            continue
+        node = path_nodes[i, lengths[i] - 1]
+        action = path_actions[i, lengths[i] - 1]
+        mark = children_index[node, action]
+        if mark <= -2:
+            pair_of[i] = -2 - mark
+            continue
+        children_index[node, action] = -2 - count
+        pair_nodes[count] = node
+        pair_actions[count] = action
+        pair_of[i] = count
+        count += 1
+    for j in range(count):
+        children_index[pair_nodes[j], pair_actions[j]] = -1
+    return count
+
+
+@numba.njit(nogil=True, cache=True)
+def repeated_positions(keys, parents_of_new, actions, pass_action, parents, hashes, root, history, out):
+    """out bool [R]: whether each new position, key uint64 [R] (Zobrist), repeats the game's history (uint64 [H],
+    sorted) or a position on the tree path from its parent (parents_of_new int [R]) up to ``root`` (superko); a
+    pass (actions int [R]) never does."""
+    for r in range(keys.shape[0]):
+        out[r] = False
+        if actions[r] == pass_action:
+            continue
+        key = keys[r]
+        at = np.searchsorted(history, key)
+        if at < history.shape[0] and history[at] == key:
+            out[r] = True
+            continue
+        node = parents_of_new[r]
+        while node >= 0:
+            if hashes[node] == key:
+                out[r] = True
+                break
+            if node == root:
+                break
+            node = parents[node]
+
+
+@numba.njit(nogil=True, cache=True)
+def resolve_leaves(created, pair_of, ends, path_nodes, path_actions, lengths, children_visits, valid):
+    """The leaf of every descent, written into ``ends`` int32 [K]: its end node, or the node created for its
+    pending edge (created int32 [pairs]; -1 where that edge's position was dropped: the descent's virtual losses
+    are taken back and it has no leaf).  valid int32 [K] receives the descents that have one, in order; returns
+    how many."""
+    n = 0
+    for i in range(ends.shape[0]):
+        if pair_of[i] >= 0:
+            leaf = created[pair_of[i]]
+            if leaf < 0:
+                for j in range(lengths[i]):
+                    children_visits[path_nodes[i, j], path_actions[i, j]] -= 1
+                continue
+            ends[i] = leaf
+        valid[n] = i
+        n += 1
+    return n
+
+
 def playout_values(winner, score, score_utility: float = 0.0, scale: float = 9.0) -> np.ndarray:
     """float64 [...]: Black's value of each playout in [0, 1] from its winner int [...] (1 Black, -1 White, 0
     draw) and final score float [...] (Black - White - komi), with a share ``score_utility`` (u) of a
@@ -272,19 +413,30 @@ def playout_values(winner, score, score_utility: float = 0.0, scale: float = 9.0
     return (1.0 - score_utility) * win + score_utility * margin
 
 
-def descend(tree, k: int, params: np.ndarray, rng: np.ndarray, room: int, depth: int = 64):
+def descend(tree, k: int, params: np.ndarray, rng: np.ndarray, room: int, depth: int = 64, expand=None):
     """``descend_batch`` of K descents in ``tree`` (a ``jaxgo.search.tree.Tree``), retried with twice the path
     buffer while a path overflows it: ((path nodes int32 [K, D], path actions int32 [K, D], lengths int32 [K],
-    leaves int32 [K]: a node or ``PENDING``), D)."""
+    leaves int32 [K]: a node or ``PENDING``), D).
+
+    ``expand(nodes int32 [n])``: computes the priors of nodes not expanded yet (``Tree.expanded``) that descents
+    reached and marks them expanded; those descents then go on from them (``continue_batch``).  Without it every
+    node counts as expanded."""
+    expanded = tree.expanded if expand is not None else np.ones(len(tree.expanded), bool)
+    arrays = (tree.terminal, expanded, tree.parents, tree.action_from_parent, tree.children_index,
+              tree.children_visits, tree.children_values, tree.children_rave_visits, tree.children_rave_values,
+              tree.children_prior, tree.children_legal, params, rng)
     while True:
         out = (np.zeros((k, depth), np.int32), np.zeros((k, depth), np.int32), np.zeros(k, np.int32),
                np.zeros(k, np.int32))
-        done = descend_batch(k, tree.root, room, tree.terminal, tree.parents, tree.action_from_parent,
-                             tree.children_index, tree.children_visits, tree.children_values,
-                             tree.children_rave_visits, tree.children_rave_values, tree.children_prior,
-                             tree.children_legal, params, rng, *out)
-        if done != PATH_OVERFLOW:
-            return out, depth
+        path_nodes, path_actions, lengths, leaves = out
+        done = descend_batch(k, tree.root, room, *arrays, *out)
+        while done != PATH_OVERFLOW:  # each pass expands nodes for good, so this ends
+            rows = np.flatnonzero(leaves == EXPAND)
+            if not len(rows):
+                return out, depth
+            last = lengths[rows] - 1
+            expand(np.unique(tree.children_index[path_nodes[rows, last], path_actions[rows, last]]))
+            done = continue_batch(rows, tree.root, room, *arrays, *out)
         depth *= 2
 
 

@@ -13,7 +13,7 @@ strength of a move is the product of its base features' gammas (that file's own,
 the gamma of its largest frequent pattern (``jaxgo.features.large_levels``, compiled, about 0.1 ms per 19x19
 position).
 
-``jaxgo.search.tree_search`` calls ``root_prior`` and ``children_prior`` where nodes are created; the same K also
+``jaxgo.search.tree_search`` calls ``root_prior`` and ``children_prior`` where nodes are expanded; the same K also
 serves as virtual RAVE experience (``prior_pattern``, ``reference.virtual_rave``).  With ``bias_c2 == 0`` and
 ``prior_pattern == 0`` they return the uniform prior without a device call; ``gamma_prior`` gives K whatever
 the configuration (the ``policy`` the analysis server reports).
@@ -136,12 +136,13 @@ def game_last_moves(game) -> tuple:
     return recent[0], recent[1]
 
 
-def root_prior(config, game, searched, last=None) -> np.ndarray:
+def root_prior(config, game, searched, last=None, backend: str | None = None) -> np.ndarray:
     """float32 [A]: K(root, a) for the game's position (uniform unless bias or virtual priors are on); ``last`` =
-    (last move, the move before) (P = pass, -1 = none), by default the game's last two moves."""
+    (last move, the move before) (P = pass, -1 = none), by default the game's last two moves; ``backend`` as in
+    ``prior_probabilities`` (None: the config's)."""
     if not config.uses_gammas:
         return uniform(searched)
-    return gamma_prior(game, searched, config.gammas, last, config.backend, config.prior_model)
+    return gamma_prior(game, searched, config.gammas, last, backend or config.backend, config.prior_model)
 
 
 LARGE_FROM_SIZE = 13  # "auto": the large-pattern model on boards this large and larger (it learnt from 19x19)
@@ -171,19 +172,21 @@ def gamma_prior(game, searched, gammas: str | None = None, last=None, backend: s
                                large_model)[0]
 
 
-def children_prior(config, child_states, rows, searched, actions, parent_actions) -> np.ndarray:
+def children_prior(config, child_states, rows, searched, actions, parent_actions,
+                   backend: str | None = None) -> np.ndarray:
     """float32 [R, A]: K for new tree nodes: rows int [R] of the batched ``child_states`` (device batch of
     fixed size), their searched moves bool [R, A], the actions that led to them [R] and the last moves of their
-    parents' positions [R] (for a child of the root: the game's last move; -1 = none)."""
+    parents' positions [R] (for a child of the root: the game's last move; -1 = none); ``backend`` as in
+    ``prior_probabilities`` (None: the config's)."""
     if not config.uses_gammas:
         return uniform(searched)
     rows = np.asarray(rows)
+    backend = resolve_backend(backend or config.backend)
     log_gamma, large_model = model_gammas(config.gammas, config.prior_model,
                                           rules.board_size(np.shape(child_states.stones)[-1]))
-    if resolve_backend(config.backend) == "native" or large_model is not None:  # only the rows asked for
+    if backend == "native" or large_model is not None:  # only the rows asked for
         subset = jax.tree_util.tree_map(lambda x: np.asarray(x)[rows], child_states)
-        return prior_probabilities(subset, searched, actions, parent_actions, log_gamma,
-                                   resolve_backend(config.backend), large_model)
+        return prior_probabilities(subset, searched, actions, parent_actions, log_gamma, backend, large_model)
     count = np.shape(child_states.stones)[0]
     prev = np.full(count, -1, np.int32)
     prev2 = np.full(count, -1, np.int32)

@@ -45,7 +45,8 @@ class Searcher(TreeSearch):
         if self.config.strategy not in SEARCHES:
             raise ValueError(f"unknown search strategy {self.config.strategy!r}; one of {SEARCHES}")
         self.evaluator = evaluator or evaluator_for(self.config)
-        self.children_batch, self.searchable_batch = position_kernels(self.rules.suicide, self.config.backend)
+        self.tree_backend = tree_backend(self.rules.suicide)
+        self.children_batch, self.searchable_batch = position_kernels(self.rules.suicide, self.tree_backend)
         self._chooses_evaluator = evaluator is None  # per search, by the position (late_playout_policy), unless given
         self.key = jax.random.PRNGKey(seed)
         self._keys = []  # keys split in bulk from ``key``, taken from the end
@@ -79,11 +80,11 @@ class Searcher(TreeSearch):
         self.tree = None
         self._tree_moves = None
 
-    def history(self, game) -> set:
-        """The position keys a new node may not repeat: the game's (none under simple ko)."""
+    def history(self, game) -> np.ndarray:
+        """uint64 [H], sorted: the position keys a new node may not repeat: the game's (none under simple ko)."""
         if self.rules.ko_rule == "simple":
-            return set()
-        return game.position_keys()
+            return np.zeros(0, np.uint64)
+        return np.sort(np.fromiter(game.position_keys(), np.uint64))
 
     def root_legal(self, game, forbid_pass: bool = False) -> np.ndarray:
         """[A] moves searched at the root: legal under the game's ko rule, own eyes excluded, pass allowed (with
@@ -131,6 +132,14 @@ class Searcher(TreeSearch):
         if limits.stopped():
             return True
         return seconds is not None and time.perf_counter() - start >= seconds
+
+
+def tree_backend(suicide: bool) -> str:
+    """Where a tree search computes its new nodes' positions, searched moves and priors: on the host
+    (``"native"``: numba, no device call, on a GPU machine too, so a server's tree work never waits behind the
+    playouts on the device) unless the rules allow suicide, which only the XLA rules kernels play (``"xla"``).
+    The playouts' backend (``SearchConfig.backend``) is chosen apart from this."""
+    return "xla" if suicide else "native"
 
 
 def position_kernels(suicide: bool, backend: str):

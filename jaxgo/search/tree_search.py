@@ -1,16 +1,18 @@
 """The tree search of a ``Searcher`` (strategies ``uct`` and ``rave``), in steps a server can interleave.
 
 Each iteration descends ``leaves_per_batch`` (K) times from the root with a virtual loss on every edge taken,
-creates the new nodes of the batch with one device call, and runs ``playouts_per_leaf`` (L) playouts from every
-leaf in one call of the searcher's ``Evaluator`` (``jaxgo.playouts.evaluator``: light, heavy or rule-policy
-playouts, chosen by ``SearchConfig.playout_policy``) of fixed shape [K] x L.  Backup adds the results along the paths
+creates the new nodes of the batch in one call (on the host: ``Searcher.tree_backend``), and runs
+``playouts_per_leaf`` (L) playouts from every leaf in one call of the searcher's ``Evaluator``
+(``jaxgo.playouts.evaluator``: light, heavy or rule-policy playouts, chosen by ``SearchConfig.playout_policy``) of
+fixed shape [K] x L.  Backup adds the results along the paths
 and the AMAF (RAVE) credit from the playouts' first-play records.  Positional/situational superko is checked when
 a node is created (against the game history and the tree path).  Own true eyes (the playout eye rule) are not
 searched.  Pass has no AMAF statistics (light playouts pass only when forced): under RAVE its value is its own
 mean shrunk towards the node's mean (``pass_prior_playouts`` pseudo-playouts), not RAVE's neutral 0.5, which
 made a losing side's search visit pass early.  ``K(s, a)`` (progressive bias) is the move model's probability
 (``jaxgo.search.priors``, shipped gammas) when ``bias_c2 > 0``, uniform otherwise; its features see the same last
-two moves as the playouts (the game's at the root).  The same K can instead (or also) enter as virtual
+two moves as the playouts (the game's at the root).  A node gets its K when a descent first goes through it
+(``Tree.expanded``), not when it is created: most nodes stay leaves.  The same K can instead (or also) enter as virtual
 experience in the RAVE statistics (``prior_even``, ``prior_pattern``; ``reference.virtual_rave``), which fades
 with a move's AMAF count rather than with its visits.  The edge scores, the descents and the backup run as
 compiled loops (``jaxgo.search.descent``); their numpy definitions are ``jaxgo.search.reference``.
@@ -39,21 +41,38 @@ NO_LIMITS = SearchLimits()  # a job's limits when its owner checks the budget it
 
 
 @dataclasses.dataclass
+class PendingLeaves:
+    """The n leaves of a batch waiting for their playouts and their descent paths (D: the longest recorded)."""
+
+    nodes: np.ndarray  # int32 [n, D]: the nodes along each path (root first)
+    actions: np.ndarray  # int32 [n, D]: the action taken at each of them
+    lengths: np.ndarray  # int32 [n]: each path's length (0: the leaf is the root)
+    leaves: np.ndarray  # int32 [n]: each path's leaf node
+
+    @property
+    def count(self) -> int:
+        return len(self.leaves)
+
+    def root_actions(self) -> np.ndarray:
+        """int64 [n]: the root move each path took (-1 where the leaf is the root)."""
+        return np.where(self.lengths > 0, self.actions[:, 0], -1).astype(np.int64)
+
+
+@dataclasses.dataclass
 class TreeJob:
     """One tree search in progress (see ``Searcher.start_tree_search``)."""
 
     tree: Tree
-    history: set
+    history: np.ndarray  # uint64 [H], sorted: the position keys a new node may not repeat (``Searcher.history``)
     limits: SearchLimits = NO_LIMITS  # the node cap and forbid_pass apply while the job runs
     leaves: int = 128  # K, boards per select_leaves batch
     done: int = 0  # playouts backed up
     iterations: int = 0
     exhausted: bool = False  # the root has no move left to search
-    pending: tuple | None = None  # (paths, leaves) selected and waiting for their playouts
+    pending: PendingLeaves | None = None  # the leaves selected and waiting for their playouts
     started: float = dataclasses.field(default_factory=time.perf_counter)
     root_last: tuple = (-1, -1)  # the game's last move and the one before (P = pass, -1 = none)
     last_moves: np.ndarray | None = None  # int32 [K, 2]: last two moves of each selected leaf's position
-    pending_paths: tuple | None = None  # the pending paths as arrays (nodes [n, D], actions [n, D], lengths [n])
     stopped_early: bool = False  # a time-limited search ended because its move was decided (``early_stop``)
 
 
@@ -76,6 +95,9 @@ class TreeSearch:
             if node >= 0 and int(tree.hashes[node]) == root_key and int(tree.to_play[node]) == game.to_play:
                 tree.reroot(node)
                 tree.children_legal[0] = self.root_legal(game, forbid_pass)
+                if not tree.expanded[0]:
+                    tree.children_prior[0] = priors.root_prior(self.config, game, tree.children_legal[0],
+                                                               backend=self.tree_backend)
                 tree.expanded[0] = True
                 self._tree_moves = moves
                 return tree
@@ -83,7 +105,8 @@ class TreeSearch:
         root = tree.add_nodes(states_to_numpy(stack_state(game.state, 1)), np.array([-1], np.int32),
                               np.array([-1], np.int32))
         tree.children_legal[root[0]] = self.root_legal(game, forbid_pass)
-        tree.children_prior[root[0]] = priors.root_prior(self.config, game, tree.children_legal[root[0]])
+        tree.children_prior[root[0]] = priors.root_prior(self.config, game, tree.children_legal[root[0]],
+                                                         backend=self.tree_backend)
         tree.expanded[root[0]] = True
         self.tree, self._tree_moves = tree, moves
         return tree
@@ -104,7 +127,7 @@ class TreeSearch:
                     break
                 continue
             batch = self.evaluate_batch(leaf_states, self.config.playouts_per_leaf, job.last_moves,
-                                         active=len(job.pending[1]))
+                                         active=job.pending.count)
             self.backup_leaves(job, batch.winner, batch.first_colour, batch.score)
             if self.config.early_stop and seconds is not None and self._move_decided(job, playouts, seconds, start):
                 job.stopped_early = True
@@ -151,100 +174,98 @@ class TreeSearch:
         tree, k, max_nodes = job.tree, job.leaves, job.limits.max_nodes
         room = k + 1 if max_nodes is None else max_nodes - tree.size
         out, self._path_depth = descent.descend(tree, k, descent.score_params(self.config), self._tie_rng, room,
-                                                self._path_depth)
+                                                self._path_depth, lambda nodes: self._expand(job, nodes))
         return out
 
+    def _expand(self, job: "TreeJob", nodes: np.ndarray) -> None:
+        """Compute the priors of tree nodes int32 [n] that a descent is about to go through for the first time
+        and mark them expanded.  Nodes get their priors here rather than when created: most nodes stay leaves
+        (about 4 in 5 in a search of 8,000 nodes), and the move model is most of the tree's host work."""
+        tree = job.tree
+        count = len(nodes)
+        pad = job.leaves - count if self.tree_backend == "xla" and count < job.leaves else 0  # one jitted shape
+        padded = np.concatenate([nodes, np.full(pad, nodes[0], np.int32)]).astype(np.int32)
+        recent = last_moves(tree, padded, job.root_last)
+        tree.children_prior[nodes] = priors.children_prior(
+            self.config, tree.gather_states(padded), np.arange(count), tree.children_legal[nodes], recent[:count, 0],
+            recent[:count, 1], self.tree_backend)
+        tree.expanded[nodes] = True
+
     def select_leaves(self, job: "TreeJob"):
-        """Descend ``leaves_per_batch`` (K) times with virtual loss and create the new nodes (one device call).
+        """Descend ``leaves_per_batch`` (K) times with virtual loss and create the new nodes (host work, no device
+        call unless the rules allow suicide; ``tree_backend``).
 
         Returns the leaf states as a batched ``rules.State`` of exactly K boards (padded with the root), or None
         when no leaf survived this round (superko); then ``job.exhausted`` tells whether the root has no move.
         """
         tree = job.tree
-        children = self.children_batch
         k = job.leaves
-        pass_action = self.num_actions - 1
-        descended = self._descend(job)
-        path_nodes, path_actions, lengths, ends = descended
-        paths, leaves, pending = [], [], {}
-        for i in range(k):
-            path = list(zip(path_nodes[i, :lengths[i]].tolist(), path_actions[i, :lengths[i]].tolist()))
-            leaf = int(ends[i])
-            if leaf == descent.PENDING:
-                leaf = pending.setdefault(path[-1], -1 - len(pending))
-            paths.append(path)
-            leaves.append(leaf)
-        # Create the new nodes of this batch in one device call.
-        created = {}
-        if pending:
-            pairs = list(pending)
-            parents = np.array([p for p, _ in pairs], np.int32)
-            actions = np.array([a for _, a in pairs], np.int32)
-            pad = k - len(pairs)
-            states = tree.gather_states(np.concatenate([parents, np.full(pad, parents[0], np.int32)]))
-            child_states, child_legal = children(states, np.concatenate([actions, np.full(pad, pass_action, np.int32)]))
-            child_np = states_to_numpy(child_states)
-            child_legal = np.asarray(child_legal)
-            keys = hash_key(child_np["hash"])
-            keep = np.ones(len(pairs), bool)
-            if self.rules.ko_rule != "simple":
-                for i, (parent, action) in enumerate(pairs):
-                    if action == pass_action:
-                        continue
-                    key = int(keys[i])
-                    if key in job.history or key in tree.path_hashes(parent):
-                        keep[i] = False
-                        tree.children_legal[parent, action] = False
-            rows = np.flatnonzero(keep)
-            if len(rows):
-                index = tree.add_nodes({n: v[rows] for n, v in child_np.items()}, parents[rows], actions[rows])
-                tree.children_legal[index] = child_legal[rows]
-                if self.config.ladder_prune_tree:
-                    for row, node in zip(rows, index):
-                        prune_failed_escapes(tree.children_legal[node], child_np["stones"][row],
-                                             child_np["to_play"][row], child_np["ko"][row])
-                # The move before each new node's last move: the parent's own last move (the game's last
-                # move for children of the root), from the same source as the playouts' last moves.
-                tree.children_prior[index] = priors.children_prior(
-                    self.config, child_states, rows, child_legal[rows], actions[rows],
-                    last_moves(tree, parents[rows], job.root_last)[:, 0])
-                for row, node in zip(rows, index):
-                    created[pairs[row]] = int(node)
-        valid = []
-        for i, (path, leaf) in enumerate(zip(paths, leaves)):
-            if leaf < 0:
-                leaf = created.get(path[-1])
-                if leaf is None:  # superko: take the virtual loss back and drop this leaf
-                    for node, action in path:
-                        tree.children_visits[node, action] -= 1
-                    continue
-                leaves[i] = leaf
-            valid.append(i)
-        job.exhausted = not valid and not tree.children_legal[tree.root].any()
-        if not valid:
+        path_nodes, path_actions, lengths, ends = self._descend(job)
+        pair_nodes, pair_actions, pair_of = (np.empty(k, np.int32) for _ in range(3))
+        count = descent.number_pending(path_nodes, path_actions, lengths, ends, tree.children_index, pair_nodes,
+                                       pair_actions, pair_of)
+        created = self._create_nodes(job, pair_nodes[:count], pair_actions[:count])
+        valid = np.empty(k, np.int32)
+        n = descent.resolve_leaves(created, pair_of, ends, path_nodes, path_actions, lengths, tree.children_visits,
+                                   valid)
+        valid = valid[:n]
+        job.exhausted = n == 0 and not tree.children_legal[tree.root].any()
+        if n == 0:
             job.pending = None
             return None
-        job.pending = ([paths[i] for i in valid], [leaves[i] for i in valid])
-        job.pending_paths = tuple(array[valid] for array in descended[:3])
-        leaf_nodes = np.array(job.pending[1] + [tree.root] * (k - len(valid)), np.int32)
+        job.pending = PendingLeaves(path_nodes[valid], path_actions[valid], lengths[valid], ends[valid])
+        leaf_nodes = np.concatenate([job.pending.leaves, np.full(k - n, tree.root, np.int32)])
         job.last_moves = last_moves(tree, leaf_nodes, job.root_last)
         return tree.gather_states(leaf_nodes)
+
+    def _create_nodes(self, job: "TreeJob", parents: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        """Create the children of the edges (parents int32 [R], actions int32 [R]) in one batch: their positions
+        and searched moves; returns int32 [R], each edge's new node or -1 where its position repeats one
+        of the game or of its tree path (superko: the edge is no longer searched)."""
+        tree = job.tree
+        count = len(parents)
+        created = np.full(count, -1, np.int32)
+        if count == 0:
+            return created
+        pad = job.leaves - count if self.tree_backend == "xla" else 0  # jitted kernels: one shape per K
+        pass_action = self.num_actions - 1
+        states = tree.gather_states(np.concatenate([parents, np.full(pad, parents[0], np.int32)]))
+        child_states, child_legal = self.children_batch(
+            states, np.concatenate([actions, np.full(pad, pass_action, np.int32)]))
+        child_np = states_to_numpy(child_states)
+        child_legal = np.asarray(child_legal)
+        keep = np.ones(count, bool)
+        if self.rules.ko_rule != "simple":
+            repeated = np.empty(count, bool)
+            descent.repeated_positions(hash_key(child_np["hash"][:count]), parents, actions, pass_action, tree.parents,
+                                       tree.hashes, tree.root, job.history, repeated)
+            tree.children_legal[parents[repeated], actions[repeated]] = False
+            keep = ~repeated
+        rows = np.flatnonzero(keep)
+        if len(rows) == 0:
+            return created
+        index = tree.add_nodes({n: v[rows] for n, v in child_np.items()}, parents[rows], actions[rows])
+        tree.children_legal[index] = child_legal[rows]
+        if self.config.ladder_prune_tree:
+            for row, node in zip(rows, index):
+                prune_failed_escapes(tree.children_legal[node], child_np["stones"][row], child_np["to_play"][row],
+                                     child_np["ko"][row])
+        created[rows] = index  # not expanded: ``_expand`` computes the priors of those a descent goes through
+        return created
 
     def backup_leaves(self, job: "TreeJob", winner: np.ndarray, first: np.ndarray, score: np.ndarray) -> None:
         """Back up the playouts of the last ``select_leaves``: winner int [K, L], first colour int [K, L, P],
         score float [K, L] (Black - White - komi) (rows beyond the valid leaves are padding and ignored); each
         playout's value is ``descent.playout_values`` under the config's ``score_utility``."""
-        paths, leaves = job.pending
-        tree, n = job.tree, len(leaves)
-        path_nodes, path_actions, lengths = job.pending_paths
+        pending, tree = job.pending, job.tree
+        n = pending.count
         value = descent.playout_values(np.asarray(winner)[:n], np.asarray(score)[:n], self.config.score_utility,
                                        self.rules.size)
-        descent.backup_batch(np.arange(n), path_nodes, path_actions, lengths, np.asarray(leaves, np.int32),
-                             value, np.asarray(first, np.int8)[:n], tree.to_play,
-                             tree.children_visits, tree.children_values, tree.children_rave_visits,
-                             tree.children_rave_values, self.config.strategy == "rave")
-        job.pending_paths = None
-        job.done += len(leaves) * int(np.shape(winner)[1])
+        descent.backup_batch(np.arange(n), pending.nodes, pending.actions, pending.lengths, pending.leaves, value,
+                             np.asarray(first, np.int8)[:n], tree.to_play, tree.children_visits,
+                             tree.children_values, tree.children_rave_visits, tree.children_rave_values,
+                             self.config.strategy == "rave")
+        job.done += n * int(np.shape(winner)[1])
         job.iterations += 1
         job.pending = None
 

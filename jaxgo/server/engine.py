@@ -41,6 +41,7 @@ import dataclasses
 import itertools
 import queue
 import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -49,7 +50,7 @@ from jaxgo.search.budget import auto_leaves
 from jaxgo.search.config import TREE_STRATEGIES, SearchConfig
 from jaxgo.server import positions, protocol, responses
 from jaxgo.server.connection import Client
-from jaxgo.server.engine_config import EngineConfig, check_device_batch
+from jaxgo.server.engine_config import EngineConfig, auto_tree_threads, check_device_batch
 from jaxgo.server.protocol import Action, Query, RequestError
 from jaxgo.server.rounds import DeviceRounds
 from jaxgo.server.settings import MAX_LEAVES_PER_BATCH, MAX_PLAYOUTS_PER_LEAF, check_gamma_file
@@ -89,6 +90,8 @@ class AnalysisEngine(DeviceRounds):
         self._leaf_rate: dict = {}  # batch key -> leaves played out per second of device call (recent calls)
         self._shapes_seen: set = set()  # (batch key, bucket): a call of a new shape compiles, so is not timed
         self.reports_skipped = 0
+        threads = self.config.tree_threads or auto_tree_threads(self.config.search)
+        self._tree_pool = ThreadPoolExecutor(threads, thread_name_prefix="tree") if threads > 1 else None
 
     # -- front side (any thread) ------------------------------------------------------------------------------
     def start(self) -> "AnalysisEngine":
@@ -221,6 +224,8 @@ class AnalysisEngine(DeviceRounds):
                     for task in list(self._active):
                         self._fail(task, exc)
                     self._active = []
+        if self._tree_pool is not None:
+            self._tree_pool.shutdown(wait=False)
         self._stopped.set()
 
     def _drop_client(self, client: Client) -> None:

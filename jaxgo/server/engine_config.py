@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 
 from jaxgo.search.config import SearchConfig
 
@@ -24,17 +25,34 @@ class EngineConfig:
     max_tree_mb: float = 512.0  # ... and at most this much for one search
     round_seconds: float = 0.25  # a round's leaves are capped at what the device plays out in about this time (0: off)
     min_round_leaves: int = 64  # ... but never fewer leaves than this
+    tree_threads: int = 0  # threads for the searches' tree work in a round; 0: ``auto_tree_threads``
+
+
+def auto_tree_threads(search: SearchConfig) -> int:
+    """Threads for the tree work of a round's searches: the host's cores (at most 16) when the playouts run on
+    an accelerator, so that the tree work of many searches keeps up with the device; one with native playouts,
+    which use every core themselves."""
+    from jaxgo.playouts.evaluator import resolve_backend
+
+    if resolve_backend(search.backend) == "native":
+        return 1
+    return max(1, min(16, os.cpu_count() or 1))
 
 
 def default_buckets(max_boards: int, devices: int = 1) -> tuple:
-    """Padded leaf counts per device call: 64, 512, 4096 ... up to ``max_boards`` (one shape when ``max_boards``
-    <= 256, which keeps compile time small for tests and small jobs), each rounded up to a multiple of
-    ``devices`` (``max_boards`` must be one).  Padding rows are not played out, so few buckets cost little; each
-    is one compiled shape per board size and playout policy."""
+    """Padded leaf counts per device call: 64, 512, 4096, then doubling (8192, 16384 ...) up to ``max_boards``
+    (one shape when ``max_boards`` <= 256, which keeps compile time small for tests and small jobs), each rounded
+    up to a multiple of ``devices`` (``max_boards`` must be one).  Each is one compiled shape per board size and
+    playout policy.  The native playouts skip padding rows; a wide device's kernel steps every lane of the call,
+    padding too, so the large calls of a GPU server come in steps of two: a round of 8,192 leaves is one call of
+    8,192, not a quarter of 32,768."""
     check_device_batch(max_boards, devices)
     if max_boards <= 256:
         return (max_boards,)
-    sizes = sorted({-(-b // devices) * devices for b in (64, 512, 4096, 32768)})
+    sizes = [64, 512, 4096]
+    while sizes[-1] * 2 < max_boards:
+        sizes.append(sizes[-1] * 2)
+    sizes = sorted({-(-b // devices) * devices for b in sizes})
     return tuple(b for b in sizes if b < max_boards) + (max_boards,)
 
 

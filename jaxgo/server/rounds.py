@@ -4,9 +4,10 @@ One round, over the live tasks in ``tasks.fair_order`` (priority, then the clien
 (board size and evaluator): every active task selects its next K leaves (``select_leaves``); the valid leaves of
 all tasks are concatenated, padded to one of a few fixed batch sizes (``EngineConfig.buckets``) and played out
 in one ``Evaluator.dispatch`` call (each row's own komi applied on the host); the results are split back and each
-task backs them up.  Large rounds run as two waves so that one wave's tree work hides behind the other's device
-call.  Then every running search gets its share of the tree memory (``Task.cap_nodes``), the finished tasks are
-answered and the due reports sent.  ``DeviceRounds`` is the part of ``engine.AnalysisEngine`` that does this, on
+task backs them up (the tasks' selections and backups on several threads at once, ``EngineConfig.tree_threads``).
+Large rounds run as two waves so that one wave's tree work hides behind the other's device call.  Then every
+running search gets its share of the tree memory (``Task.cap_nodes``), the finished tasks are answered and the
+due reports sent.  ``DeviceRounds`` is the part of ``engine.AnalysisEngine`` that does this, on
 the device thread.
 """
 
@@ -115,20 +116,16 @@ class DeviceRounds:
             inflight.append((selected, handle))
         for selected, handle in inflight:
             try:
-                winner, final, owner, first = self._collect(handle)
+                results = self._collect(handle)
             except Exception as exc:
                 self._fail_selected(selected, exc)
                 continue
-            offset = 0
-            for task, _, count in selected:
-                rows = slice(offset, offset + count)
-                offset += count
-                cols = slice(0, task.playouts_per_leaf_now(count))  # maxVisits is a hard cap
-                try:
-                    task.accumulate(final[rows, cols], owner[rows, cols])
-                    task.searcher.backup_leaves(task.job, winner[rows, cols], first[rows, cols], final[rows, cols])
-                except Exception as exc:
-                    self._fail(task, exc)
+            offsets = np.cumsum([0] + [count for _, _, count in selected])
+            tasks = [task for task, _, _ in selected]
+            rows = [slice(start, end) for start, end in zip(offsets[:-1], offsets[1:])]
+            for task, outcome in zip(tasks, self._map(backup_task, tasks, rows, [results] * len(tasks))):
+                if outcome is not None:
+                    self._fail(task, outcome)
 
     def _round_leaves(self, key: tuple) -> int:
         """Most leaves one round gives the tasks of batch key ``key``: what the device played out in about
@@ -152,27 +149,30 @@ class DeviceRounds:
 
     def _select(self, tasks: list[Task]) -> list:
         """[(task, leaf states, valid leaf count)] for the tasks that selected leaves this round (a task not
-        started yet gets its Searcher and tree first)."""
-        selected = []
+        started yet gets its Searcher and tree first).  The tasks' tree work runs on ``tree_workers`` threads
+        (the compiled tree loops do not hold the GIL)."""
+        starts = []
         for task in tasks:
-            try:
-                if not task.started:
-                    self._running += 1
-                    task.start(seed=(self.config.seed * 7919 + task.seq) % (2 ** 31),
-                               max_nodes=self._tree_budget(task.query.size, task.config.leaves_per_batch,
-                                                           self._running))
-                    if task.job.exhausted:
-                        continue
-                task.job.leaves = task.round_leaves()
-                size_before = task.job.tree.size
-                states = task.searcher.select_leaves(task.job)
-                task.after_select(size_before)
-            except Exception as exc:
-                self._fail(task, exc)
+            if task.started:
+                starts.append(None)
                 continue
-            if states is not None:
-                selected.append((task, states, len(task.job.pending[1])))
+            self._running += 1
+            starts.append(((self.config.seed * 7919 + task.seq) % (2 ** 31),
+                           self._tree_budget(task.query.size, task.config.leaves_per_batch, self._running)))
+        selected = []
+        for task, outcome in zip(tasks, self._map(select_task, tasks, starts)):
+            if isinstance(outcome, Exception):
+                self._fail(task, outcome)
+            elif outcome is not None:
+                selected.append((task, outcome, task.job.pending.count))
         return selected
+
+    def _map(self, function, *columns) -> list:
+        """[function(*row) for each row of the columns], on the engine's tree threads when there are several."""
+        rows = list(zip(*columns))
+        if self._tree_pool is None or len(rows) < 2:
+            return [function(*row) for row in rows]
+        return list(self._tree_pool.map(lambda row: function(*row), rows))
 
     def _fail_selected(self, selected, exc: Exception) -> None:
         for task, _, _ in selected:
@@ -240,3 +240,34 @@ class DeviceRounds:
         self.playouts += handle["total"] * handle["lpl"]
         return tuple(np.concatenate([getattr(b, name) for b in batches])
                      for name in ("winner", "score", "ownership", "first_colour"))
+
+
+def select_task(task: Task, start: tuple | None):
+    """One task's part of a round (any thread): start it (``start`` = (seed, node cap)) if it has not started,
+    then select its leaves.  Returns the leaf states, None when it selected none, or the exception it raised."""
+    try:
+        if start is not None:
+            task.start(*start)
+            if task.job.exhausted:
+                return None
+        task.job.leaves = task.round_leaves()
+        size_before = task.job.tree.size
+        states = task.searcher.select_leaves(task.job)
+        task.after_select(size_before)
+        return states
+    except Exception as exc:
+        return exc
+
+
+def backup_task(task: Task, rows: slice, results: tuple):
+    """Back up one task's rows of a collected call (any thread): results = (winner [T, L], final score [T, L],
+    ownership [T, L, P], first colour [T, L, P]) of all the call's leaves.  Returns None or the exception."""
+    winner, final, owner, first = results
+    count = rows.stop - rows.start
+    cols = slice(0, task.playouts_per_leaf_now(count))  # maxVisits is a hard cap
+    try:
+        task.accumulate(final[rows, cols], owner[rows, cols])
+        task.searcher.backup_leaves(task.job, winner[rows, cols], first[rows, cols], final[rows, cols])
+    except Exception as exc:
+        return exc
+    return None

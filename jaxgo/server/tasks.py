@@ -189,8 +189,7 @@ class Task:
 
     def accumulate(self, final: np.ndarray, owner: np.ndarray) -> None:
         """Per-root-move score sums and ownership from this round's playouts (final [n, L], owner [n, L, P])."""
-        paths = self.job.pending[0]
-        actions = np.array([path[0][1] if path else -1 for path in paths], np.int64)
+        actions = self.job.pending.root_actions()
         sums = final.sum(axis=1)
         ok = actions >= 0
         np.add.at(self.score_sum, actions[ok], sums[ok])

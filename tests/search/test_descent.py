@@ -140,7 +140,8 @@ def test_a_path_longer_than_the_buffer_is_reported_undone_and_retried():
     tree.children_rave_visits[:12] = rng.integers(0, 5, (12, 5))
     before = tree.children_visits.copy()
     small = (np.zeros((3, 8), np.int32), np.zeros((3, 8), np.int32), np.zeros(3, np.int32), np.zeros(3, np.int32))
-    done = descent.descend_batch(3, tree.root, 4, tree.terminal, tree.parents, tree.action_from_parent,
+    done = descent.descend_batch(3, tree.root, 4, tree.terminal, np.ones(tree.capacity, bool), tree.parents,
+                                 tree.action_from_parent,
                                  tree.children_index, tree.children_visits, tree.children_values,
                                  tree.children_rave_visits, tree.children_rave_values, tree.children_prior,
                                  tree.children_legal, descent.score_params(SearchConfig(), 0.0),

@@ -101,17 +101,20 @@ def test_tree_priors_take_the_game_last_moves_at_the_root():
 
     np.testing.assert_allclose(tree.children_prior[tree.root], expected(tree.root, last, gtp_to_point("C4", 7)),
                                rtol=1e-5, atol=1e-7)
-    children = [int(c) for c in tree.children_index[tree.root] if c >= 0]
+    # Nodes get their priors when a descent first goes through them (expanded); the others are leaves.
+    children = [int(c) for c in tree.children_index[tree.root] if c >= 0 and tree.expanded[c]]
     checked = 0
     for child in children[:4]:
         action = int(tree.action_from_parent[child])
         np.testing.assert_allclose(tree.children_prior[child], expected(child, action, last), rtol=1e-5, atol=1e-7)
-        for grand in [int(g) for g in tree.children_index[child] if g >= 0][:2]:
+        for grand in [int(g) for g in tree.children_index[child] if g >= 0 and tree.expanded[g]][:2]:
             np.testing.assert_allclose(tree.children_prior[grand],
                                        expected(grand, int(tree.action_from_parent[grand]), action),
                                        rtol=1e-5, atol=1e-7)
             checked += 1
     assert len(children) >= 4 and checked >= 1
+    leaves = np.flatnonzero(~tree.expanded[:tree.size])
+    assert len(leaves) and (tree.children_index[leaves] < 0).all() and (tree.children_prior[leaves] == 0).all()
     # The root's children's priors differ from what -1 as the move before gives (the old, inconsistent prior).
     child = children[0]
     old = expected(child, int(tree.action_from_parent[child]), -1)

@@ -540,6 +540,7 @@ def test_device_batch_buckets_split_evenly_over_the_devices():
     assert default_buckets(4096, 2) == (64, 512, 4096)
     assert default_buckets(3072, 3) == (66, 513, 3072)
     assert default_buckets(96, 3) == (96,)
+    assert default_buckets(65536) == (64, 512, 4096, 8192, 16384, 32768, 65536)
     with pytest.raises(ValueError, match="not a multiple of devices 3"):
         default_buckets(4096, 3)
     with pytest.raises(ValueError, match="not a multiple of devices 2"):
