@@ -78,14 +78,18 @@ class Game:
         return self.state.replace(to_play=np.int8(color), ko=np.int32(-1))
 
     # -- legality -------------------------------------------------------------------------------------------
-    def _repeats(self, words, color: int) -> bool:
-        """Whether a position with hash ``words`` reached by ``color``'s move breaks the superko rule."""
-        key = _hash_key(words)
+    def repeats(self, words, color: int) -> np.ndarray:
+        """bool [...]: whether positions with hashes ``words`` uint32 [..., 2] (``rules.State.hash``), each
+        reached by a move of ``color``, break the superko rule (never under simple ko)."""
+        words = np.asarray(words, np.uint64)
+        keys = (words[..., 0] | (words[..., 1] << np.uint64(32))).ravel()
         if self.rules.ko_rule == "positional":
-            return any(seen == key for seen, _ in self._seen)
-        if self.rules.ko_rule == "situational":
-            return (key, -color) in self._seen
-        return False
+            seen = {key for key, _ in self._seen}
+        elif self.rules.ko_rule == "situational":
+            seen = {key for key, to_play in self._seen if to_play == -color}
+        else:
+            seen = set()
+        return np.array([int(key) in seen for key in keys], bool).reshape(words.shape[:-1])
 
     def illegal_reason(self, color: int, move: int) -> str | None:
         """None when legal, else why ``color`` may not play ``move``."""
@@ -99,7 +103,7 @@ class Game:
             return "occupied"
         if not bool(k.legal(state)[move]):
             return "ko" if int(state.ko) == move else "suicide"
-        if self.rules.ko_rule != "simple" and self._repeats(k.play(state, move).hash, color):
+        if self.rules.ko_rule != "simple" and self.repeats(k.play(state, move).hash, color):
             return "superko"
         return None
 
@@ -115,7 +119,7 @@ class Game:
             # Hash the result of every point at once (one fixed shape, one compile); illegal points are ignored.
             hashes = np.asarray(k.next_hashes(state, np.arange(self.pass_move, dtype=np.int32)))
             for move in np.flatnonzero(mask[:-1]):
-                if self._repeats(hashes[move], color):
+                if self.repeats(hashes[move], color):
                     mask[move] = False
         return mask
 

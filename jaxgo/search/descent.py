@@ -397,6 +397,35 @@ def resolve_leaves(created, pair_of, ends, path_nodes, path_actions, lengths, ch
     return n
 
 
+@numba.njit(nogil=True, cache=True)
+def best_line(children_index, children_visits, children_values, children_legal, node, out):
+    """The line of best actions from ``node``, into out int32 [M]; returns its length (at most M).  At each node
+    the best is ``tree.rank_actions``' first among the searched moves: most visits, then highest win rate (an
+    unvisited edge's counts as -1), then lowest index; the line ends where no searched move has a visit or the
+    edge has no node."""
+    a_count = children_visits.shape[1]
+    length = 0
+    while length < out.shape[0] and node >= 0:
+        best = -1
+        best_visits = 0.0
+        best_rate = 0.0
+        for a in range(a_count):
+            if not children_legal[node, a]:
+                continue
+            n = children_visits[node, a]
+            if n <= 0:
+                continue
+            rate = children_values[node, a] / n
+            if best < 0 or n > best_visits or (n == best_visits and rate > best_rate):
+                best, best_visits, best_rate = a, n, rate
+        if best < 0:
+            break
+        out[length] = best
+        length += 1
+        node = children_index[node, best]
+    return length
+
+
 def playout_values(winner, score, score_utility: float = 0.0, scale: float = 9.0) -> np.ndarray:
     """float64 [...]: Black's value of each playout in [0, 1] from its winner int [...] (1 Black, -1 White, 0
     draw) and final score float [...] (Black - White - komi), with a share ``score_utility`` (u) of a

@@ -90,9 +90,14 @@ class Searcher(TreeSearch):
         """[A] moves searched at the root: legal under the game's ko rule, own eyes excluded, pass allowed (with
         ``forbid_pass`` only when nothing else is); with ``ladder_prune`` (or ``ladder_prune_tree``) also
         without the atari escapes that a ladder still captures (``go.ladder.failed_escapes``)."""
-        legal = game.legal_moves(game.to_play)
-        eyes_excluded = np.asarray(self.searchable_batch(stack_state(game.state, 1)))[0]
-        mask = legal & eyes_excluded
+        mask = np.array(self.searchable_batch(stack_state(game.state, 1))[0], bool)
+        if self.tree_backend == "native":  # searchable is legal under simple ko: superko from the children's hashes
+            moves = np.flatnonzero(mask[:-1]).astype(np.int32)
+            if self.rules.ko_rule != "simple" and len(moves):
+                children, _ = self.children_batch(stack_state(game.state, len(moves)), moves)
+                mask[moves[game.repeats(children.hash, game.to_play)]] = False
+        else:
+            mask &= game.legal_moves(game.to_play)
         if self.config.ladder_prune or self.config.ladder_prune_tree:
             prune_failed_escapes(mask, game.state.stones, game.to_play, game.state.ko)
         mask[-1] = not (forbid_pass and mask[:-1].any())

@@ -20,6 +20,7 @@ import jax
 import numpy as np
 
 from jaxgo.go import rules
+from jaxgo.search import descent
 
 UNVISITED = -1
 STATE_FIELDS = ("stones", "chain", "lib_count", "lib_sum", "lib_sumsq", "ko", "to_play", "passes", "captures",
@@ -167,16 +168,12 @@ class Tree:
 
     def principal_variation(self, length: int = 10, node: int | None = None) -> list[int]:
         """The line of ``best_action`` choices from ``node`` (default the root), at most ``length`` actions, among
-        each node's searched moves (a reused root may hold visits of moves it no longer searches)."""
-        pv, node = [], self.root if node is None else node
-        while len(pv) < length and node >= 0:
-            visits = np.where(self.children_legal[node], self.children_visits[node], 0)
-            if visits.max() <= 0:
-                break
-            action = best_action(visits, self.win_rates(node))
-            pv.append(action)
-            node = int(self.children_index[node, action])
-        return pv
+        each node's searched moves (a reused root may hold visits of moves it no longer searches); compiled
+        (``descent.best_line``)."""
+        out = np.empty(max(0, length), np.int32)
+        count = descent.best_line(self.children_index, self.children_visits, self.children_values,
+                                  self.children_legal, self.root if node is None else node, out)
+        return out[:count].tolist()
 
     # -- reuse ----------------------------------------------------------------------------------------------
     def reroot(self, node: int) -> None:

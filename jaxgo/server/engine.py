@@ -79,6 +79,7 @@ class AnalysisEngine(DeviceRounds):
         self._stopping = False
         self._stopped = threading.Event()
         self._key = None
+        self._keys: list = []  # keys split from _key in bulk, taken from the end (``_next_key``)
         # statistics
         self.playouts = 0
         self.device_calls = 0

@@ -59,3 +59,29 @@ def test_native_children_equal_the_xla_rule_kernels_along_a_search():
         rules.check_consistency(jax.tree_util.tree_map(lambda x, i=i: np.asarray(x)[i], got))
     assert len(nodes) > 50
     np.testing.assert_array_equal(position_kernels(False, "native")[1](got), np.asarray(expected_searchable))
+
+
+def test_native_root_moves_equal_the_game_rules_under_superko():
+    # Random 4x4 games under positional and situational superko (small boards repeat positions often): the
+    # root's searched moves from the native board (superko from the children's hashes) equal the game's legal
+    # moves less own eyes, as the XLA path computes them.
+    from jaxgo.go.game import new_game
+
+    rng = np.random.default_rng(11)
+    positions = superko = 0
+    for ko_rule in ("positional", "situational"):
+        for _ in range(6):
+            game = new_game(size=4, komi=0.5, ko_rule=ko_rule)
+            searcher = Searcher(game.rules, SearchConfig(playout_policy="light"), seed=0)
+            _, searchable_xla = position_kernels(False, "xla")
+            for _ in range(60):
+                legal = game.legal_moves(game.to_play)
+                searchable = np.asarray(searchable_xla(jax.tree_util.tree_map(lambda x: np.asarray(x)[None],
+                                                                              game.state)))[0]
+                np.testing.assert_array_equal(searcher.root_legal(game), legal & searchable)
+                positions += 1
+                superko += int((searchable[:-1] & ~legal[:-1]).any())
+                moves = np.flatnonzero(legal[:-1])
+                move = int(rng.choice(moves)) if len(moves) and rng.random() < 0.9 else game.pass_move
+                game.play(game.to_play, move)
+    assert positions == 720 and superko >= 3
