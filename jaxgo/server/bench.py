@@ -185,9 +185,15 @@ def run_clients(address: str, clients: int, queries: int, size: int, visits: int
     start_gate = threading.Barrier(clients + 1)
 
     def one(index):
-        conn = ServerClient(address)
         try:
-            start_gate.wait()
+            conn = ServerClient(address)
+        except Exception as exc:
+            errors.append(repr(exc))
+            conn = None
+        start_gate.wait()
+        if conn is None:
+            return
+        try:
             for k in range(queries):
                 began = time.perf_counter()
                 results = conn.query(_query(f"b{index}-{k}", size, visits)).results(timeout=1200)
@@ -196,6 +202,8 @@ def run_clients(address: str, clients: int, queries: int, size: int, visits: int
                     errors.append(results)
                 with lock:
                     latencies.append(took)
+        except Exception as exc:  # a refused or broken connection fails the run, not just this thread
+            errors.append(repr(exc))
         finally:
             conn.close()
 
@@ -318,7 +326,7 @@ def main(argv: list[str]) -> int:
                           buckets=default_buckets(args.max_boards, devices), devices=devices,
                           overlap=not args.no_overlap)
     engine = AnalysisEngine(config).start()
-    server = transports.TcpServer(engine, 0)
+    server = transports.TcpServer(engine, 0, limits=transports.ConnectionLimits(max_connections=max(args.clients) + 8))
     transports.start_in_thread(server)
     address = f"tcp:127.0.0.1:{server.server_address[1]}"
     device = jax.devices()[0].platform

@@ -53,3 +53,23 @@ def test_slope_of_the_memory_samples():
 
     assert slope([(0, 10.0), (60, 10.5), (120, 11.0)]) * 600 == 5.0
     assert slope([(0, 3.0), (1, 3.0)]) == 0.0 and slope([(5, 1.0), (5, 2.0)]) == 0.0
+
+
+def test_refused_bench_clients_fail_the_run_instead_of_going_uncounted():
+    # A server full at 2 connections refuses the third client: the pass raises rather than timing the others.
+    from jaxgo.search.config import SearchConfig
+    from jaxgo.server import transports
+    from jaxgo.server.engine import AnalysisEngine
+    from jaxgo.server.engine_config import EngineConfig
+
+    engine = AnalysisEngine(EngineConfig(search=SearchConfig(playout_policy="light", leaves_per_batch=8),
+                                         max_boards=64, buckets=(64,))).start()
+    server = transports.TcpServer(engine, 0, limits=transports.ConnectionLimits(max_connections=2))
+    transports.start_in_thread(server)
+    try:
+        with pytest.raises(RuntimeError, match="benchmark queries failed"):
+            bench.run_clients(f"tcp:127.0.0.1:{server.server_address[1]}", 4, 1, 5, 16)
+    finally:
+        server.shutdown()
+        server.server_close()
+        engine.stop(wait=False, timeout=30)
