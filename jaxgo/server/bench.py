@@ -13,6 +13,10 @@ is split into N XLA devices before JAX starts; a GPU host uses its first N GPUs)
 B leaves sharded over the N devices, and each line gives ``devices``, ``device_batch``, ``playouts_per_s`` and
 ``queries_per_s``; the raw figure is the same sharded evaluator at the same padded batch.
 
+``--host-only`` swaps the playouts for ones that cost nothing (``InstantPlayouts``): the line then gives the
+throughput the host's tree work allows, the most the server can reach on any device (``--tree-threads`` N to
+compare thread counts).
+
 On a machine shared with other jobs the raw figure (a few short calls) and the server figure
 (one long run) see different load; ``busy_x_fill`` (share of wall time inside device calls x share of real
 leaves in the padded batches) is the same ratio estimated inside the run, insensitive to outside load.
@@ -27,6 +31,8 @@ import subprocess
 import sys
 import threading
 import time
+
+import numpy as np
 
 from jaxgo.search.config import SearchConfig
 
@@ -48,6 +54,11 @@ def parse_args(argv):
     parser.add_argument("--in-process", action="store_true", help=argparse.SUPPRESS)  # a --devices child
     parser.add_argument("--repeats", type=int, default=5,
                         help="timed raw playout calls (their mean is the ratio's reference; the best is shown)")
+    parser.add_argument("--host-only", action="store_true",
+                        help="playouts that cost nothing (``InstantPlayouts``: fixed random results at once): the "
+                             "throughput the host's tree work allows, the ceiling of the server on any device")
+    parser.add_argument("--tree-threads", type=int, default=0,
+                        help="threads for the searches' tree work (default 0: the server's own choice)")
     parser.add_argument("--no-overlap", action="store_true",
                         help="one wave per round (no host/device overlap), for comparison")
     parser.add_argument("--memory", action="store_true",
@@ -118,7 +129,7 @@ def memory_footprint(args, size: int, max_boards: int) -> dict:
                           overlap=not args.no_overlap)
     if args.tree_mb is not None:
         config.max_tree_mb = args.tree_mb
-    engine = AnalysisEngine(config).start()
+    engine = AnalysisEngine(config, make_evaluator=InstantPlayouts if args.host_only else None).start()
     conn = LocalConnection(engine)
     base = {"id": "m", "moves": [["B", "pass"]], "rules": "chinese", "komi": 7.5, "boardXSize": size,
             "boardYSize": size}
@@ -220,6 +231,44 @@ def run_clients(address: str, clients: int, queries: int, size: int, visits: int
     return wall, latencies
 
 
+class InstantPlayouts:
+    """An ``Evaluator`` stand-in whose playouts cost nothing: fixed random results (drawn once per shape), returned
+    at once, so that a server run measures only its host work.  Built like ``evaluator_for(config, devices,
+    stones)``."""
+
+    backend = "instant"
+    devices = 1
+
+    def __init__(self, config, devices: int = 1, stones=None):
+        self.policy = config.playout_policy
+        self._batches = {}
+
+    def dispatch(self, states, key, playouts_per_state: int, komi=0.0, last_moves=None, active=None):
+        from jaxgo.playouts.evaluator import PlayoutBatch
+
+        count = int(active if active is not None else np.shape(states.stones)[0])
+        shape = (count, playouts_per_state, int(np.shape(states.stones)[1]))
+        if shape not in self._batches:
+            rng = np.random.default_rng(count)
+            winner = rng.choice(np.array([-1, 1], np.int8), shape[:2])
+            self._batches[shape] = PlayoutBatch(
+                winner=winner, score=(winner * rng.uniform(0.5, 20.0, shape[:2])).astype(np.float32),
+                ownership=rng.choice(np.array([-1, 1], np.int8), shape),
+                first_colour=rng.choice(np.array([0, 1, -1], np.int8), shape))
+        return _Ready(self._batches[shape])
+
+
+class _Ready:
+    def __init__(self, batch):
+        self.batch = batch
+
+    def ready(self) -> None:
+        pass
+
+    def collect(self):
+        return self.batch
+
+
 def raw_throughput(size: int, boards: int, lpl: int, repeats: int, devices: int = 1) -> tuple[float, float]:
     """(best, mean) light-playout playouts/s of the Evaluator (sharded over ``devices``) from the benchmark
     position at ``boards`` x ``lpl`` playouts per call over ``repeats`` calls."""
@@ -248,7 +297,8 @@ def child_argv(args, devices: int) -> list[str]:
             "--queries", str(args.queries), "--leaves", str(args.leaves), "--playouts-per-leaf",
             str(args.playouts_per_leaf), "--device-batch", str(args.max_boards), "--repeats", str(args.repeats),
             "--devices", str(devices), "--in-process"]
-    return argv + (["--no-overlap"] if args.no_overlap else [])
+    return (argv + (["--no-overlap"] if args.no_overlap else []) + (["--host-only"] if args.host_only else [])
+            + ["--tree-threads", str(args.tree_threads)])
 
 
 def run_device_counts(args) -> int:
@@ -324,8 +374,8 @@ def main(argv: list[str]) -> int:
                           playouts_per_leaf=args.playouts_per_leaf)  # light playouts: comparable to the raw calls
     config = EngineConfig(search=search, max_boards=args.max_boards,
                           buckets=default_buckets(args.max_boards, devices), devices=devices,
-                          overlap=not args.no_overlap)
-    engine = AnalysisEngine(config).start()
+                          overlap=not args.no_overlap, tree_threads=args.tree_threads)
+    engine = AnalysisEngine(config, make_evaluator=InstantPlayouts if args.host_only else None).start()
     server = transports.TcpServer(engine, 0, limits=transports.ConnectionLimits(max_connections=max(args.clients) + 8))
     transports.start_in_thread(server)
     address = f"tcp:127.0.0.1:{server.server_address[1]}"
@@ -345,6 +395,7 @@ def main(argv: list[str]) -> int:
             raw_best, raw = raw_throughput(args.size, bucket, args.playouts_per_leaf, args.repeats, devices)
             record = {
                 "system": "jaxgo-serve", "device": device, "devices": devices, "device_batch": args.max_boards,
+                "host_only": args.host_only, "tree_threads": engine.tree_threads,
                 "overlap": config.overlap, "size": args.size, "clients": clients,
                 "queries": clients * args.queries, "visits": args.visits, "leaves_per_search": args.leaves,
                 "playouts_per_leaf": args.playouts_per_leaf, "playouts_per_s": round(playouts / wall, 1),

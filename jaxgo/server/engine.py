@@ -62,8 +62,11 @@ VERSION = "1.0"  # protocol version reported by query_version (jaxgo's own versi
 class AnalysisEngine(DeviceRounds):
     """Owns the device thread; ``submit`` request lines from any thread."""
 
-    def __init__(self, config: EngineConfig | None = None, log=None):
+    def __init__(self, config: EngineConfig | None = None, log=None, make_evaluator=None):
+        """``make_evaluator(search config, devices, stones)``: the playouts of a task (default
+        ``evaluator_for``; a benchmark injects a stand-in)."""
         self.config = config or EngineConfig()
+        self._make_evaluator = make_evaluator or evaluator_for
         if self.config.perspective not in protocol.PERSPECTIVES:
             raise ValueError(f"perspective must be one of {protocol.PERSPECTIVES}")
         for bucket in self.config.buckets:
@@ -91,8 +94,9 @@ class AnalysisEngine(DeviceRounds):
         self._leaf_rate: dict = {}  # batch key -> leaves played out per second of device call (recent calls)
         self._shapes_seen: set = set()  # (batch key, bucket): a call of a new shape compiles, so is not timed
         self.reports_skipped = 0
-        threads = self.config.tree_threads or auto_tree_threads(self.config.search)
-        self._tree_pool = ThreadPoolExecutor(threads, thread_name_prefix="tree") if threads > 1 else None
+        self.tree_threads = self.config.tree_threads or auto_tree_threads(self.config.search)
+        self._tree_pool = (ThreadPoolExecutor(self.tree_threads, thread_name_prefix="tree") if self.tree_threads > 1
+                           else None)
 
     # -- front side (any thread) ------------------------------------------------------------------------------
     def start(self) -> "AnalysisEngine":
@@ -286,7 +290,7 @@ class AnalysisEngine(DeviceRounds):
                 return
         group = QueryState(left=len(turns))
         for turn in turns:
-            evaluator = evaluator_for(config, self.config.devices, turn.game.state.stones)
+            evaluator = self._make_evaluator(config, self.config.devices, turn.game.state.stones)
             self._active.append(Task(client=client, query=query, turn=turn.number, seq=next(self._seq), group=group,
                                      game=turn.game, config=config, evaluator=evaluator))
 

@@ -73,3 +73,11 @@ def test_refused_bench_clients_fail_the_run_instead_of_going_uncounted():
         server.shutdown()
         server.server_close()
         engine.stop(wait=False, timeout=30)
+
+
+def test_bench_serve_host_only_times_the_tree_work_alone(capsys):
+    assert bench.main(["--host-only", "--tree-threads", "2", "--clients", "4", "--size", "5", "--visits", "64",
+                       "--queries", "1", "--leaves", "8", "--max-boards", "64", "--repeats", "1"]) == 0
+    record = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert record["host_only"] and record["tree_threads"] == 2
+    assert record["queries"] == 4 and record["playouts_per_s"] > 0
