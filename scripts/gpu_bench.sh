@@ -89,6 +89,11 @@ step search-defaults 60 "${bench[@]}" search --backend xla --size 9 --playouts "
     --playouts-per-leaf 16 --strategies rave --repeats 2 --defaults
 step serve 140 "${bench[@]}" serve --clients "$(n 64)" "$(n 256)" --visits "$(n 8192)" --queries 1 \
     --leaves "$(n 256)" --device-batch "$(n 65536)" --repeats 2
+# the same server with playouts that cost nothing: the ceiling its host work sets, on one tree thread and on all
+for threads in 1 0; do
+    step "serve-host$threads" 60 "${bench[@]}" serve --host-only --tree-threads "$threads" --clients "$(n 64)" \
+        --visits "$(n 8192)" --queries 1 --leaves "$(n 256)" --device-batch "$(n 65536)" --repeats 1
+done
 # the tests that hold the kernels to the reference board, on the GPU (GPU_BENCH_TESTS: the test files)
 workers=$("$py" -c 'import xdist' 2>/dev/null && echo "-n 8")
 step tests 150 "$py" -m pytest -q -x -p no:cacheprovider $workers -m "not slow and not gnugo" \

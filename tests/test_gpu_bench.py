@@ -50,7 +50,7 @@ def test_a_step_past_the_deadline_is_skipped(tmp_path):
 def test_every_step_runs_in_smoke_mode(tmp_path):
     """All steps but pgx (an optional peer) and the GPU test run: each exits 0 and prints its lines."""
     steps = ("wide9 wide9-refill wide9-default wide9-big wide19 wide19-default check light9 light9-lanes "
-             "light19-lanes heavy9-lanes heavy19-default search search-defaults serve")
+             "light19-lanes heavy9-lanes heavy19-default search search-defaults serve serve-host1 serve-host0")
     records, log = run_script(tmp_path, steps, seconds=580)
     for step in steps.split():
         assert f"## {step}: exit 0" in log, log[-3000:]
