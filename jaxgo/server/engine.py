@@ -14,7 +14,7 @@ query's ``overrideSettings``.  A task gets its Searcher and tree when first serv
 (``max_tree_mb`` at most), after which the search goes on in the capped tree.  One scheduling round, over the
 live tasks in ``tasks.fair_order`` (priority, then the clients in turn), per board size and evaluator:
 
-    1. every active task selects its next K leaves (``select_leaves``, host work plus one small device call);
+    1. every active task selects its next K leaves (``select_leaves``: host work, on ``tree_threads`` threads);
     2. the valid leaves of all tasks are concatenated and padded to one of a few fixed batch sizes
        (``EngineConfig.buckets``, so each size compiles a handful of shapes once; padding rows are not played),
        and one ``Evaluator.dispatch(..., playouts_per_state=L)`` call plays them all out (each row's own komi
