@@ -157,7 +157,14 @@ def model_gammas(gammas: str | None, prior_model: str | None, size: int):
     if prior_model is None:
         return log_gammas(gammas), None
     model = move_model(prior_model)
-    return np.asarray(model.base_log_gamma, np.float32), (model if model.large is not None else None)
+    return _base_log_gamma(prior_model), (model if model.large is not None else None)
+
+
+@functools.lru_cache(maxsize=8)
+def _base_log_gamma(prior_model: str) -> np.ndarray:
+    """float32 [K]: the base features' log-gammas of a named model, one array per model (``move_gammas`` finds its
+    tables by the array's identity)."""
+    return np.asarray(move_model(prior_model).base_log_gamma, np.float32)
 
 
 def gamma_prior(game, searched, gammas: str | None = None, last=None, backend: str = "auto",

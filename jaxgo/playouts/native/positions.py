@@ -184,14 +184,32 @@ def _model(log_gamma_bytes: bytes, size: int):
     return arrays, pass_gammas, ft.line_levels(size), runner.plain_index(size)
 
 
+_MODELS_BY_ARRAY: dict = {}  # (id of a log-gamma array, size) -> (that array, ``_model``)
+
+
+def _model_of(log_gamma, size: int):
+    """``_model`` of log-gammas on an N x N board, found by the array's identity first: the search passes the same
+    cached array on every call (it must not be changed in place), and turning its 134,337 entries into a key took
+    a fifth of a server's tree work."""
+    key = (id(log_gamma), size)
+    hit = _MODELS_BY_ARRAY.get(key)
+    if hit is not None and hit[0] is log_gamma:
+        return hit[1]
+    model = _model(np.asarray(log_gamma, np.float32).tobytes(), size)
+    if isinstance(log_gamma, np.ndarray):
+        if len(_MODELS_BY_ARRAY) >= 32:
+            _MODELS_BY_ARRAY.clear()
+        _MODELS_BY_ARRAY[key] = (log_gamma, model)
+    return model
+
+
 def move_gammas(states, last_moves, log_gamma) -> np.ndarray:
     """float64 [S, P + 1]: the gamma of every candidate (pass last) of each position under log-gammas float [K]
     (``jaxgo.features.moves`` order): the same product as ``jaxgo.search.priors.move_log_strengths`` (exp of),
     0 where the heavy policy may not play (illegal, or the mover's own eye).  last_moves int [S, 2]."""
     stones = np.ascontiguousarray(_host(states, "stones"), np.int8)
     count, points = stones.shape
-    arrays, pass_gammas, lines, plain_of = _model(np.asarray(log_gamma, np.float32).tobytes(),
-                                                  rules.board_size(points))
+    arrays, pass_gammas, lines, plain_of = _model_of(log_gamma, rules.board_size(points))
     out = np.zeros((count, points + 1), np.float64)
     gammas_into(stones, np.asarray(_host(states, "to_play"), np.int32), np.asarray(_host(states, "ko"), np.int32),
                 np.asarray(last_moves, np.int32).reshape(count, 2), arrays.tables, lines, arrays.dist1, arrays.dist2,
