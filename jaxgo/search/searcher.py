@@ -94,7 +94,7 @@ class Searcher(TreeSearch):
         if self.tree_backend == "native":  # searchable is legal under simple ko: superko from the children's hashes
             moves = np.flatnonzero(mask[:-1]).astype(np.int32)
             if self.rules.ko_rule != "simple" and len(moves):
-                children, _ = self.children_batch(stack_state(game.state, len(moves)), moves)
+                children, _ = self.children_batch(stack_state(game.state, len(moves)), moves, searchable=False)
                 mask[moves[game.repeats(children.hash, game.to_play)]] = False
         else:
             mask &= game.legal_moves(game.to_play)

@@ -74,6 +74,7 @@ class TreeJob:
     root_last: tuple = (-1, -1)  # the game's last move and the one before (P = pass, -1 = none)
     last_moves: np.ndarray | None = None  # int32 [K, 2]: last two moves of each selected leaf's position
     stopped_early: bool = False  # a time-limited search ended because its move was decided (``early_stop``)
+    on_expand: object = None  # called with the nodes int32 [n] an expansion completes, before their priors
 
 
 class TreeSearch:
@@ -178,17 +179,28 @@ class TreeSearch:
         return out
 
     def _expand(self, job: "TreeJob", nodes: np.ndarray) -> None:
-        """Compute the priors of tree nodes int32 [n] that a descent is about to go through for the first time
-        and mark them expanded.  Nodes get their priors here rather than when created: most nodes stay leaves
-        (about 4 in 5 in a search of 8,000 nodes), and the move model is most of the tree's host work."""
+        """Complete tree nodes int32 [n] that a descent is about to go through for the first time and mark them
+        expanded: their searched moves (on the host tree; the XLA kernels give them at creation), the ladder
+        pruning, the job's ``on_expand`` (a server's avoid/allowMoves) and their priors.  Most nodes stay leaves
+        (about 4 in 5 in a search of 8,000 nodes) and the move model is most of the tree's host work, so a node
+        gets these here rather than when it is created."""
         tree = job.tree
         count = len(nodes)
         pad = job.leaves - count if self.tree_backend == "xla" and count < job.leaves else 0  # one jitted shape
         padded = np.concatenate([nodes, np.full(pad, nodes[0], np.int32)]).astype(np.int32)
+        states = tree.gather_states(padded)
+        if self.tree_backend == "native":
+            tree.children_legal[nodes] = self.searchable_batch(states)[:count]
+            if self.config.ladder_prune_tree:
+                for row, node in enumerate(nodes):
+                    prune_failed_escapes(tree.children_legal[node], states.stones[row], states.to_play[row],
+                                         states.ko[row])
+        if job.on_expand is not None:
+            job.on_expand(nodes)
         recent = last_moves(tree, padded, job.root_last)
         tree.children_prior[nodes] = priors.children_prior(
-            self.config, tree.gather_states(padded), np.arange(count), tree.children_legal[nodes], recent[:count, 0],
-            recent[:count, 1], self.tree_backend)
+            self.config, states, np.arange(count), tree.children_legal[nodes], recent[:count, 0], recent[:count, 1],
+            self.tree_backend)
         tree.expanded[nodes] = True
 
     def select_leaves(self, job: "TreeJob"):
@@ -220,18 +232,21 @@ class TreeSearch:
 
     def _create_nodes(self, job: "TreeJob", parents: np.ndarray, actions: np.ndarray) -> np.ndarray:
         """Create the children of the edges (parents int32 [R], actions int32 [R]) in one batch: their positions
-        and searched moves; returns int32 [R], each edge's new node or -1 where its position repeats one
-        of the game or of its tree path (superko: the edge is no longer searched)."""
+        (and with the XLA kernels their searched moves); returns int32 [R], each edge's new node or -1 where its
+        position repeats one of the game or of its tree path (superko: the edge is no longer searched)."""
         tree = job.tree
         count = len(parents)
         created = np.full(count, -1, np.int32)
         if count == 0:
             return created
-        pad = job.leaves - count if self.tree_backend == "xla" else 0  # jitted kernels: one shape per K
         pass_action = self.num_actions - 1
-        states = tree.gather_states(np.concatenate([parents, np.full(pad, parents[0], np.int32)]))
-        child_states, child_legal = self.children_batch(
-            states, np.concatenate([actions, np.full(pad, pass_action, np.int32)]))
+        if self.tree_backend == "native":  # the searched moves come with the expansion
+            child_states, child_legal = self.children_batch(tree.gather_states(parents), actions, searchable=False)
+        else:  # jitted kernels: one shape per K
+            pad = job.leaves - count
+            child_states, child_legal = self.children_batch(
+                tree.gather_states(np.concatenate([parents, np.full(pad, parents[0], np.int32)])),
+                np.concatenate([actions, np.full(pad, pass_action, np.int32)]))
         child_np = states_to_numpy(child_states)
         child_legal = np.asarray(child_legal)
         keep = np.ones(count, bool)
@@ -245,12 +260,13 @@ class TreeSearch:
         if len(rows) == 0:
             return created
         index = tree.add_nodes({n: v[rows] for n, v in child_np.items()}, parents[rows], actions[rows])
-        tree.children_legal[index] = child_legal[rows]
-        if self.config.ladder_prune_tree:
-            for row, node in zip(rows, index):
-                prune_failed_escapes(tree.children_legal[node], child_np["stones"][row], child_np["to_play"][row],
-                                     child_np["ko"][row])
-        created[rows] = index  # not expanded: ``_expand`` computes the priors of those a descent goes through
+        if self.tree_backend == "xla":
+            tree.children_legal[index] = child_legal[rows]
+            if self.config.ladder_prune_tree:
+                for row, node in zip(rows, index):
+                    prune_failed_escapes(tree.children_legal[node], child_np["stones"][row],
+                                         child_np["to_play"][row], child_np["ko"][row])
+        created[rows] = index  # not expanded: ``_expand`` completes those a descent goes through
         return created
 
     def backup_leaves(self, job: "TreeJob", winner: np.ndarray, first: np.ndarray, score: np.ndarray) -> None:

@@ -66,7 +66,7 @@ class AnalysisEngine(DeviceRounds):
         """``make_evaluator(search config, devices, stones)``: the playouts of a task (default
         ``evaluator_for``; a benchmark injects a stand-in)."""
         self.config = config or EngineConfig()
-        self._make_evaluator = make_evaluator or evaluator_for
+        self._make_evaluator = make_evaluator
         if self.config.perspective not in protocol.PERSPECTIVES:
             raise ValueError(f"perspective must be one of {protocol.PERSPECTIVES}")
         for bucket in self.config.buckets:
@@ -290,7 +290,7 @@ class AnalysisEngine(DeviceRounds):
                 return
         group = QueryState(left=len(turns))
         for turn in turns:
-            evaluator = self._make_evaluator(config, self.config.devices, turn.game.state.stones)
+            evaluator = (self._make_evaluator or evaluator_for)(config, self.config.devices, turn.game.state.stones)
             self._active.append(Task(client=client, query=query, turn=turn.number, seq=next(self._seq), group=group,
                                      game=turn.game, config=config, evaluator=evaluator))
 

@@ -260,10 +260,7 @@ def select_task(task: Task, start: tuple | None):
             if task.job.exhausted:
                 return None
         task.job.leaves = task.round_leaves()
-        size_before = task.job.tree.size
-        states = task.searcher.select_leaves(task.job)
-        task.after_select(size_before)
-        return states
+        return task.searcher.select_leaves(task.job)
     except Exception as exc:
         return exc
 

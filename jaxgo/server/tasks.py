@@ -122,6 +122,7 @@ class Task:
             tree = self.job.tree
             self.depths = np.zeros(tree.capacity, np.int32)
             self._restrict(np.array([tree.root]))
+            self.job.on_expand = self._restrict  # every other node when a descent first goes through it
 
     def cap_nodes(self, cap: int) -> bool:
         """Let the tree grow to at most ``cap`` nodes from now on (a tree already bigger keeps its nodes but grows
@@ -166,13 +167,9 @@ class Task:
         remaining = self.query.max_visits - self.job.done
         return max(1, min(self.config.playouts_per_leaf, remaining // max(1, leaves)))
 
-    def after_select(self, size_before: int) -> None:
-        """Apply avoid/allowMoves to the nodes the last ``select_leaves`` created (before anyone descends them)."""
-        tree = self.job.tree
-        if self.depths is not None and tree.size > size_before:
-            self._restrict(np.arange(size_before, tree.size))
-
     def _restrict(self, nodes: np.ndarray) -> None:
+        """Apply avoid/allowMoves to the searched moves of nodes int32 [n] (the root, then each node as it is
+        expanded, its parent's depth known by then)."""
         tree, query = self.job.tree, self.query
         if len(self.depths) < tree.capacity:
             self.depths = np.concatenate([self.depths, np.zeros(tree.capacity - len(self.depths), np.int32)])

@@ -308,9 +308,11 @@ def test_ladder_prune_leaves_a_laddered_escape_out_of_the_root(ladder_prune):
 
 
 def quiet_children(tree, e4: int, e5: int) -> list[int]:
-    """The root's children in which white E5 is still on the board and E4 still empty."""
+    """The root's expanded children (their searched moves are known) in which white E5 is still on the board and
+    E4 still empty."""
     root = tree.root
     children = [int(tree.children_index[root, a]) for a in np.flatnonzero(tree.children_index[root] >= 0)]
+    children = [c for c in children if tree.expanded[c]]
     return [c for c in children if tree.states["stones"][c][e4] == 0 and tree.states["stones"][c][e5] == WHITE]
 
 

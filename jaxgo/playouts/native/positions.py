@@ -68,9 +68,10 @@ def _export(st, g, stones, chain, count, lsum, lsq):
 @jit(nrt=True)
 def children_into(stones, to_play, ko, passes, captures, hashes, move_count, moves, zobrist, out_stones, out_chain,
                   out_count, out_sum, out_sumsq, out_ko, out_to_play, out_passes, out_captures, out_hash,
-                  out_move_count, out_searchable):
+                  out_move_count, out_searchable, with_searchable):
     """Each position i [S] with ``moves[i]`` (board index, P = pass; legal under simple ko, no suicide)
-    played: fills the ``out_*`` arrays (``rules.State`` fields [S, ...]) and ``out_searchable`` bool [S, P + 1]."""
+    played: fills the ``out_*`` arrays (``rules.State`` fields [S, ...]) and, with ``with_searchable``,
+    ``out_searchable`` bool [S, P + 1]."""
     count_rows, points = stones.shape
     size = int(np.sqrt(points) + 0.5)
     w = size + 2
@@ -105,7 +106,8 @@ def children_into(stones, to_play, ko, passes, captures, hashes, move_count, mov
         out_hash[i, 0] = h0
         out_hash[i, 1] = h1
         out_move_count[i] = move_count[i] + 1
-        _searchable_row(st, g, out_searchable[i])
+        if with_searchable:
+            _searchable_row(st, g, out_searchable[i])
 
 
 @jit(nrt=True)
@@ -123,9 +125,10 @@ def _host(states, name):
     return np.asarray(getattr(states, name))
 
 
-def children_batch(states, moves):
+def children_batch(states, moves, searchable: bool = True):
     """(child states, searchable bool [S, P + 1]): ``kernels(False).children_batch`` on the host: states a
-    batched ``rules.State`` [S, ...] (numpy or JAX arrays), moves int [S]."""
+    batched ``rules.State`` [S, ...] (numpy or JAX arrays), moves int [S].  With ``searchable`` False the
+    searchable moves are not computed (all False; ``searchable_batch`` gives them later)."""
     stones = np.ascontiguousarray(_host(states, "stones"), np.int8)
     count, points = stones.shape
     out = rules.State(stones=np.zeros((count, points), np.int8), chain=np.zeros((count, points), np.int32),
@@ -134,7 +137,7 @@ def children_batch(states, moves):
                       to_play=np.zeros(count, np.int8), passes=np.zeros(count, np.int32),
                       captures=np.zeros((count, 2), np.int32), hash=np.zeros((count, 2), np.uint32),
                       move_count=np.zeros(count, np.int32))
-    searchable = np.zeros((count, points + 1), bool)
+    out_searchable = np.zeros((count, points + 1), bool)
     size = rules.board_size(points)
     children_into(stones, np.asarray(_host(states, "to_play"), np.int32), np.asarray(_host(states, "ko"), np.int32),
                   np.asarray(_host(states, "passes"), np.int32),
@@ -142,8 +145,8 @@ def children_batch(states, moves):
                   np.ascontiguousarray(_host(states, "hash"), np.uint32).reshape(count, 2),
                   np.asarray(_host(states, "move_count"), np.int32), np.asarray(moves, np.int32),
                   rules.zobrist_table(size), out.stones, out.chain, out.lib_count, out.lib_sum, out.lib_sumsq, out.ko,
-                  out.to_play, out.passes, out.captures, out.hash, out.move_count, searchable)
-    return out, searchable
+                  out.to_play, out.passes, out.captures, out.hash, out.move_count, out_searchable, searchable)
+    return out, out_searchable
 
 
 def searchable_batch(states) -> np.ndarray:
