@@ -192,7 +192,8 @@ def children_prior(config, child_states, rows, searched, actions, parent_actions
     log_gamma, large_model = model_gammas(config.gammas, config.prior_model,
                                           rules.board_size(np.shape(child_states.stones)[-1]))
     if backend == "native" or large_model is not None:  # only the rows asked for
-        subset = jax.tree_util.tree_map(lambda x: np.asarray(x)[rows], child_states)
+        whole = len(rows) == np.shape(child_states.stones)[0] and np.array_equal(rows, np.arange(len(rows)))
+        subset = child_states if whole else jax.tree_util.tree_map(lambda x: np.asarray(x)[rows], child_states)
         return prior_probabilities(subset, searched, actions, parent_actions, log_gamma, backend, large_model)
     count = np.shape(child_states.stones)[0]
     prev = np.full(count, -1, np.int32)
