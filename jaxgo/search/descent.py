@@ -148,6 +148,18 @@ def edge_scores(visits, values, rave_visits, rave_values, prior, legal, mean, pa
 
 
 @numba.njit(nogil=True, cache=True)
+def _add_pending(node, action, pending_nodes, pending_actions, pending):
+    """Add the edge (node, action) to the first ``pending`` of pending_nodes / pending_actions unless it is
+    there; returns the new count."""
+    for j in range(pending):
+        if pending_nodes[j] == node and pending_actions[j] == action:
+            return pending
+    pending_nodes[pending] = node
+    pending_actions[pending] = action
+    return pending + 1
+
+
+@numba.njit(nogil=True, cache=True)
 def _descend_one(i, node, length, root, room, terminal, expanded, parents, action_from_parent, children_index,
                  children_visits, children_values, children_rave_visits, children_rave_values, children_prior,
                  children_legal, params, rng, scores, pending_nodes, pending_actions, pending, path_nodes,
@@ -194,14 +206,7 @@ def _descend_one(i, node, length, root, room, terminal, expanded, parents, actio
         length += 1
         children_visits[node, action] += 1  # virtual loss (value 0)
         if child < 0:
-            seen = False
-            for j in range(pending):
-                if pending_nodes[j] == node and pending_actions[j] == action:
-                    seen = True
-            if not seen:
-                pending_nodes[pending] = node
-                pending_actions[pending] = action
-                pending += 1
+            pending = _add_pending(node, action, pending_nodes, pending_actions, pending)
             leaf = PENDING
             break
         node = child
@@ -263,15 +268,8 @@ def continue_batch(rows, root, room, terminal, expanded, parents, action_from_pa
     for i in range(k):
         if leaves[i] != PENDING:
             continue
-        node, action = path_nodes[i, lengths[i] - 1], path_actions[i, lengths[i] - 1]
-        seen = False
-        for j in range(pending):
-            if pending_nodes[j] == node and pending_actions[j] == action:
-                seen = True
-        if not seen:
-            pending_nodes[pending] = node
-            pending_actions[pending] = action
-            pending += 1
+        pending = _add_pending(path_nodes[i, lengths[i] - 1], path_actions[i, lengths[i] - 1], pending_nodes,
+                               pending_actions, pending)
     for i in rows:
         start = children_index[path_nodes[i, lengths[i] - 1], path_actions[i, lengths[i] - 1]]
         length, leaf, pending = _descend_one(
