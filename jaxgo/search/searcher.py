@@ -35,6 +35,22 @@ KEYS_PER_SPLIT = 256  # random keys split at once for the batches of a search
 SEARCHES = TREE_STRATEGIES + FLAT_STRATEGIES  # the strategies a Searcher runs (random needs no search)
 
 
+class KeyStream:
+    """Random keys handed out one at a time, split from one key ``KEYS_PER_SPLIT`` at a time (one host call),
+    not one device call per batch."""
+
+    def __init__(self, key):
+        self.key = key
+        self._keys = []  # split from ``key``, taken from the end
+
+    def next(self):
+        if not self._keys:
+            keys = np.asarray(jax.random.split(self.key, KEYS_PER_SPLIT + 1))
+            self.key = keys[0]
+            self._keys = list(keys[:0:-1])
+        return self._keys.pop()
+
+
 class Searcher(TreeSearch):
     """One engine's search state for a game; keeps the tree between moves (subtree reuse)."""
 
@@ -48,8 +64,7 @@ class Searcher(TreeSearch):
         self.tree_backend = tree_backend(self.rules.suicide)
         self.children_batch, self.searchable_batch = position_kernels(self.rules.suicide, self.tree_backend)
         self._chooses_evaluator = evaluator is None  # per search, by the position (late_playout_policy), unless given
-        self.key = jax.random.PRNGKey(seed)
-        self._keys = []  # keys split in bulk from ``key``, taken from the end
+        self._keys = KeyStream(jax.random.PRNGKey(seed))  # the batches' random keys
         self._tie_rng = descent.new_rng(seed)  # the edge scores' tie-breaking noise
         self._path_depth = 64  # D: the longest descent path recorded (doubled when a descent is longer)
         self.log = log
@@ -62,15 +77,6 @@ class Searcher(TreeSearch):
     @property
     def num_actions(self) -> int:
         return self.rules.size ** 2 + 1
-
-    def _next_key(self):
-        """The next batch's random key: split from ``self.key`` in bulk (``KEYS_PER_SPLIT`` at a time, one host
-        call), not one device call per batch."""
-        if not self._keys:
-            keys = np.asarray(jax.random.split(self.key, KEYS_PER_SPLIT + 1))
-            self.key = keys[0]
-            self._keys = list(keys[:0:-1])
-        return self._keys.pop()
 
     def debug(self, text: str) -> None:
         if self.log is not None:
@@ -112,7 +118,7 @@ class Searcher(TreeSearch):
 
     def evaluate_batch(self, states, num_per_state: int, last_moves=None, active: int | None = None):
         """The evaluator's ``PlayoutBatch`` of the first ``active`` of a batched state [S] (see ``evaluate``)."""
-        return self.evaluator.evaluate(states, self._next_key(), num_per_state, self.rules.komi, last_moves, active)
+        return self.evaluator.evaluate(states, self._keys.next(), num_per_state, self.rules.komi, last_moves, active)
 
     def search(self, game, limits: SearchLimits) -> SearchResult:
         """Search the game's current position for its side to move within ``limits`` (its budget, stop check,

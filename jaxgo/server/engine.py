@@ -48,6 +48,7 @@ import numpy as np
 from jaxgo.playouts.evaluator import evaluator_for
 from jaxgo.search.budget import auto_leaves
 from jaxgo.search.config import TREE_STRATEGIES, SearchConfig
+from jaxgo.search.searcher import KeyStream
 from jaxgo.server import positions, protocol, responses
 from jaxgo.server.connection import Client
 from jaxgo.server.engine_config import EngineConfig, auto_tree_threads, check_device_batch
@@ -81,8 +82,7 @@ class AnalysisEngine(DeviceRounds):
         self._thread = threading.Thread(target=self._loop, name="device", daemon=True)
         self._stopping = False
         self._stopped = threading.Event()
-        self._key = None
-        self._keys: list = []  # keys split from _key in bulk, taken from the end (``_next_key``)
+        self._keys = None  # the device calls' random keys (``searcher.KeyStream``), made on the device thread
         # statistics
         self.playouts = 0
         self.device_calls = 0
@@ -181,7 +181,7 @@ class AnalysisEngine(DeviceRounds):
     def _loop(self) -> None:
         import jax
 
-        self._key = jax.random.PRNGKey(self.config.seed)
+        self._keys = KeyStream(jax.random.PRNGKey(self.config.seed))
         finish_then_stop = None
         while True:
             if finish_then_stop is not None and not self._active and self._inbox.empty():

@@ -202,21 +202,12 @@ class DeviceRounds:
                 return np.concatenate([x[start:start + chunk_n], fill])
 
             chunk = jax.tree_util.tree_map(padded, merged)
-            sub = self._next_key()
+            sub = self._keys.next()
             began = time.perf_counter()
             pending = evaluator.dispatch(chunk, sub, lpl, komis[start:start + chunk_n], padded(last_moves),
                                          active=chunk_n)
             calls.append((pending, bucket, chunk_n, self._watch(pending, began)))
         return {"calls": calls, "total": total, "lpl": lpl, "key": first.batch_key}
-
-    def _next_key(self):
-        """The next device call's random key, split from the engine's key 256 at a time (one host call)."""
-        import jax
-
-        if not self._keys:
-            keys = np.asarray(jax.random.split(self._key, 257))
-            self._key, self._keys = keys[0], list(keys[:0:-1])
-        return self._keys.pop()
 
     def _watch(self, pending, began: float) -> tuple:
         """Time the device call on a helper thread: busy from max(start, previous call's end) to its end.
