@@ -118,9 +118,8 @@ class Game:
         if self.rules.ko_rule != "simple" and mask[:-1].any():
             # Hash the result of every point at once (one fixed shape, one compile); illegal points are ignored.
             hashes = np.asarray(k.next_hashes(state, np.arange(self.pass_move, dtype=np.int32)))
-            for move in np.flatnonzero(mask[:-1]):
-                if self.repeats(hashes[move], color):
-                    mask[move] = False
+            moves = np.flatnonzero(mask[:-1])
+            mask[moves[self.repeats(hashes[moves], color)]] = False
         return mask
 
     # -- changes --------------------------------------------------------------------------------------------

@@ -142,16 +142,6 @@ class Tree:
     def state(self, node: int) -> rules.State:
         return rules.State(**{name: self.states[name][node] for name in STATE_FIELDS})
 
-    def path_hashes(self, node: int) -> list[int]:
-        """Zobrist keys of the positions from ``node`` up to the root (for superko inside the tree)."""
-        keys = []
-        while node >= 0:
-            keys.append(int(self.hashes[node]))
-            if node == self.root:
-                break
-            node = int(self.parents[node])
-        return keys
-
     # -- statistics -----------------------------------------------------------------------------------------
     def root_visits(self) -> np.ndarray:
         return self.children_visits[self.root]

@@ -149,7 +149,7 @@ class DeviceRounds:
 
     def _select(self, tasks: list[Task]) -> list:
         """[(task, leaf states, valid leaf count)] for the tasks that selected leaves this round (a task not
-        started yet gets its Searcher and tree first).  The tasks' tree work runs on ``tree_workers`` threads
+        started yet gets its Searcher and tree first).  The tasks' tree work runs on ``tree_threads`` threads
         (the compiled tree loops do not hold the GIL)."""
         starts = []
         for task in tasks:
