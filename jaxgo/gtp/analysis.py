@@ -17,7 +17,7 @@ the Player's (playouts, seconds or the clock, a clock share cut to ``settings.MA
 Output formats (one line per report):
     lz-analyze:   ``info move D4 visits 120 winrate 5312 prior 123 lcb 5001 order 0 pv D4 C3 info move ...``
                   (winrate, prior and lcb are x10000 integers, as Leela Zero writes them; Lizzie/Sabaki read them)
-    kata-analyze: ``info move D4 visits 120 utility 0.06 winrate 0.53 scoreMean 1.2 scoreStdev 0.0 scoreLead 1.2
+    kata-analyze: ``info move D4 visits 120 utility 0.06 winrate 0.53 scoreMean 1.2 scoreStdev 31.5 scoreLead 1.2
                   scoreSelfplay 1.2 prior 0.0123 lcb 0.50 utilityLcb 0.0 order 0 pv D4 C3 info ... ownership v ...``
                   (floats, always written with a decimal point: ``1.0``, never ``1``, since Sabaki's releases
                   read a winrate without ``.`` as the x10000 integer format; ``ownership`` X*Y values from
@@ -138,7 +138,8 @@ def _lz_move(info: dict) -> str:
 
 def _kata_move(info: dict) -> str:
     return (f"info move {info['move']} visits {info['visits']} utility {_fmt(info['utility'])} "
-            f"winrate {_fmt(info['winrate'])} scoreMean {_fmt(info['scoreMean'], 3)} scoreStdev 0.0 "
+            f"winrate {_fmt(info['winrate'])} scoreMean {_fmt(info['scoreMean'], 3)} "
+            f"scoreStdev {_fmt(info.get('scoreStdev', 0.0), 3)} "
             f"scoreLead {_fmt(info['scoreLead'], 3)} scoreSelfplay {_fmt(info['scoreMean'], 3)} "
             f"prior {_fmt(info['prior'])} lcb {_fmt(info['lcb'])} utilityLcb {_fmt(2 * info['lcb'] - 1)} "
             f"order {info['order']} pv {' '.join(info['pv'])}")

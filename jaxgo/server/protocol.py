@@ -11,7 +11,8 @@ or an action: ``{"id": .., "action": "query_version"}``, ``{"id": .., "action": 
 
 Errors are ``{"error": message, "field": name, "id": id}`` (``field``/``id`` only when known); the connection
 stays usable.  Responses (``responses.build_response``) carry ``id``, ``turnNumber``, ``isDuringSearch``, ``moveInfos``
-(``move``, ``visits``, ``winrate``, ``scoreLead``, ``scoreMean``, ``prior``, ``lcb``, ``order``, ``pv``),
+(``move``, ``visits``, ``winrate``, ``scoreLead``, ``scoreMean``, ``scoreStdev``, ``prior``, ``lcb``, ``order``,
+``pv``),
 ``rootInfo`` and, when asked, ``ownership`` / ``territory`` (X*Y values in [-1, 1], +1 = Black, row by row from
 the top-left, A19 first on 19x19) and ``policy`` (X*Y+1 move-model probabilities from the gammas over the
 legal moves, pass last, -1 where illegal).  Final responses also carry ``searchConfig``: the search options

@@ -1,9 +1,10 @@
 """Analysis responses in KataGo's format, from what a search knows (``Snapshot``).
 
 A response carries ``id``, ``turnNumber``, ``isDuringSearch``, ``moveInfos`` (``move``, ``visits``, ``winrate``,
-``scoreLead``, ``scoreMean``, ``prior``, ``lcb``, ``order``, ``pv``), ``rootInfo`` and, when asked, ``ownership`` /
-``territory`` and ``policy``; win rates and scores are given for the perspective asked (``BLACK``, ``WHITE`` or
-``SIDETOMOVE``).  ``dumps`` writes one compact JSON line.
+``scoreLead``, ``scoreMean``, ``scoreStdev`` (the standard deviation of the playouts' final scores: KataGo's
+predicted spread of the final score), ``prior``, ``lcb``, ``order``, ``pv``), ``rootInfo`` and, when asked,
+``ownership`` / ``territory`` and ``policy``; win rates and scores are given for the perspective asked (``BLACK``,
+``WHITE`` or ``SIDETOMOVE``).  ``dumps`` writes one compact JSON line.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ class Snapshot:
     ownership_stdev: "object" = None  # float [P] standard deviation of the final owner over the playouts
     moves_ownership: "object" = None  # float [A, P] mean final owner of the playouts through each root move
     pv_visits: dict | None = None  # action -> visits of each move of its principal variation
+    score_stdev: "object" = None  # float [A] standard deviation of each root move's final scores (NaN: unvisited)
 
 
 def _round(value: float, digits: int = 6) -> float:
@@ -73,6 +75,8 @@ def move_infos(snap: Snapshot, perspective: str = "BLACK") -> list[dict]:
             "lcb": _round(lcb), "utility": _round(2 * rate - 1), "order": rank,
             "pv": [point_to_gtp(int(a), snap.size) for a in snap.pvs.get(int(action), [int(action)])],
         })
+        if snap.score_stdev is not None:
+            infos[-1]["scoreStdev"] = _round(float(np.nan_to_num(snap.score_stdev[action])), 3)
         if snap.pv_visits is not None:
             infos[-1]["pvVisits"] = [int(v) for v in snap.pv_visits.get(int(action), [int(round(n))])]
         if snap.moves_ownership is not None:

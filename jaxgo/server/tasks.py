@@ -73,6 +73,7 @@ class Task:
     owner_abs_sum: np.ndarray | None = None  # [P] summed |ownership| (= squares: owners are -1, 0, +1)
     owner_n: int = 0
     score_sum: np.ndarray | None = None  # [A] summed final scores per root move
+    score_sq_sum: np.ndarray | None = None  # [A] summed squares of the final scores per root move
     score_n: np.ndarray | None = None  # [A] playouts per root move
     moves_owner_sum: np.ndarray | None = None  # [A, P] summed ownership per root move (includeMovesOwnership)
     root_score_sum: float = 0.0
@@ -115,7 +116,7 @@ class Task:
         actions = self.query.size ** 2 + 1
         self.owner_sum = np.zeros(actions - 1)
         self.owner_abs_sum = np.zeros(actions - 1)
-        self.score_sum, self.score_n = np.zeros(actions), np.zeros(actions)
+        self.score_sum, self.score_sq_sum, self.score_n = np.zeros(actions), np.zeros(actions), np.zeros(actions)
         if self.query.include_moves_ownership:
             self.moves_owner_sum = np.zeros((actions, actions - 1))
         if self.query.restrictions:
@@ -133,7 +134,8 @@ class Task:
     def release(self) -> None:
         """Drop the tree and the statistics (the task is answered or cancelled): the memory goes back at once."""
         self.searcher = self.job = self.game = None
-        self.owner_sum = self.owner_abs_sum = self.score_sum = self.score_n = self.moves_owner_sum = None
+        self.owner_sum = self.owner_abs_sum = self.score_sum = self.score_sq_sum = self.score_n = None
+        self.moves_owner_sum = None
         self.depths = None
 
     def finished(self, now: float) -> bool:
@@ -190,6 +192,7 @@ class Task:
         sums = final.sum(axis=1)
         ok = actions >= 0
         np.add.at(self.score_sum, actions[ok], sums[ok])
+        np.add.at(self.score_sq_sum, actions[ok], np.square(final[ok]).sum(axis=1))
         np.add.at(self.score_n, actions[ok], final.shape[1])
         self.root_score_sum += float(sums.sum())
         self.owner_sum += owner.sum(axis=(0, 1))
@@ -210,7 +213,7 @@ class Task:
         visits[~legal] = 0
         with np.errstate(invalid="ignore", divide="ignore"):
             values = np.where(visits > 0, tree.children_values[root] / np.maximum(visits, 1e-9), np.nan)
-            score = np.where(self.score_n > 0, self.score_sum / np.maximum(self.score_n, 1), np.nan)
+        score, score_stdev = score_statistics(self.score_sum, self.score_sq_sum, self.score_n)
         pvs = {}
         for action in rank_actions(visits, values)[:max_pv_moves]:
             if visits[action] <= 0:
@@ -229,6 +232,7 @@ class Task:
             moves_owner = self.moves_owner_sum / np.maximum(self.score_n, 1)[:, None]
         return responses.Snapshot(
             size=query.size, to_play=int(tree.to_play[root]), visits=visits, values=values, score=score,
+            score_stdev=score_stdev,
             prior=np.where(legal, tree.children_prior[root], 0.0), legal=legal, pvs=pvs,
             root_visits=int(self.job.done), root_winrate=root_rate,
             root_score=self.root_score_sum / self.owner_n if self.owner_n else 0.0, ownership=owner,
@@ -264,3 +268,13 @@ def fair_order(tasks: list, rotation: int = 0) -> list:
         keyed.append(((-task.priority, index, (clients[id(task.client)] - rotation) % count), task))
     keyed.sort(key=lambda item: item[0])
     return [task for _, task in keyed]
+
+
+def score_statistics(score_sum: np.ndarray, square_sum: np.ndarray, count: np.ndarray) -> tuple:
+    """(mean, standard deviation) float [A] of the final scores of the playouts through each root move, from their
+    sums, sums of squares and counts [A]; NaN where a move has no playout."""
+    played = count > 0
+    n = np.maximum(count, 1)
+    mean = np.where(played, score_sum / n, np.nan)
+    spread = np.sqrt(np.maximum(square_sum / n - np.where(played, mean, 0.0) ** 2, 0.0))
+    return mean, np.where(played, spread, np.nan)

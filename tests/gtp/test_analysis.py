@@ -62,3 +62,10 @@ def test_kata_analyze_rounds_to_six_decimals():
 def test_a_report_without_moves_is_an_empty_line_that_the_loop_drops():
     assert info_line({"moveInfos": []}, "lz") == ""
     assert info_line({"moveInfos": []}, "kata", ownership=True) == ""  # no ownership without "ownership true"
+
+
+def test_kata_analyze_writes_the_moves_score_spread():
+    info = {"move": "C3", "visits": 12, "winrate": 0.5, "lcb": 0.4, "prior": 0.1, "utility": 0.0, "scoreMean": 1.5,
+            "scoreLead": 1.5, "scoreStdev": 31.25, "order": 0, "pv": ["C3"]}
+    words = info_line({"moveInfos": [info]}, "kata").split()
+    assert words[words.index("scoreStdev") + 1] == "31.25"

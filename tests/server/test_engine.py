@@ -63,6 +63,7 @@ def check_sane(response, size, visits, to_play):
     assert total == response["rootInfo"]["visits"] >= visits
     for m in infos:
         assert 0.0 <= m["winrate"] <= 1.0 and m["pv"][0] == m["move"]
+        assert 0.0 <= m["scoreStdev"] <= size * size + 8  # the spread of the playouts' final scores
         assert m["move"] == "pass" or (m["move"][0] in "ABCDEFGHJKLMNOPQRST"[:size]
                                        and 1 <= int(m["move"][1:]) <= size)
     assert response["rootInfo"]["currentPlayer"] == to_play
@@ -183,6 +184,7 @@ def test_disconnect_mid_query_does_not_disturb_others(server):
     other = ServerClient(server["unix"])
     results = other.query(query("stay", size=9, moves=[("B", "E5")], visits=64)).results(TIMEOUT)
     check_sane(results[0], 9, 64, "W")
+    assert any(m["scoreStdev"] > 1.0 for m in results[0]["moveInfos"])  # an open 9x9 game: outcomes spread
     other.close()
     deadline = time.time() + 60
     while time.time() < deadline and any(t.query.id.startswith("gone") for t in server["engine"]._active):

@@ -83,3 +83,29 @@ def test_leaves_and_playouts_shrink_to_end_exactly_at_max_visits():
     assert task.round_leaves() == 1 and task.playouts_per_leaf_now(1) == 1  # 1 left: 1
     task = real_task(max_visits=64, leaves=1024, lpl=256)
     assert task.round_leaves() == 1 and task.playouts_per_leaf_now(1) == 64  # not 1024 x 256
+
+
+def test_score_statistics_per_root_move_match_numpy_over_the_playouts():
+    from jaxgo.server.tasks import score_statistics
+
+    task = real_task()
+    actions = 5 * 5 + 1
+    task.score_sum, task.score_sq_sum, task.score_n = np.zeros(actions), np.zeros(actions), np.zeros(actions)
+    task.owner_sum, task.owner_abs_sum = np.zeros(actions - 1), np.zeros(actions - 1)
+    rng = np.random.default_rng(0)
+    seen = {a: [] for a in range(actions)}
+    for _ in range(3):  # three rounds of 6 leaves x 4 playouts; -1: a leaf at the root itself
+        roots = rng.choice([-1, 3, 7, 7, 12], size=6)
+        final = rng.normal(2.0, 9.0, size=(6, 4)).round(1)
+        task.job = types.SimpleNamespace(pending=types.SimpleNamespace(root_actions=lambda r=roots: r))
+        task.accumulate(final, rng.choice([-1, 0, 1], size=(6, 4, actions - 1)))
+        for action, row in zip(roots, final):
+            if action >= 0:
+                seen[action].extend(row)
+    mean, stdev = score_statistics(task.score_sum, task.score_sq_sum, task.score_n)
+    for action in range(actions):
+        if seen[action]:
+            assert np.isclose(mean[action], np.mean(seen[action])) and np.isclose(stdev[action], np.std(seen[action]))
+        else:
+            assert np.isnan(mean[action]) and np.isnan(stdev[action])
+    assert len(seen[7]) > 0 and stdev[7] > 1.0
