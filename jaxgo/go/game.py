@@ -25,11 +25,6 @@ class IllegalMove(ValueError):
         self.move = move
 
 
-def _hash_key(words) -> int:
-    words = np.asarray(words, dtype=np.uint64)
-    return int(words[0]) | (int(words[1]) << 32)
-
-
 class Game:
     """Board, side to move, captures, move list, superko history and undo for one game."""
 
@@ -66,7 +61,7 @@ class Game:
         return int(self.state.passes) >= 2
 
     def _position_key(self, state: rules.State) -> tuple[int, int]:
-        return _hash_key(state.hash), int(state.to_play)
+        return int(rules.hash_key(state.hash)), int(state.to_play)
 
     def _kernels(self) -> kernels.RuleKernels:
         return kernels.kernels(self.rules.suicide)
@@ -81,15 +76,14 @@ class Game:
     def repeats(self, words, color: int) -> np.ndarray:
         """bool [...]: whether positions with hashes ``words`` uint32 [..., 2] (``rules.State.hash``), each
         reached by a move of ``color``, break the superko rule (never under simple ko)."""
-        words = np.asarray(words, np.uint64)
-        keys = (words[..., 0] | (words[..., 1] << np.uint64(32))).ravel()
+        keys = rules.hash_key(words)
         if self.rules.ko_rule == "positional":
             seen = {key for key, _ in self._seen}
         elif self.rules.ko_rule == "situational":
             seen = {key for key, to_play in self._seen if to_play == -color}
         else:
             seen = set()
-        return np.array([int(key) in seen for key in keys], bool).reshape(words.shape[:-1])
+        return np.array([int(key) in seen for key in keys.ravel()], bool).reshape(keys.shape)
 
     def illegal_reason(self, color: int, move: int) -> str | None:
         """None when legal, else why ``color`` may not play ``move``."""

@@ -133,6 +133,12 @@ def _hash_from_scratch(board: np.ndarray, size: int) -> np.ndarray:
 # Queries
 
 
+def hash_key(words) -> np.ndarray:
+    """uint64 [...]: the 64-bit key of Zobrist words uint32 [..., 2] (``State.hash``: low word first)."""
+    words = np.asarray(words, dtype=np.uint64)
+    return words[..., 0] | (words[..., 1] << np.uint64(32))
+
+
 def in_atari(lib_count, lib_sum, lib_sumsq):
     """bool [...]: the chain has exactly one distinct liberty (all pseudo-liberties are one point)."""
     safe_count = jnp.maximum(lib_count, 1)

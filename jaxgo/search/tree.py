@@ -37,12 +37,6 @@ def stack_state(state, count: int):
     return jax.tree_util.tree_map(lambda x: np.broadcast_to(np.asarray(x), (count,) + np.shape(x)).copy(), state)
 
 
-def hash_key(words) -> np.ndarray:
-    """uint64 key(s) of the 2x uint32 Zobrist words (last axis)."""
-    words = np.asarray(words, dtype=np.uint64)
-    return words[..., 0] | (words[..., 1] << np.uint64(32))
-
-
 def rank_actions(visits, values) -> np.ndarray:
     """int [A]: actions best first: most visits, then highest win rate (NaN lowest), then lowest index.  The one
     move-choice order of the engine: the move played, the PV and the order of reported moves all follow it."""
@@ -128,7 +122,7 @@ class Tree:
         self.parents[index] = parents
         self.action_from_parent[index] = actions
         self.to_play[index] = np.asarray(states["to_play"])
-        self.hashes[index] = hash_key(states["hash"])
+        self.hashes[index] = rules.hash_key(states["hash"])
         self.terminal[index] = np.asarray(states["passes"]) >= 2
         linked = parents >= 0
         self.children_index[parents[linked], actions[linked]] = index[linked]

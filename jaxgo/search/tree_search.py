@@ -31,11 +31,12 @@ import numpy as np
 
 from jaxgo.go.hostboard import state_board
 from jaxgo.go.ladder import failed_escapes
+from jaxgo.go.rules import hash_key
 from jaxgo.search import descent, priors  # descent: the compiled tree loops; K(s, a): uniform unless bias_c2 > 0
 from jaxgo.search.budget import first_batch_size
 from jaxgo.search.limits import SearchLimits
 from jaxgo.search.result import SearchResult, search_result
-from jaxgo.search.tree import Tree, hash_key, move_decided, stack_state, states_to_numpy
+from jaxgo.search.tree import Tree, move_decided, stack_state, states_to_numpy
 
 NO_LIMITS = SearchLimits()  # a job's limits when its owner checks the budget itself
 

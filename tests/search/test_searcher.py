@@ -12,6 +12,7 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 from jaxgo.go.coords import BLACK, WHITE, gtp_to_point, point_to_gtp  # noqa: E402
 from jaxgo.go.game import new_game  # noqa: E402
+from jaxgo.go.rules import hash_key  # noqa: E402
 from jaxgo.search.budget import auto_leaves  # noqa: E402
 from jaxgo.search.config import (
     FLAT_STRATEGIES,  # noqa: E402
@@ -20,7 +21,7 @@ from jaxgo.search.config import (
 from jaxgo.search.limits import SearchLimits  # noqa: E402
 from jaxgo.search.player import Player  # noqa: E402
 from jaxgo.search.searcher import Searcher  # noqa: E402
-from jaxgo.search.tree import Tree, hash_key, move_decided  # noqa: E402
+from jaxgo.search.tree import Tree, move_decided  # noqa: E402
 from jaxgo.search.tree_search import last_moves  # noqa: E402
 
 SMALL = dict(leaves_per_batch=16, playouts_per_leaf=8, flat_playouts_per_move=8, playout_policy="light", bias_c2=0.0,
