@@ -236,21 +236,10 @@ def descend_batch(k, root, room, terminal, expanded, parents, action_from_parent
     expands it and goes on with ``continue_batch``).  ``room``: how many new nodes the tree may still take (a
     descent below the root that would need one more stops at its node instead).
     Out: path_nodes / path_actions int32 [k, D], lengths int32 [k], leaves int32 [k]."""
-    scores = np.empty(children_visits.shape[1])
-    pending_nodes = np.empty(k, np.int64)
-    pending_actions = np.empty(k, np.int64)
-    pending = 0
-    for i in range(k):
-        length, leaf, pending = _descend_one(
-            i, root, 0, root, room, terminal, expanded, parents, action_from_parent, children_index,
-            children_visits, children_values, children_rave_visits, children_rave_values, children_prior,
-            children_legal, params, rng, scores, pending_nodes, pending_actions, pending, path_nodes, path_actions)
-        if length < 0:
-            _undo_others(i, np.arange(i), path_nodes, path_actions, lengths, children_visits)
-            return PATH_OVERFLOW
-        lengths[i] = length
-        leaves[i] = leaf
-    return k
+    lengths[:] = 0
+    return _descend_rows(np.arange(k), root, room, terminal, expanded, parents, action_from_parent, children_index,
+                         children_visits, children_values, children_rave_visits, children_rave_values, children_prior,
+                         children_legal, params, rng, path_nodes, path_actions, lengths, leaves, 0)
 
 
 @numba.njit(nogil=True, cache=True)
@@ -260,18 +249,32 @@ def continue_batch(rows, root, room, terminal, expanded, parents, action_from_pa
     """Go on with the descents ``rows`` int [R] of a ``descend_batch`` that stopped at a node since expanded
     (leaf ``EXPAND``), from that node, in the same buffers; returns R, or ``PATH_OVERFLOW`` (every virtual loss
     of the batch taken back).  The other descents' pending edges count against ``room``."""
+    return _descend_rows(rows, root, room, terminal, expanded, parents, action_from_parent, children_index,
+                         children_visits, children_values, children_rave_visits, children_rave_values, children_prior,
+                         children_legal, params, rng, path_nodes, path_actions, lengths, leaves, leaves.shape[0])
+
+
+@numba.njit(nogil=True, cache=True)
+def _descend_rows(rows, root, room, terminal, expanded, parents, action_from_parent, children_index, children_visits,
+                  children_values, children_rave_visits, children_rave_values, children_prior, children_legal, params,
+                  rng, path_nodes, path_actions, lengths, leaves, earlier):
+    """The descents ``rows`` int [R] of ``descend_batch`` / ``continue_batch``, each from the end of its recorded
+    path (the root when it is empty); the pending edges of the first ``earlier`` descents (those that ended on
+    one) count against ``room``.  Returns R, or ``PATH_OVERFLOW`` with every virtual loss of the batch taken
+    back."""
     k = leaves.shape[0]
     scores = np.empty(children_visits.shape[1])
     pending_nodes = np.empty(k, np.int64)
     pending_actions = np.empty(k, np.int64)
     pending = 0
-    for i in range(k):
-        if leaves[i] != PENDING:
-            continue
-        pending = _add_pending(path_nodes[i, lengths[i] - 1], path_actions[i, lengths[i] - 1], pending_nodes,
-                               pending_actions, pending)
+    for i in range(earlier):
+        if leaves[i] == PENDING:
+            pending = _add_pending(path_nodes[i, lengths[i] - 1], path_actions[i, lengths[i] - 1], pending_nodes,
+                                   pending_actions, pending)
     for i in rows:
-        start = children_index[path_nodes[i, lengths[i] - 1], path_actions[i, lengths[i] - 1]]
+        start = root
+        if lengths[i] > 0:
+            start = children_index[path_nodes[i, lengths[i] - 1], path_actions[i, lengths[i] - 1]]
         length, leaf, pending = _descend_one(
             i, start, lengths[i], root, room, terminal, expanded, parents, action_from_parent, children_index,
             children_visits, children_values, children_rave_visits, children_rave_values, children_prior,
