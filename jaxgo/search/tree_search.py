@@ -182,9 +182,9 @@ class TreeSearch:
     def _expand(self, job: "TreeJob", nodes: np.ndarray) -> None:
         """Complete tree nodes int32 [n] that a descent is about to go through for the first time and mark them
         expanded: their searched moves (on the host tree; the XLA kernels give them at creation), the ladder
-        pruning, the job's ``on_expand`` (a server's avoid/allowMoves) and their priors.  Most nodes stay leaves
-        (about 4 in 5 in a search of 8,000 nodes) and the move model is most of the tree's host work, so a node
-        gets these here rather than when it is created."""
+        pruning of those, the job's ``on_expand`` (a server's avoid/allowMoves) and their priors.  Most nodes stay
+        leaves (about 4 in 5 in a search of 8,000 nodes) and the move model is most of the tree's host work, so a
+        node gets these here rather than when it is created."""
         tree = job.tree
         count = len(nodes)
         pad = job.leaves - count if self.tree_backend == "xla" and count < job.leaves else 0  # one jitted shape
@@ -192,10 +192,10 @@ class TreeSearch:
         states = tree.gather_states(padded)
         if self.tree_backend == "native":
             tree.children_legal[nodes] = self.searchable_batch(states)[:count]
-            if self.config.ladder_prune_tree:
-                for row, node in enumerate(nodes):
-                    prune_failed_escapes(tree.children_legal[node], states.stones[row], states.to_play[row],
-                                         states.ko[row])
+        if self.config.ladder_prune_tree:
+            for row, node in enumerate(nodes):
+                prune_failed_escapes(tree.children_legal[node], states.stones[row], states.to_play[row],
+                                     states.ko[row])
         if job.on_expand is not None:
             job.on_expand(nodes)
         recent = last_moves(tree, padded, job.root_last)
@@ -263,10 +263,6 @@ class TreeSearch:
         index = tree.add_nodes({n: v[rows] for n, v in child_np.items()}, parents[rows], actions[rows])
         if self.tree_backend == "xla":
             tree.children_legal[index] = child_legal[rows]
-            if self.config.ladder_prune_tree:
-                for row, node in zip(rows, index):
-                    prune_failed_escapes(tree.children_legal[node], child_np["stones"][row],
-                                         child_np["to_play"][row], child_np["ko"][row])
         created[rows] = index  # not expanded: ``_expand`` completes those a descent goes through
         return created
 
