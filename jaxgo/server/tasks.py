@@ -213,7 +213,7 @@ class Task:
         visits[~legal] = 0
         with np.errstate(invalid="ignore", divide="ignore"):
             values = np.where(visits > 0, tree.children_values[root] / np.maximum(visits, 1e-9), np.nan)
-        score, score_stdev = score_statistics(self.score_sum, self.score_sq_sum, self.score_n)
+        score, score_stdev = mean_and_stdev(self.score_sum, self.score_sq_sum, self.score_n)
         pvs = {}
         for action in rank_actions(visits, values)[:max_pv_moves]:
             if visits[action] <= 0:
@@ -225,8 +225,7 @@ class Task:
         root_rate = float(np.nansum(tree.children_values[root][legal]) / total) if total > 0 else 0.5
         owner = stdev = None
         if self.owner_n:
-            owner = self.owner_sum / self.owner_n
-            stdev = np.sqrt(np.maximum(self.owner_abs_sum / self.owner_n - owner ** 2, 0.0))
+            owner, stdev = mean_and_stdev(self.owner_sum, self.owner_abs_sum, self.owner_n)  # |owner| = owner ** 2
         moves_owner = None
         if self.moves_owner_sum is not None:
             moves_owner = self.moves_owner_sum / np.maximum(self.score_n, 1)[:, None]
@@ -270,11 +269,12 @@ def fair_order(tasks: list, rotation: int = 0) -> list:
     return [task for _, task in keyed]
 
 
-def score_statistics(score_sum: np.ndarray, square_sum: np.ndarray, count: np.ndarray) -> tuple:
-    """(mean, standard deviation) float [A] of the final scores of the playouts through each root move, from their
-    sums, sums of squares and counts [A]; NaN where a move has no playout."""
-    played = count > 0
+def mean_and_stdev(sums: np.ndarray, square_sums: np.ndarray, count) -> tuple:
+    """(mean, standard deviation) float [...] of samples given by their sums, sums of squares and counts (an
+    array [...] or one count for all): the final scores per root move, the final owner per point; NaN where the
+    count is 0."""
+    played = np.asarray(count) > 0
     n = np.maximum(count, 1)
-    mean = np.where(played, score_sum / n, np.nan)
-    spread = np.sqrt(np.maximum(square_sum / n - np.where(played, mean, 0.0) ** 2, 0.0))
+    mean = np.where(played, sums / n, np.nan)
+    spread = np.sqrt(np.maximum(square_sums / n - np.where(played, mean, 0.0) ** 2, 0.0))
     return mean, np.where(played, spread, np.nan)

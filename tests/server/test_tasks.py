@@ -86,7 +86,7 @@ def test_leaves_and_playouts_shrink_to_end_exactly_at_max_visits():
 
 
 def test_score_statistics_per_root_move_match_numpy_over_the_playouts():
-    from jaxgo.server.tasks import score_statistics
+    from jaxgo.server.tasks import mean_and_stdev
 
     task = real_task()
     actions = 5 * 5 + 1
@@ -102,7 +102,7 @@ def test_score_statistics_per_root_move_match_numpy_over_the_playouts():
         for action, row in zip(roots, final):
             if action >= 0:
                 seen[action].extend(row)
-    mean, stdev = score_statistics(task.score_sum, task.score_sq_sum, task.score_n)
+    mean, stdev = mean_and_stdev(task.score_sum, task.score_sq_sum, task.score_n)
     for action in range(actions):
         if seen[action]:
             assert np.isclose(mean[action], np.mean(seen[action])) and np.isclose(stdev[action], np.std(seen[action]))
