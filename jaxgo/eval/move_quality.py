@@ -11,11 +11,12 @@ Positions: every game record of ``--sgf`` (SGF files, folders of them, or tars o
 ``--moves`` moves (records too short are skipped).  GNU Go (``--level``, default 10) gives its ``reg_genmove``
 choice and ``top_moves`` (up to ten moves with its move values) for every position, once, kept in ``--reference``
 (a JSONL cache, resumable).  Every ``--engine NAME=COMMAND`` (a GTP engine) is asked ``reg_genmove``
-(``genmove`` if it lacks it) in every position; ``--policy`` adds jaxgo's move model alone (the shipped gammas'
-likeliest move, no search).  A move scores GNU Go's value of it over the value of GNU Go's best move (0 for a
-move outside its list).
+(``genmove`` if it lacks it) in every position; ``--policy`` adds jaxgo's move model alone (the likeliest move of
+the model behind the default engine's priors, no search).  A move scores GNU Go's value of it over the value of
+GNU Go's best move (0 for a move outside its list).
 
 Prints one JSON line per engine: ``positions``, ``top1`` (GNU Go's first choice), ``top10`` (in its list),
+``record`` (the record's own next move: in professional or high-dan games, the engine's move prediction),
 ``mean_ratio`` with its 95% interval (normal approximation), and for every engine after the first the paired
 difference to the first (``diff_vs``, ``diff_ci95``).  ``--out`` keeps the per-position rows; ``--parallel N``
 evaluates N engines at once, one CPU share each (``jaxgo.match.CpuShares``).  A proxy, not a match: GNU Go's
@@ -47,8 +48,9 @@ def sgf_records(paths: list[str]) -> list[tuple[str, object]]:
 
 
 def positions(records, move_numbers: list[int]) -> list[dict]:
-    """[{"id", "size", "komi", "moves": [[colour letter, vertex], ...], "record", "number"}]: each record after
-    each number of moves."""
+    """[{"id", "size", "komi", "moves": [[colour letter, vertex], ...], "record", "number", "played"}]: each
+    record after each number of moves (records too short for a number, with no next move, are skipped);
+    ``played`` is the record's next move, upper case."""
     out = []
     for name, record in records:
         if record.setup_black or record.setup_white:
@@ -57,7 +59,7 @@ def positions(records, move_numbers: list[int]) -> list[dict]:
         for n in move_numbers:
             if n < len(vertices):
                 out.append({"id": f"{name}@{n}", "size": record.size, "komi": record.komi, "moves": vertices[:n],
-                            "record": record, "number": n})
+                            "record": record, "number": n, "played": vertices[n][1].upper()})
     return out
 
 
@@ -107,16 +109,18 @@ def reference_moves(positions_: list[dict], cache: Path, level: int) -> dict:
 
 
 def policy_moves(positions_: list[dict]) -> list[str]:
-    """The move model's likeliest non-pass move (shipped gammas, no search) in every position."""
+    """The move model's likeliest non-pass move in every position, no search: the model of the default engine's
+    priors (``SearchConfig.prior_model``: on 13x13 and 19x19 the large-pattern model)."""
     import numpy as np
 
     from jaxgo.search import priors
+    from jaxgo.search.config import SearchConfig
 
     moves = []
     for position in positions_:
         game = replay(position["record"], move_number=position["number"] + 1)
         legal = np.asarray(game.legal_moves(game.to_play), bool)
-        prior = priors.gamma_prior(game, legal, prior_model=None)
+        prior = priors.gamma_prior(game, legal, prior_model=SearchConfig().prior_model)
         prior[-1] = -1.0  # pass last
         moves.append(point_to_gtp(int(np.argmax(prior)), position["size"]).upper())
     return moves
@@ -145,6 +149,7 @@ def summary(name: str, moves: list[str], positions_: list[dict], reference: dict
     row = {"engine": name, "positions": len(ratios),
            "top1": sum(m == reference[p["id"]]["move"] for m, p in zip(moves, positions_)),
            "top10": sum(m in t for m, t in zip(moves, tops)),
+           "record": sum(m == p["played"] for m, p in zip(moves, positions_)),
            "mean_ratio": round(mean, 3), "ci95": [round(low, 3), round(high, 3)]}
     if first is not None:
         diff, dlow, dhigh = mean_interval([a - b for a, b in zip(ratios, first[1])])
@@ -208,6 +213,7 @@ def main(argv=None) -> int:
         with open(args.out, "w") as out:
             for i, position in enumerate(todo):
                 out.write(json.dumps({"id": position["id"], "gnugo": reference[position["id"]]["move"],
+                                      "record": position["played"],
                                       **{name: moves[i] for name, moves in results}}) + "\n")
     return 0
 

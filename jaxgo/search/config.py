@@ -10,11 +10,15 @@ The defaults are the strongest configuration measured against GNU Go (benchmarks
 gamma-proportional heavy playouts, progressive bias c2 = 3 and the gammas as virtual RAVE experience
 (``prior_pattern`` 20) from the shipped gammas, MoGo-style rule playouts once stones cover 45% of the board
 (``late_playout_policy``), and a playout value that gives the score a share of 0.1 beside the win
-(``score_utility``).  The RAVE exploration constant is 0: with 0.1 the UCB term (0.25 for an unvisited move after
-500 playouts) outweighs the differences between RAVE values, and a 500-playout search on 19x19 became a flat sweep
-of 128 moves with 4 playouts each; with 0 it concentrates (the most visited move holds about a third of the
-playouts) while RAVE's AMAF credit still tries the moves.  Playouts run on the native backend on a CPU and on the
-XLA kernels on an accelerator (``backend``).
+(``score_utility``).  Two fields depend on the board when left at None (``for_size``): on 19x19 the priors weigh
+more (``prior_pattern`` 500) and a node searches only its likeliest moves at first (progressive widening,
+``widen_playouts`` 40), because there a search's playouts cannot tell the moves apart: with them off, a
+10,000-playout search chose moves GNU Go rates at 0.18 of its best, against 0.37 with them and 0.36 for the move model
+alone (``jaxgo eval move-quality``, benchmarks/RESULTS.md).  The RAVE exploration constant is 0: with 0.1 the
+UCB term (0.25 for an unvisited move after 500 playouts) outweighs the differences between RAVE values, and a
+500-playout search on 19x19 became a flat sweep of 128 moves with 4 playouts each; with 0 it concentrates (the
+most visited move holds about a third of the playouts) while RAVE's AMAF credit still tries the moves.  Playouts
+run on the native backend on a CPU and on the XLA kernels on an accelerator (``backend``).
 """
 
 from __future__ import annotations
@@ -39,6 +43,11 @@ _POLICY_TEXT = {"light": "light (uniform) playouts", "heavy": "heavy (gamma-prop
 
 
 PRIOR_MODELS = (None, "auto", "large", "base")  # named move models of the priors (else a gamma file)
+
+# The values of the fields left at None (``SearchConfig.for_size``) below and from ``LARGE_BOARD`` on.
+LARGE_BOARD = 19
+BOARD_DEFAULTS = {"prior_pattern": (20.0, 500.0), "widen_playouts": (0.0, 40.0)}
+BY_SIZE = tuple(BOARD_DEFAULTS)  # None or "auto" in overrides: by board size
 
 # Old names of SearchConfig fields, accepted for one version with a message on stderr (overrideSettings, GTP
 # parameters, --search-option): "playouts" now means a count of playouts only.
@@ -76,7 +85,8 @@ class SearchConfig:
     # auto: large from 13x13 on (the shipped large-pattern model, learnt on 19x19 games), else the gammas
     playout_temperature: float = 1.0  # heavy playouts sample gamma ** (1 / T): < 1 sharper, > 1 flatter
     prior_even: float = 0.0  # RAVE virtual playouts at 1/2 for every move (Gelly & Silver's prior)
-    prior_pattern: float = 20.0  # RAVE virtual wins prior_pattern * sqrt(K(s, a)) per move
+    prior_pattern: float | None = None  # RAVE virtual wins prior_pattern * sqrt(K(s, a)) per move; None: by board
+    # size (BOARD_DEFAULTS: 20, and 500 from 19x19 on)
     pass_prior_playouts: float = 64.0  # pseudo-playouts at the node's mean in pass's RAVE value
     n_expand: int = 1  # edge visits before a node is descended through
     resign_threshold: float = 0.08  # resign when the chosen move's win rate is below this (0 never resigns)
@@ -85,8 +95,9 @@ class SearchConfig:
     pp_min_samples: int = 32  # playouts of a move before progressive pruning may drop it
     flat_playouts_per_move: int = 16  # per candidate per round for mc / amaf / pp / depth2
     early_stop: bool = True  # on a time budget: stop once the most visited move cannot be overtaken (tree.move_decided)
-    widen_playouts: float = 0.0  # progressive widening (0 = off): a node searches its 2 likeliest moves by K
-    widen_factor: float = 1.4  # until widen_playouts visits, then one more each time its visits grow by this factor
+    widen_playouts: float | None = None  # progressive widening (0 = off): a node searches its 2 likeliest moves
+    widen_factor: float = 1.4  # by K until widen_playouts visits, then one more each time its visits grow by this
+    # factor; None: by board size (BOARD_DEFAULTS: off, and 40 from 19x19 on)
     ladder_prune: bool = False  # leave out of the root the atari escapes that a ladder still captures (go.ladder)
     ladder_prune_tree: bool = False  # ... and out of every node the tree creates, for both sides
     late_playout_policy: str | None = "rules"  # the playout policy of the searches from late_fill on; None = off
@@ -106,7 +117,7 @@ class SearchConfig:
             raise ValueError("playouts_per_leaf must be at least 1")
         if not self.playout_temperature > 0:
             raise ValueError("playout_temperature must be positive")
-        if self.widen_playouts < 0 or self.widen_factor <= 1:
+        if (self.widen_playouts is not None and self.widen_playouts < 0) or self.widen_factor <= 1:
             raise ValueError("widen_playouts must be >= 0 and widen_factor > 1")
         if self.late_playout_policy and self.late_playout_policy not in PLAYOUT_POLICIES:
             raise ValueError(f"unknown late playout policy {self.late_playout_policy!r}; one of {PLAYOUT_POLICIES}")
@@ -121,22 +132,42 @@ class SearchConfig:
         if not 0 <= self.score_utility < 0.5:
             raise ValueError("score_utility must be at least 0 and below 0.5 (a won playout must outweigh a lost one)")
 
+    def for_size(self, size: int) -> "SearchConfig":
+        """This config for a board of ``size``: the fields left at None (``BOARD_DEFAULTS``) set to their value
+        below or from ``LARGE_BOARD`` on; every other field, and a value given for one of them, unchanged."""
+        large = size >= LARGE_BOARD
+        changes = {key: values[large] for key, values in BOARD_DEFAULTS.items() if getattr(self, key) is None}
+        return dataclasses.replace(self, **changes) if changes else self
+
+    def for_actions(self, actions: int) -> "SearchConfig":
+        """``for_size`` for a node of ``actions`` = P + 1 actions; unchanged when nothing is left to set (so
+        the statistics of a node that is not a board, in tests, need the fields given)."""
+        if self.prior_pattern is None or self.widen_playouts is None:
+            from jaxgo.go.tables import board_size
+
+            return self.for_size(board_size(actions - 1))
+        return self
+
     @property
     def uses_gammas(self) -> bool:
         """Whether the tree's priors K(s, a) come from the gammas (else they are uniform): for progressive bias,
         virtual experience or progressive widening."""
-        return bool(self.bias_c2 or self.prior_pattern or self.widen_playouts)
+        by_size = self.prior_pattern is None  # on every board size
+        return bool(self.bias_c2 or by_size or self.prior_pattern or self.widen_playouts)
 
     def describe(self) -> str:
         """The engine in words for help texts and reports, e.g. "RAVE tree search with heavy (gamma-proportional)
         playouts, progressive bias 3 and virtual RAVE experience (--prior 0 20) from the shipped gammas, and
-        MoGo-style rule playouts once stones cover 45% of the board"."""
+        MoGo-style rule playouts once stones cover 45% of the board"; the board-size defaults in words when they
+        are left at None."""
         if self.strategy == "random":
             return _STRATEGY_TEXT["random"]
         text = f"{_STRATEGY_TEXT[self.strategy]} with {_POLICY_TEXT[self.playout_policy]}"
         priors = [f"progressive bias {self.bias_c2:g}"] if self.bias_c2 else []
-        if self.prior_even or self.prior_pattern:
-            priors.append(f"virtual RAVE experience (--prior {self.prior_even:g} {self.prior_pattern:g})")
+        small, large = BOARD_DEFAULTS["prior_pattern"]
+        pattern = f"{small:g}; {large:g} on 19x19" if self.prior_pattern is None else f"{self.prior_pattern:g}"
+        if self.prior_even or self.prior_pattern is None or self.prior_pattern:
+            priors.append(f"virtual RAVE experience (--prior {self.prior_even:g} {pattern})")
         if priors:
             source = "the shipped gammas" if self.gammas is None else f"the gammas in {self.gammas}"
             if self.prior_model == "large":
@@ -146,6 +177,10 @@ class SearchConfig:
             elif self.prior_model not in (None, "base"):
                 source = f"the move model in {self.prior_model}"
             text += f", {' and '.join(priors)} from {source}"
+        if self.widen_playouts is None:
+            text += f", progressive widening on 19x19 (from {BOARD_DEFAULTS['widen_playouts'][1]:g} visits)"
+        elif self.widen_playouts:
+            text += f", progressive widening from {self.widen_playouts:g} visits"
         if self.late_playout_policy:
             text += (f", and {_POLICY_TEXT[self.late_playout_policy]} once stones cover {self.late_fill:.0%} of the "
                      "board")
@@ -182,7 +217,9 @@ class SearchConfig:
 
 def _coerce(key: str, value, default):
     """``value`` as the type of the field ``key`` (whose default is ``default``); ValueError if it is not."""
-    if key in ("gammas", "prior_model", "leaves_per_batch", "late_playout_policy") and value is None:
+    if key in ("gammas", "prior_model", "leaves_per_batch", "late_playout_policy") + BY_SIZE and value is None:
+        return None
+    if key in BY_SIZE and isinstance(value, str) and value.lower() == "auto":
         return None
     if isinstance(default, bool):
         return _as_bool(key, value)
@@ -242,10 +279,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--bias", type=float, default=d.bias_c2,
                        help="progressive-bias weight c2; K(s,a) = the gammas' move probability, 0 = off "
                             "(default %(default)s)")
-    group.add_argument("--prior", type=float, nargs=2, default=(d.prior_even, d.prior_pattern),
+    group.add_argument("--prior", type=_number_or_auto, nargs=2, default=(d.prior_even, "auto"),
                        metavar=("EVEN", "PATTERN"),
                        help="RAVE virtual experience (Gelly & Silver): EVEN virtual playouts at 1/2 per move plus "
-                            "PATTERN * sqrt(K(s,a)) virtual wins; 0 0 = off (default %(default)s)")
+                            "PATTERN * sqrt(K(s,a)) virtual wins; 0 0 = off; PATTERN auto = 20, 500 on 19x19 "
+                            "(default 0 auto)")
     group.add_argument("--gammas", default=d.gammas,
                        help="gamma file for heavy playouts and priors (default: the shipped gammas)")
     group.add_argument("--prior-model", default=d.prior_model,
@@ -270,10 +308,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                             "defaults: " + ", ".join(f"{k}={v}" for k, v in d.to_dict().items()) + ")")
 
 
+def _number_or_auto(text: str):
+    """A ``--prior`` word: a number, or ``auto`` (by board size)."""
+    if text == "auto":
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number or auto, got {text!r}") from None
+
+
+def _auto_none(value):
+    """None for ``auto`` (or None), else the number."""
+    return None if value is None or value == "auto" else float(value)
+
+
 def from_args(args: argparse.Namespace) -> SearchConfig:
     """The SearchConfig of parsed ``add_arguments`` options; ValueError for a bad ``--search-option``."""
     config = SearchConfig(strategy=args.strategy, playout_policy=args.playout_policy, bias_c2=args.bias,
-                          prior_even=args.prior[0], prior_pattern=args.prior[1], gammas=args.gammas,
+                          prior_even=_auto_none(args.prior[0]) or 0.0, prior_pattern=_auto_none(args.prior[1]),
+                          gammas=args.gammas,
                           prior_model=getattr(args, "prior_model", DEFAULT.prior_model),
                           leaves_per_batch=args.leaves, playouts_per_leaf=args.playouts_per_leaf,
                           resign_threshold=args.resign_threshold, resign_min_playouts=args.resign_min_playouts,

@@ -40,7 +40,10 @@ PATH_OVERFLOW = -1  # descend_batch's return value when a path is longer than D
 
 
 def score_params(config, noise: float = TIE_NOISE) -> np.ndarray:
-    """float64 [N_PARAMS]: the ``SearchConfig`` fields the edge scores and the descent read."""
+    """float64 [N_PARAMS]: the ``SearchConfig`` fields the edge scores and the descent read (its board-size
+    defaults set: ``SearchConfig.for_size``)."""
+    if config.prior_pattern is None or config.widen_playouts is None:
+        raise ValueError("score_params: set the board-size defaults first (SearchConfig.for_size)")
     p = np.zeros(N_PARAMS)
     p[IS_UCT] = float(config.strategy == "uct")
     p[UCT_C], p[RAVE_C1], p[RAVE_C3] = config.uct_c, config.rave_c1, config.rave_c3
@@ -478,5 +481,6 @@ def node_scores(config, tree, node: int, noise: float = 0.0, rng: np.ndarray | N
                      tree.root, node)
     edge_scores(tree.children_visits[node], tree.children_values[node], tree.children_rave_visits[node],
                 tree.children_rave_values[node], tree.children_prior[node], tree.children_legal[node], mean,
-                score_params(config, noise), new_rng(0) if rng is None else rng, out)
+                score_params(config.for_actions(tree.num_actions), noise),
+                new_rng(0) if rng is None else rng, out)
     return out

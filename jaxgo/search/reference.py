@@ -24,6 +24,8 @@ def virtual_rave(cfg: SearchConfig, rave_visits, rave_values, prior):
     playouts, so a likely move starts with a RAVE value above 1/2 that real AMAF results outweigh after about
     as many playouts.  Unlike progressive bias (c2 K / (n + 1)), which is gone after a few visits of the edge,
     this fades with the move's AMAF count, which deep nodes gather slowly."""
+    if cfg.prior_pattern is None:
+        cfg = cfg.for_actions(len(prior))
     if not (cfg.prior_even or cfg.prior_pattern):
         return rave_visits, rave_values
     good = cfg.prior_pattern * np.sqrt(np.maximum(prior, 0.0))
@@ -43,6 +45,8 @@ def widened(prior, legal, visits: float, cfg: SearchConfig) -> np.ndarray:
     of a node with ``visits`` visits; prior float [A], legal bool [A].  Moves beyond the width stay unsearched,
     so a few thousand playouts on 19x19 go to the move model's likeliest moves instead of a flat sweep."""
     legal = np.asarray(legal, bool)
+    if cfg.widen_playouts is None:
+        cfg = cfg.for_actions(len(legal))
     width = widening_width(visits, cfg.widen_playouts, cfg.widen_factor)
     if width >= legal.sum():
         return legal
@@ -69,6 +73,7 @@ def node_mean(tree: Tree, node: int) -> float:
 def edge_scores_reference(cfg: SearchConfig, tree: Tree, node: int, noise: np.ndarray | None = None) -> np.ndarray:
     """float64 [A]: the selection score of every edge of ``node`` (-inf where not searched); ``noise`` float [A]
     is added before masking (the search adds 1e-7 times uniform numbers to break ties)."""
+    cfg = cfg.for_actions(tree.num_actions)
     visits = tree.children_visits[node]
     values = tree.children_values[node]
     parent_visits = visits.sum()

@@ -57,7 +57,7 @@ class Searcher(TreeSearch):
     def __init__(self, rules_config, config: SearchConfig | None = None, seed: int = 0, log=None,
                  evaluator: Evaluator | None = None):
         self.rules = rules_config
-        self.config = config or SearchConfig()
+        self.config = (config or SearchConfig()).for_size(rules_config.size)  # the board-size defaults set
         if self.config.strategy not in SEARCHES:
             raise ValueError(f"unknown search strategy {self.config.strategy!r}; one of {SEARCHES}")
         self.evaluator = evaluator or evaluator_for(self.config)

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import math
 
+from jaxgo.search.config import BY_SIZE
+
 MAX_LEAVES_PER_BATCH = 1024  # each device call holds leaves x L boards; every new K compiles new shapes
 MAX_PLAYOUTS_PER_LEAF = 256  # as the GTP engine allows
 MAX_GAMMA_FILE_BYTES = 256 << 20
@@ -30,7 +32,7 @@ RANGES = {
 INTEGERS = {"n_expand", "resign_min_playouts", "pp_min_samples", "flat_playouts_per_move", "leaves_per_batch",
             "playouts_per_leaf", "threads"}
 SWITCHES = {"early_stop", "ladder_prune", "ladder_prune_tree"}
-NULLABLE = {"gammas", "leaves_per_batch", "late_playout_policy"}
+NULLABLE = {"gammas", "leaves_per_batch", "late_playout_policy", *BY_SIZE}  # None (BY_SIZE: or auto) = the default
 TEXT_TRUE, TEXT_FALSE = ("true", "1"), ("false", "0")
 
 
@@ -50,6 +52,8 @@ def check_setting(key: str, value, text: bool = False):
         if key in NULLABLE:
             return None
         raise SettingError(key, "a value is required")
+    if key in BY_SIZE and isinstance(value, str) and value.lower() == "auto":
+        return None
     if key in SWITCHES:
         return _switch(key, value, text)
     if key not in RANGES:

@@ -22,6 +22,7 @@ def test_positions_follow_the_records_and_skip_short_ones(tmp_path):
     found = move_quality.positions(records, [0, 2, 9])
     assert [p["id"].rsplit("@", 1)[1] for p in found] == ["0", "2"]
     assert found[1]["moves"] == [["B", "C3"], ["W", "B4"]] and found[1]["komi"] == 0.5
+    assert [p["played"] for p in found] == ["C3", "D2"]  # the record's next move
     assert move_quality.to_move(found[0]) == "black" and move_quality.to_move(found[1]) == "black"
     assert move_quality.to_move({"moves": [["B", "C3"]]}) == "white"
 
@@ -51,12 +52,16 @@ def test_main_scores_engines_against_the_reference(tmp_path, monkeypatch, capsys
             "--engine", f"fair={fair}", "--out", str(out)]
     assert move_quality.main(argv) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert lines[0] == {"engine": "good", "positions": 2, "top1": 2, "top10": 2, "mean_ratio": 1.0,
+    # the record goes on with B4 after one move and D4 after three: "good" (always C3) matches neither, "fair"
+    # (always D4) the second
+    assert lines[0] == {"engine": "good", "positions": 2, "top1": 2, "top10": 2, "record": 0, "mean_ratio": 1.0,
                         "ci95": [1.0, 1.0]}
     assert lines[1]["mean_ratio"] == 0.5 and lines[1]["top1"] == 0 and lines[1]["top10"] == 2
+    assert lines[1]["record"] == 1
     assert lines[1]["diff_vs"] == "good" and lines[1]["diff"] == -0.5
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert [(r["gnugo"], r["good"], r["fair"]) for r in rows] == [("C3", "C3", "D4")] * 2
+    assert [r["record"] for r in rows] == ["B4", "D4"]
     # the reference is cached beside --out: a second run asks the stand-in for nothing
     asked = reference_log.read_text().count("reg_genmove")
     assert asked == 2

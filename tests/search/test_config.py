@@ -10,10 +10,33 @@ from jaxgo.search.config import SearchConfig
 
 def test_defaults_are_the_strongest_measured_configuration():
     config = SearchConfig()
-    assert (config.strategy, config.playout_policy, config.bias_c2, config.prior_even, config.prior_pattern) == \
-        ("rave", "heavy", 3.0, 0.0, 20.0)
+    assert (config.strategy, config.playout_policy, config.bias_c2, config.prior_even) == ("rave", "heavy", 3.0, 0.0)
     assert config.late_playout_policy == "rules" and config.late_fill == 0.45 and config.score_utility == 0.1
-    assert config.uses_gammas
+    assert config.uses_gammas and SearchConfig(bias_c2=0.0).uses_gammas  # the pattern prior is on on every board
+    # by board size: the pattern prior's weight and progressive widening
+    assert (config.prior_pattern, config.widen_playouts) == (None, None)
+    for size, expected in ((9, (20.0, 0.0)), (13, (20.0, 0.0)), (19, (500.0, 40.0))):
+        sized = config.for_size(size)
+        assert (sized.prior_pattern, sized.widen_playouts) == expected
+        assert sized.for_size(size) is sized  # nothing left to set
+
+
+def test_board_size_defaults_leave_given_values_alone():
+    given = SearchConfig(prior_pattern=20.0, widen_playouts=0.0)
+    assert given.for_size(19) is given
+    half = SearchConfig(widen_playouts=10.0).for_size(19)
+    assert (half.prior_pattern, half.widen_playouts) == (500.0, 10.0)
+    # overrides and settings take auto / None back to the board-size default; a negative widening is refused
+    config, ignored = given.with_overrides({"prior_pattern": "auto", "widen_playouts": None})
+    assert not ignored and (config.prior_pattern, config.widen_playouts) == (None, None)
+    with pytest.raises(ValueError, match="widen_playouts"):
+        SearchConfig(widen_playouts=-1.0)
+    parser = argparse.ArgumentParser()
+    search_config.add_arguments(parser)
+    assert search_config.from_args(parser.parse_args(["--prior", "0", "auto"])).prior_pattern is None
+    assert search_config.from_args(parser.parse_args(["--prior", "0", "30"])).prior_pattern == 30.0
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--prior", "0", "lots"])
 
 
 def test_command_line_round_trip_and_help_shows_defaults():
@@ -111,10 +134,14 @@ def test_late_playouts_switch_the_evaluator_once_stones_cover_late_fill():
 def test_describe_names_what_the_config_searches_with():
     text = SearchConfig().describe()
     assert text.startswith("RAVE tree search with heavy (gamma-proportional) playouts")
-    assert "progressive bias 3 and virtual RAVE experience (--prior 0 20) from the shipped gammas" in text
+    assert "progressive bias 3 and virtual RAVE experience (--prior 0 20; 500 on 19x19) from the shipped gammas" in text
+    assert "progressive widening on 19x19 (from 40 visits)" in text
+    sized = SearchConfig().for_size(9).describe()
+    assert "(--prior 0 20) from" in sized and "widening" not in sized
+    assert "progressive widening from 40 visits" in SearchConfig().for_size(19).describe()
     assert "MoGo-style rule playouts once stones cover 45% of the board" in text
     assert text.endswith("playouts valued with a score share of 0.1")
-    plain = SearchConfig(strategy="uct", playout_policy="light", bias_c2=0.0, prior_pattern=0.0,
+    plain = SearchConfig(strategy="uct", playout_policy="light", bias_c2=0.0, prior_pattern=0.0, widen_playouts=0.0,
                          late_playout_policy=None, score_utility=0.0)
     assert plain.describe() == "UCT tree search with light (uniform) playouts"
     assert "the gammas in g.npz" in SearchConfig(gammas="g.npz").describe()

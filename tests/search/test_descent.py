@@ -101,7 +101,7 @@ def test_tie_noise_is_small_and_reproducible():
 def _compiled_descents(config, tree, k, max_nodes=None, depth=64):
     """``descent.descend`` (no tie noise) as [(path [(node, action)], leaf)], like ``descend_reference``."""
     room = k + 1 if max_nodes is None else max_nodes - tree.size
-    (nodes, actions, lengths, leaves), _ = descent.descend(tree, k, descent.score_params(config, 0.0),
+    (nodes, actions, lengths, leaves), _ = descent.descend(tree, k, descent.score_params(config.for_size(5), 0.0),
                                                            descent.new_rng(0), room, depth)
     return [(list(zip(nodes[i, :lengths[i]].tolist(), actions[i, :lengths[i]].tolist())), int(leaves[i]))
             for i in range(k)]
@@ -144,11 +144,11 @@ def test_a_path_longer_than_the_buffer_is_reported_undone_and_retried():
                                  tree.action_from_parent,
                                  tree.children_index, tree.children_visits, tree.children_values,
                                  tree.children_rave_visits, tree.children_rave_values, tree.children_prior,
-                                 tree.children_legal, descent.score_params(SearchConfig(), 0.0),
+                                 tree.children_legal, descent.score_params(SearchConfig().for_size(5), 0.0),
                                  descent.new_rng(0), *small)
     assert done == descent.PATH_OVERFLOW
     assert np.array_equal(tree.children_visits, before)
-    (_, _, lengths, _), depth = descent.descend(tree, 3, descent.score_params(SearchConfig(), 0.0),
+    (_, _, lengths, _), depth = descent.descend(tree, 3, descent.score_params(SearchConfig().for_size(5), 0.0),
                                                 descent.new_rng(0), 4, depth=8)
     assert depth == 16 and lengths.tolist() == [12, 12, 12]
 

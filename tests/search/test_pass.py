@@ -63,7 +63,8 @@ def test_unvisited_pass_is_valued_at_the_node_mean_not_at_one_half(scores_of):
     tree.children_rave_visits[0, :3] = [400, 300, 200]
     tree.children_rave_values[0, :3] = [140, 90, 40]
     assert node_mean(tree, 0) == pytest.approx(0.3)
-    config = SearchConfig(strategy="rave", rave_c1=0.0, playout_policy="light", bias_c2=0.0)
+    config = SearchConfig(strategy="rave", rave_c1=0.0, playout_policy="light", bias_c2=0.0, prior_pattern=20.0,
+                          widen_playouts=0.0)  # a node of 4 actions, not a board: no board-size defaults
     scores = scores_of(config, tree, 0)
     assert scores[3] == pytest.approx(0.3, abs=1e-6)  # was 0.5: the first choice of a losing side
     assert np.argmax(scores) == 0

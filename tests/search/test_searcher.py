@@ -358,3 +358,24 @@ def test_score_utility_prefers_the_larger_margin_when_every_move_wins():
     plain = Searcher(game.rules, SearchConfig(strategy="rave", **dict(SMALL, score_utility=0.0)), seed=4)
     plain = plain.search(game, SearchLimits(playouts=1024))
     assert plain.win_rate == 1.0
+
+
+def test_board_size_defaults_widen_the_19x19_search_only():
+    """On 19x19 the defaults search a node's likeliest moves first (progressive widening from 40 visits) and
+    weigh the priors more; on 9x9 neither: the root's visited moves follow."""
+    from jaxgo.search.reference import widening_width
+
+    game = new_game(size=19, komi=7.5)
+    searcher = Searcher(game.rules, SearchConfig(leaves_per_batch=8), seed=1)
+    assert (searcher.config.widen_playouts, searcher.config.prior_pattern) == (40.0, 500.0)
+    result = searcher.search(game, SearchLimits(playouts=320))
+    tree = searcher.tree
+    visited = np.flatnonzero(tree.children_visits[tree.root] > 0)
+    width = widening_width(result.playouts, 40.0, 1.4)
+    assert 2 <= len(visited) <= width < 10
+    likeliest = np.argsort(-tree.children_prior[tree.root], kind="stable")[:width]
+    assert set(visited) <= set(likeliest)  # the move model's likeliest moves, the 4-4 and 3-4 points among them
+    small = Searcher(new_game(size=9, komi=7.5).rules, SearchConfig(leaves_per_batch=8), seed=1)
+    assert (small.config.widen_playouts, small.config.prior_pattern) == (0.0, 20.0)
+    small.search(new_game(size=9, komi=7.5), SearchLimits(playouts=320))
+    assert (small.tree.children_visits[small.tree.root] > 0).sum() > width
