@@ -52,6 +52,16 @@ def test_set_param_gives_the_player_a_new_config_before_and_after_it_exists(engi
     assert (config.uct_c, config.strategy, config.rave_c1, config.playout_policy) == (0.5, "uct", 0.1, "light")
 
 
+def test_board_size_defaults_show_as_none_and_come_back_with_auto(engine):
+    assert ask(engine, "kata-get_param prior_pattern") == "none"  # by board size: 20, and 500 on 19x19
+    assert ask(engine, "kata-set_param prior_pattern 50") == "" and engine.session.config.prior_pattern == 50.0
+    assert ask(engine, "kata-set_param widen_playouts 0") == "" and engine.session.config.widen_playouts == 0.0
+    assert ask(engine, "kata-set_param prior_pattern auto") == "" and engine.session.config.prior_pattern is None
+    assert ask(engine, "jaxgo-search_config widen_playouts none") == ""
+    assert engine.session.config.widen_playouts is None
+    assert "widen_playouts" in fail(engine, "kata-set_param widen_playouts -5")
+
+
 @pytest.mark.parametrize("line, message", [
     ("kata-set_param strategy bogus", "unknown strategy"),
     ("kata-set_param uct_c abc", "uct_c"),

@@ -165,7 +165,8 @@ def test_max_visits_is_a_hard_cap(served):
 
 @pytest.mark.parametrize("setting, value", [("uct_c", -1), ("n_expand", 0), ("early_stop", "no"),
                                             ("playouts_per_leaf", 0.5), ("resign_threshold", 2),
-                                            ("widen_factor", 1.0)])
+                                            ("widen_factor", 1.0), ("widen_playouts", -1),
+                                            ("prior_pattern", "lots")])
 def test_nonsense_settings_are_refused_naming_the_field(served, setting, value):
     serve, _, _ = served
     address = serve()
@@ -173,6 +174,13 @@ def test_nonsense_settings_are_refused_naming_the_field(served, setting, value):
     error = got["bad"][-1]
     assert error["field"] == f"overrideSettings.{setting}" and error["id"] == "bad" and setting in error["error"]
     assert got["good"][-1]["rootInfo"]["visits"] == 16  # the connection goes on
+
+
+def test_board_size_defaults_are_asked_for_with_auto_or_null(served):
+    serve, _, _ = served
+    address = serve()
+    got = answers(address, query("auto", 16, overrideSettings={"prior_pattern": "auto", "widen_playouts": None}))
+    assert got["auto"][-1]["rootInfo"]["visits"] == 16 and "error" not in got["auto"][-1]
 
 
 def test_a_file_that_is_not_a_gamma_file_is_refused(served, tmp_path):
