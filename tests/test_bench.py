@@ -110,7 +110,8 @@ def test_bench_search_reports_search_and_raw_throughput_at_the_same_batch():
     assert [r["position"] for r in searches] == ["empty", "move20"]
     for record in searches:
         assert record["batch"] == 16 and record["playouts_per_s"] > 0
-        assert record["ratio"] == pytest.approx(record["playouts_per_s"] / raw[0]["playouts_per_s"], rel=0.01)
+        # the ratio is printed to 3 decimals: within 0.0005 of the rates' quotient, whatever its size
+        assert record["ratio"] == pytest.approx(record["playouts_per_s"] / raw[0]["playouts_per_s"], rel=0.01, abs=6e-4)
         assert record["tree_nodes"] > 1
 
 
