@@ -49,6 +49,12 @@ LARGE_BOARD = 19
 BOARD_DEFAULTS = {"prior_pattern": (20.0, 500.0), "widen_playouts": (0.0, 40.0)}
 BY_SIZE = tuple(BOARD_DEFAULTS)  # None or "auto" in overrides: by board size
 
+
+def asks_board_default(key: str, value) -> bool:
+    """Whether ``value`` given for the field ``key`` asks for its board-size default: None or ``auto`` (any case)
+    for a field of ``BY_SIZE``."""
+    return key in BY_SIZE and (value is None or (isinstance(value, str) and value.lower() == "auto"))
+
 # Old names of SearchConfig fields, accepted for one version with a message on stderr (overrideSettings, GTP
 # parameters, --search-option): "playouts" now means a count of playouts only.
 DEPRECATED_NAMES = {"playouts": "playout_policy", "late_playouts": "late_playout_policy"}
@@ -217,9 +223,9 @@ class SearchConfig:
 
 def _coerce(key: str, value, default):
     """``value`` as the type of the field ``key`` (whose default is ``default``); ValueError if it is not."""
-    if key in ("gammas", "prior_model", "leaves_per_batch", "late_playout_policy") + BY_SIZE and value is None:
+    if key in ("gammas", "prior_model", "leaves_per_batch", "late_playout_policy") and value is None:
         return None
-    if key in BY_SIZE and isinstance(value, str) and value.lower() == "auto":
+    if asks_board_default(key, value):
         return None
     if isinstance(default, bool):
         return _as_bool(key, value)
@@ -279,7 +285,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--bias", type=float, default=d.bias_c2,
                        help="progressive-bias weight c2; K(s,a) = the gammas' move probability, 0 = off "
                             "(default %(default)s)")
-    group.add_argument("--prior", type=_number_or_auto, nargs=2, default=(d.prior_even, "auto"),
+    group.add_argument("--prior", type=_number_or_auto, nargs=2, default=(d.prior_even, None),
                        metavar=("EVEN", "PATTERN"),
                        help="RAVE virtual experience (Gelly & Silver): EVEN virtual playouts at 1/2 per move plus "
                             "PATTERN * sqrt(K(s,a)) virtual wins; 0 0 = off; PATTERN auto = 20, 500 on 19x19 "
@@ -309,8 +315,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _number_or_auto(text: str):
-    """A ``--prior`` word: a number, or ``auto`` (by board size)."""
-    if text == "auto":
+    """A ``--prior`` word: a number, or ``auto`` (None: by board size)."""
+    if asks_board_default("prior_pattern", text):
         return None
     try:
         return float(text)
@@ -318,16 +324,10 @@ def _number_or_auto(text: str):
         raise argparse.ArgumentTypeError(f"expected a number or auto, got {text!r}") from None
 
 
-def _auto_none(value):
-    """None for ``auto`` (or None), else the number."""
-    return None if value is None or value == "auto" else float(value)
-
-
 def from_args(args: argparse.Namespace) -> SearchConfig:
     """The SearchConfig of parsed ``add_arguments`` options; ValueError for a bad ``--search-option``."""
     config = SearchConfig(strategy=args.strategy, playout_policy=args.playout_policy, bias_c2=args.bias,
-                          prior_even=_auto_none(args.prior[0]) or 0.0, prior_pattern=_auto_none(args.prior[1]),
-                          gammas=args.gammas,
+                          prior_even=args.prior[0] or 0.0, prior_pattern=args.prior[1], gammas=args.gammas,
                           prior_model=getattr(args, "prior_model", DEFAULT.prior_model),
                           leaves_per_batch=args.leaves, playouts_per_leaf=args.playouts_per_leaf,
                           resign_threshold=args.resign_threshold, resign_min_playouts=args.resign_min_playouts,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 
-from jaxgo.search.config import BY_SIZE
+from jaxgo.search.config import BY_SIZE, asks_board_default
 
 MAX_LEAVES_PER_BATCH = 1024  # each device call holds leaves x L boards; every new K compiles new shapes
 MAX_PLAYOUTS_PER_LEAF = 256  # as the GTP engine allows
@@ -52,7 +52,7 @@ def check_setting(key: str, value, text: bool = False):
         if key in NULLABLE:
             return None
         raise SettingError(key, "a value is required")
-    if key in BY_SIZE and isinstance(value, str) and value.lower() == "auto":
+    if asks_board_default(key, value):
         return None
     if key in SWITCHES:
         return _switch(key, value, text)
