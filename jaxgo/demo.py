@@ -109,7 +109,7 @@ def play_demo_game(size: int, playouts: int, max_moves: int, seed: int, engine: 
     if resigned is not None:
         result = colour_letter(-resigned) + f"+Resign ({color_name(resigned)} resigned; area count {result})"
     how = (f"flat Monte Carlo, {playouts} playouts per candidate" if engine == "flat" else
-           f"{config.describe()}, {playouts} playouts per move")
+           f"{config.for_size(size).describe()}, {playouts} playouts per move")
     print(f"\n{len(game.moves)} moves in {elapsed:.1f} s ({how}); "
           f"captures B {game.captures(1)} W {game.captures(-1)}; Tromp-Taylor result {result}")
 
