@@ -10,15 +10,17 @@ The defaults are the strongest configuration measured against GNU Go (benchmarks
 gamma-proportional heavy playouts, progressive bias c2 = 3 and the gammas as virtual RAVE experience
 (``prior_pattern`` 20) from the shipped gammas, MoGo-style rule playouts once stones cover 45% of the board
 (``late_playout_policy``), and a playout value that gives the score a share of 0.1 beside the win
-(``score_utility``).  Two fields depend on the board when left at None (``for_size``): on 19x19 the priors weigh
+(``score_utility``).  Three fields depend on the board when left at None (``for_size``): on 19x19 the priors weigh
 more (``prior_pattern`` 500) and a node searches only its likeliest moves at first (progressive widening,
 ``widen_playouts`` 40), because there a search's playouts cannot tell the moves apart: with them off, a
-10,000-playout search chose moves GNU Go rates at 0.18 of its best, against 0.37 with them and 0.36 for the move model
-alone (``jaxgo eval move-quality``, benchmarks/RESULTS.md).  The RAVE exploration constant is 0: with 0.1 the
-UCB term (0.25 for an unvisited move after 500 playouts) outweighs the differences between RAVE values, and a
-500-playout search on 19x19 became a flat sweep of 128 moves with 4 playouts each; with 0 it concentrates (the
-most visited move holds about a third of the playouts) while RAVE's AMAF credit still tries the moves.  Playouts
-run on the native backend on a CPU and on the XLA kernels on an accelerator (``backend``).
+10,000-playout search chose moves GNU Go rates at 0.18 of its best, against 0.37 with them and 0.36 for the move
+model alone (``jaxgo eval move-quality``, benchmarks/RESULTS.md); and the rule playouts run from the empty board
+(``late_fill`` 0), twice as fast as the heavy ones there and as strong per playout against GNU Go.  The RAVE
+exploration constant is 0: with 0.1 the UCB term (0.25 for an unvisited move after 500 playouts) outweighs the
+differences between RAVE values, and a 500-playout search on 19x19 became a flat sweep of 128 moves with 4 playouts
+each; with 0 it concentrates (the most visited move holds about a third of the playouts) while RAVE's AMAF credit
+still tries the moves.  Playouts run on the native backend on a CPU and on the XLA kernels on an accelerator
+(``backend``).
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ PRIOR_MODELS = (None, "auto", "large", "base")  # named move models of the prior
 
 # The values of the fields left at None (``SearchConfig.for_size``) below and from ``LARGE_BOARD`` on.
 LARGE_BOARD = 19
-BOARD_DEFAULTS = {"prior_pattern": (20.0, 500.0), "widen_playouts": (0.0, 40.0)}
+BOARD_DEFAULTS = {"prior_pattern": (20.0, 500.0), "widen_playouts": (0.0, 40.0), "late_fill": (0.45, 0.0)}
 BY_SIZE = tuple(BOARD_DEFAULTS)  # None or "auto" in overrides: by board size
 
 
@@ -107,7 +109,8 @@ class SearchConfig:
     ladder_prune: bool = False  # leave out of the root the atari escapes that a ladder still captures (go.ladder)
     ladder_prune_tree: bool = False  # ... and out of every node the tree creates, for both sides
     late_playout_policy: str | None = "rules"  # the playout policy of the searches from late_fill on; None = off
-    late_fill: float = 0.45  # the fraction of the board's points covered by stones from which the late policy applies
+    late_fill: float | None = None  # the fraction of the board's points covered by stones from which the late policy
+    # applies; None: by board size (BOARD_DEFAULTS: 0.45, and from the first move on 19x19)
     score_utility: float = 0.1  # share u of the score in a playout's value (descent.playout_values; 0: win / loss)
     backend: str = "auto"  # playouts: native (numba, one board at a time), xla (batched kernels), auto: native on CPU
     threads: int = 0  # native playouts: threads per batch (0: one per core)
@@ -127,7 +130,7 @@ class SearchConfig:
             raise ValueError("widen_playouts must be >= 0 and widen_factor > 1")
         if self.late_playout_policy and self.late_playout_policy not in PLAYOUT_POLICIES:
             raise ValueError(f"unknown late playout policy {self.late_playout_policy!r}; one of {PLAYOUT_POLICIES}")
-        if not 0 <= self.late_fill <= 1:
+        if self.late_fill is not None and not 0 <= self.late_fill <= 1:
             raise ValueError("late_fill must be between 0 and 1")
         if self.backend not in PLAYOUT_BACKENDS:
             raise ValueError(f"unknown playout backend {self.backend!r}; one of {PLAYOUT_BACKENDS}")
@@ -148,7 +151,7 @@ class SearchConfig:
     def for_actions(self, actions: int) -> "SearchConfig":
         """``for_size`` for a node of ``actions`` = P + 1 actions; unchanged when nothing is left to set (so
         the statistics of a node that is not a board, in tests, need the fields given)."""
-        if self.prior_pattern is None or self.widen_playouts is None:
+        if any(getattr(self, key) is None for key in BY_SIZE):
             from jaxgo.go.tables import board_size
 
             return self.for_size(board_size(actions - 1))
@@ -187,7 +190,11 @@ class SearchConfig:
             text += f", progressive widening on 19x19 (from {BOARD_DEFAULTS['widen_playouts'][1]:g} visits)"
         elif self.widen_playouts:
             text += f", progressive widening from {self.widen_playouts:g} visits"
-        if self.late_playout_policy:
+        if self.late_playout_policy and self.late_fill is None:
+            small, large = BOARD_DEFAULTS["late_fill"]
+            text += (f", and {_POLICY_TEXT[self.late_playout_policy]} once stones cover {small:.0%} of the board "
+                     f"({large:.0%} on 19x19: from the first move)")
+        elif self.late_playout_policy:
             text += (f", and {_POLICY_TEXT[self.late_playout_policy]} once stones cover {self.late_fill:.0%} of the "
                      "board")
         if self.score_utility and self.strategy in TREE_STRATEGIES:
@@ -196,8 +203,12 @@ class SearchConfig:
 
     def playout_policy_at(self, stones: int, points: int) -> str:
         """The playout policy of a search from a position with ``stones`` stones on a board of ``points``
-        points: ``late_playout_policy`` once they cover ``late_fill`` of the board, else ``playout_policy``."""
-        if self.late_playout_policy and stones >= self.late_fill * points:
+        points: ``late_playout_policy`` once they cover ``late_fill`` of the board (by the board's size when None),
+        else ``playout_policy``."""
+        fill = self.late_fill
+        if fill is None:
+            fill = BOARD_DEFAULTS["late_fill"][points >= LARGE_BOARD * LARGE_BOARD]
+        if self.late_playout_policy and stones >= fill * points:
             return self.late_playout_policy
         return self.playout_policy
 

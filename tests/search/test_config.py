@@ -11,18 +11,18 @@ from jaxgo.search.config import SearchConfig
 def test_defaults_are_the_strongest_measured_configuration():
     config = SearchConfig()
     assert (config.strategy, config.playout_policy, config.bias_c2, config.prior_even) == ("rave", "heavy", 3.0, 0.0)
-    assert config.late_playout_policy == "rules" and config.late_fill == 0.45 and config.score_utility == 0.1
+    assert config.late_playout_policy == "rules" and config.score_utility == 0.1
     assert config.uses_gammas and SearchConfig(bias_c2=0.0).uses_gammas  # the pattern prior is on on every board
-    # by board size: the pattern prior's weight and progressive widening
-    assert (config.prior_pattern, config.widen_playouts) == (None, None)
-    for size, expected in ((9, (20.0, 0.0)), (13, (20.0, 0.0)), (19, (500.0, 40.0))):
+    # by board size: the pattern prior's weight, progressive widening, and where the rule playouts take over
+    assert (config.prior_pattern, config.widen_playouts, config.late_fill) == (None, None, None)
+    for size, expected in ((9, (20.0, 0.0, 0.45)), (13, (20.0, 0.0, 0.45)), (19, (500.0, 40.0, 0.0))):
         sized = config.for_size(size)
-        assert (sized.prior_pattern, sized.widen_playouts) == expected
+        assert (sized.prior_pattern, sized.widen_playouts, sized.late_fill) == expected
         assert sized.for_size(size) is sized  # nothing left to set
 
 
 def test_board_size_defaults_leave_given_values_alone():
-    given = SearchConfig(prior_pattern=20.0, widen_playouts=0.0)
+    given = SearchConfig(prior_pattern=20.0, widen_playouts=0.0, late_fill=0.45)
     assert given.for_size(19) is given
     half = SearchConfig(widen_playouts=10.0).for_size(19)
     assert (half.prior_pattern, half.widen_playouts) == (500.0, 10.0)
@@ -120,6 +120,10 @@ def test_late_playouts_switch_the_evaluator_once_stones_cover_late_fill():
     config, ignored = SearchConfig().with_overrides({"late_playout_policy": "rules", "late_fill": 0.4})
     assert not ignored and SearchConfig(late_playout_policy=None).playout_policy_at(81, 81) == "heavy"  # None: off
     assert config.playout_policy_at(9, 25) == "heavy" and config.playout_policy_at(10, 25) == "rules"
+    # left at None, by the board's size: from 45% covered below 19x19, from the empty board on 19x19
+    assert SearchConfig().playout_policy_at(36, 81) == "heavy" and SearchConfig().playout_policy_at(37, 81) == "rules"
+    assert SearchConfig().playout_policy_at(0, 361) == "rules"
+    assert SearchConfig().for_size(9).playout_policy_at(36, 81) == "heavy"
     stones = np.zeros(25, np.int8)
     stones[:9] = 1
     assert evaluator_for(config, stones=stones).policy == "heavy"

@@ -361,14 +361,16 @@ def test_score_utility_prefers_the_larger_margin_when_every_move_wins():
 
 
 def test_board_size_defaults_widen_the_19x19_search_only():
-    """On 19x19 the defaults search a node's likeliest moves first (progressive widening from 40 visits) and
-    weigh the priors more; on 9x9 neither: the root's visited moves follow."""
+    """On 19x19 the defaults search a node's likeliest moves first (progressive widening from 40 visits), weigh
+    the priors more and run rule playouts from the empty board; on 9x9 none of these: the root's visited moves
+    follow, and the empty board's playouts are heavy."""
     from jaxgo.search.reference import widening_width
 
     game = new_game(size=19, komi=7.5)
     searcher = Searcher(game.rules, SearchConfig(leaves_per_batch=8), seed=1)
     assert (searcher.config.widen_playouts, searcher.config.prior_pattern) == (40.0, 500.0)
     result = searcher.search(game, SearchLimits(playouts=320))
+    assert searcher.evaluator.policy == "rules"
     tree = searcher.tree
     visited = np.flatnonzero(tree.children_visits[tree.root] > 0)
     width = widening_width(result.playouts, 40.0, 1.4)
@@ -378,4 +380,5 @@ def test_board_size_defaults_widen_the_19x19_search_only():
     small = Searcher(new_game(size=9, komi=7.5).rules, SearchConfig(leaves_per_batch=8), seed=1)
     assert (small.config.widen_playouts, small.config.prior_pattern) == (0.0, 20.0)
     small.search(new_game(size=9, komi=7.5), SearchLimits(playouts=320))
+    assert small.evaluator.policy == "heavy"
     assert (small.tree.children_visits[small.tree.root] > 0).sum() > width
