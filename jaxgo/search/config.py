@@ -151,7 +151,7 @@ class SearchConfig:
     def for_actions(self, actions: int) -> "SearchConfig":
         """``for_size`` for a node of ``actions`` = P + 1 actions; unchanged when nothing is left to set (so
         the statistics of a node that is not a board, in tests, need the fields given)."""
-        if any(getattr(self, key) is None for key in BY_SIZE):
+        if self.prior_pattern is None or self.widen_playouts is None:  # the two fields a node's statistics use
             from jaxgo.go.tables import board_size
 
             return self.for_size(board_size(actions - 1))
