@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 import os
 import sys
 
@@ -50,6 +51,11 @@ PRIOR_MODELS = (None, "auto", "large", "base")  # named move models of the prior
 LARGE_BOARD = 19
 BOARD_DEFAULTS = {"prior_pattern": (20.0, 500.0), "widen_playouts": (0.0, 40.0), "late_fill": (0.45, 0.0)}
 BY_SIZE = tuple(BOARD_DEFAULTS)  # None or "auto" in overrides: by board size
+
+
+def board_default(key: str, size: int):
+    """The value of the ``BOARD_DEFAULTS`` field ``key`` on a board of ``size``."""
+    return BOARD_DEFAULTS[key][size >= LARGE_BOARD]
 
 
 def asks_board_default(key: str, value) -> bool:
@@ -144,8 +150,7 @@ class SearchConfig:
     def for_size(self, size: int) -> "SearchConfig":
         """This config for a board of ``size``: the fields left at None (``BOARD_DEFAULTS``) set to their value
         below or from ``LARGE_BOARD`` on; every other field, and a value given for one of them, unchanged."""
-        large = size >= LARGE_BOARD
-        changes = {key: values[large] for key, values in BOARD_DEFAULTS.items() if getattr(self, key) is None}
+        changes = {key: board_default(key, size) for key in BY_SIZE if getattr(self, key) is None}
         return dataclasses.replace(self, **changes) if changes else self
 
     def for_actions(self, actions: int) -> "SearchConfig":
@@ -190,13 +195,16 @@ class SearchConfig:
             text += f", progressive widening on 19x19 (from {BOARD_DEFAULTS['widen_playouts'][1]:g} visits)"
         elif self.widen_playouts:
             text += f", progressive widening from {self.widen_playouts:g} visits"
-        if self.late_playout_policy and self.late_fill is None:
-            small, large = BOARD_DEFAULTS["late_fill"]
-            text += (f", and {_POLICY_TEXT[self.late_playout_policy]} once stones cover {small:.0%} of the board "
-                     f"({large:.0%} on 19x19: from the first move)")
-        elif self.late_playout_policy:
-            text += (f", and {_POLICY_TEXT[self.late_playout_policy]} once stones cover {self.late_fill:.0%} of the "
-                     "board")
+        if self.late_playout_policy:
+            late = _POLICY_TEXT[self.late_playout_policy]
+            if self.late_fill is None:
+                small, large = BOARD_DEFAULTS["late_fill"]
+                text += (f", and {late} once stones cover {small:.0%} of the board ({large:.0%} on 19x19: from the "
+                         "first move)")
+            elif self.late_fill == 0:
+                text += f", and {late} from the first move"
+            else:
+                text += f", and {late} once stones cover {self.late_fill:.0%} of the board"
         if self.score_utility and self.strategy in TREE_STRATEGIES:
             text += f"; playouts valued with a score share of {self.score_utility:g}"
         return text
@@ -207,7 +215,7 @@ class SearchConfig:
         else ``playout_policy``."""
         fill = self.late_fill
         if fill is None:
-            fill = BOARD_DEFAULTS["late_fill"][points >= LARGE_BOARD * LARGE_BOARD]
+            fill = board_default("late_fill", math.isqrt(points))
         if self.late_playout_policy and stones >= fill * points:
             return self.late_playout_policy
         return self.playout_policy
