@@ -7,8 +7,9 @@
              superko hashes, score); then the session replays its early moves on a real ``Game``;
     search   the session's ``Player`` and one batch of its first search (a throw-away ``Searcher`` with the
              same ``SearchConfig`` and the batch size K the first ``genmove`` will use, and with its
-             ``late_playout_policy`` when set), so the first ``genmove`` (and the first late one) finds its kernels
-             compiled (or in the persistent cache, ``jaxgo.util.jitcache``).
+             ``late_playout_policy`` when the searches switch to it later in the game), so the first ``genmove``
+             (and the first late one) finds its kernels compiled (or in the persistent cache,
+             ``jaxgo.util.jitcache``).
 
 The session's own searcher, game and random keys are never touched: a seeded engine plays the same moves
 with or without the warm-up.  Commands that need a phase wait for it (``wait``); ``cancel`` stops the thread
@@ -110,10 +111,12 @@ class Warmup:
         if shape not in self.compiled:
             searcher = Searcher(rules, dataclasses.replace(config, leaves_per_batch=leaves), seed=0)
             searcher.search(game, SearchLimits(playouts=1))  # at least one batch of K leaves, L playouts each
-            if config.late_playout_policy:  # and the playouts the searches switch to later in the game
-                late = dataclasses.replace(config, leaves_per_batch=leaves, playout_policy=config.late_playout_policy,
-                                           late_playout_policy=None)
-                Searcher(rules, late, seed=0).search(game, SearchLimits(playouts=1))
+            # and the playouts the searches switch to later in the game (on 19x19 they run from the start)
+            late = config.late_playout_policy
+            if late and config.playout_policy_at(0, rules.size ** 2) != late:
+                late_config = dataclasses.replace(config, leaves_per_batch=leaves, playout_policy=late,
+                                                  late_playout_policy=None)
+                Searcher(rules, late_config, seed=0).search(game, SearchLimits(playouts=1))
             self.compiled.add(shape)
         return leaves
 

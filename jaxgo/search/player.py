@@ -75,7 +75,8 @@ class LocalSearch:
         return self.searcher(game.rules).search(game, limits)
 
     def ownership(self, game, playouts: int = OWNERSHIP_PLAYOUTS) -> np.ndarray:
-        return ownership_estimate(game, playouts=playouts, seed=self.seed, evaluator=evaluator_for(self.config))
+        evaluator = evaluator_for(self.config, stones=game.state.stones)  # the position's playouts
+        return ownership_estimate(game, playouts=playouts, seed=self.seed, evaluator=evaluator)
 
     def reset(self) -> None:
         self._searcher = None

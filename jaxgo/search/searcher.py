@@ -60,7 +60,8 @@ class Searcher(TreeSearch):
         self.config = (config or SearchConfig()).for_size(rules_config.size)  # the board-size defaults set
         if self.config.strategy not in SEARCHES:
             raise ValueError(f"unknown search strategy {self.config.strategy!r}; one of {SEARCHES}")
-        self.evaluator = evaluator or evaluator_for(self.config)
+        # the empty board's playouts until the first search picks its position's (late_playout_policy)
+        self.evaluator = evaluator or evaluator_for(self.config, stones=np.zeros(self.rules.size ** 2, np.int8))
         self.tree_backend = tree_backend(self.rules.suicide)
         self.children_batch, self.searchable_batch = position_kernels(self.rules.suicide, self.tree_backend)
         self._chooses_evaluator = evaluator is None  # per search, by the position (late_playout_policy), unless given

@@ -369,6 +369,7 @@ def test_board_size_defaults_widen_the_19x19_search_only():
     game = new_game(size=19, komi=7.5)
     searcher = Searcher(game.rules, SearchConfig(leaves_per_batch=8), seed=1)
     assert (searcher.config.widen_playouts, searcher.config.prior_pattern) == (40.0, 500.0)
+    assert searcher.evaluator.policy == "rules"  # from the start: no heavy tables built for nothing
     result = searcher.search(game, SearchLimits(playouts=320))
     assert searcher.evaluator.policy == "rules"
     tree = searcher.tree
