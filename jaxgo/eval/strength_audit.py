@@ -25,6 +25,12 @@ def estimate_margin(text: str, colour: str) -> float:
     return margin if (word[0] == "B") == (colour == "black") else -margin
 
 
+def game_key(record: dict, moves: str = "moves") -> tuple:
+    """(game, jaxgo's colour, moves) of a log record or an output row (its moves under the key ``moves``): a
+    series extended by a second run numbers its games from 0 again, so the game number alone names no game."""
+    return record["game"], record["jaxgo_colour"], record.get(moves)
+
+
 def audit(args) -> int:
     from concurrent.futures import ThreadPoolExecutor
 
@@ -43,7 +49,7 @@ def audit(args) -> int:
     sources, series, budget = series_selection(args)
     resigned = [r for r in series if not r["jaxgo_won"] and r.get("reason") == "resign"]
     out = resolve(Path(args.out))
-    done = {r["game"]: r for r in load(out)}
+    done = {game_key(r, "resigned_at"): r for r in load(out)}
     shares = CpuShares(args.parallel, not args.no_pin)
 
     def estimate(rec, record):
@@ -68,17 +74,17 @@ def audit(args) -> int:
                 "result": result.get("result"), "reason": result.get("reason"), "forfeit": result.get("forfeit"),
                 "moves": result.get("moves"), "jaxgo_won": won}
 
-    todo = [r for r in resigned if r["game"] not in done]
+    todo = [r for r in resigned if game_key(r) not in done]
     with ThreadPoolExecutor(max_workers=max(1, args.parallel)) as pool:
         for row in pool.map(one, todo):
             with open_log(out, "a") as f:
                 f.write(json.dumps(row) + "\n")
-            done[row["game"]] = row
+            done[game_key(row, "resigned_at")] = row
             outcome = (f"GNU Go estimates {row['estimate']}" if args.estimate else
                        f"played on: {row['result']} ({'won' if row['jaxgo_won'] else 'lost'})")
             print(f"game {row['game']}: resigned at move {row['resigned_at']}, {outcome}", file=sys.stderr,
                   flush=True)
-    rows = [done[r["game"]] for r in resigned if r["game"] in done]
+    rows = [done[game_key(r)] for r in resigned if game_key(r) in done]
     summary = {"series": [args.size, args.label, args.strategy, args.playouts or args.time],
                "games": len(series), "lost_by_resigning": len(resigned)}
     if args.estimate:
@@ -190,7 +196,7 @@ def swings(args) -> int:
         return 2
     sources, series, budget = series_selection(args)
     out = resolve(Path(args.out))
-    done = {r["game"]: r for r in load(out)}
+    done = {game_key(r): r for r in load(out)}
 
     def one(rec):
         record = series_game(sources.get((rec["strategy"], budget, rec["game"]), []), rec["moves"])
@@ -207,19 +213,19 @@ def swings(args) -> int:
             margins = jaxgo_margins(record, rec["jaxgo_colour"], estimate)
         move, drop = worst_drop(margins)
         return {"game": rec["game"], "jaxgo_colour": rec["jaxgo_colour"], "jaxgo_won": rec["jaxgo_won"],
-                "margins": margins, "worst_move": move, "worst_drop": round(drop, 1)}
+                "moves": rec["moves"], "margins": margins, "worst_move": move, "worst_drop": round(drop, 1)}
 
-    todo = [r for r in series if r["game"] not in done and not r.get("forfeit")]
+    todo = [r for r in series if game_key(r) not in done and not r.get("forfeit")]
     with ThreadPoolExecutor(max_workers=max(1, args.parallel)) as pool:
         for row in pool.map(one, todo):
             with open_log(out, "a") as f:
                 f.write(json.dumps(row) + "\n")
-            done[row["game"]] = row
+            done[game_key(row)] = row
             print(f"game {row['game']} ({'won' if row['jaxgo_won'] else 'lost'}): largest fall "
                   f"{row['worst_drop']} points at move {row['worst_move']}", file=sys.stderr, flush=True)
     summary = {"series": [args.size, args.label, args.strategy, args.playouts or args.time], "games": len(series)}
     for name, won in (("lost", False), ("won", True)):
-        rows = [done[r["game"]] for r in series if r["game"] in done and r["jaxgo_won"] == won]
+        rows = [done[game_key(r)] for r in series if game_key(r) in done and r["jaxgo_won"] == won]
         drops = sorted(r["worst_drop"] for r in rows)
         moves = sorted(r["worst_move"] for r in rows if r["worst_move"] is not None)
         turns = sorted(t for t in (turning_move(r["margins"]) for r in rows) if t is not None)

@@ -71,6 +71,28 @@ def test_audit_estimate_asks_gnugo_for_the_score_of_a_clocked_series(tmp_path, m
     assert strength.main(argv[:argv.index("--time")] + argv[argv.index("--size"):]) == 2
 
 
+def test_audit_tells_apart_the_same_game_number_of_two_runs(tmp_path, monkeypatch, capsys):
+    # a series extended by a second run: game 0 twice, each run's SGFs in its own folder
+    gnugo = fake_gtp_engine(tmp_path / "gnugo.py", replies={"estimate_score": "W+4.5"})
+    monkeypatch.setattr(series, "find_gnugo", lambda: gnugo)
+    log = tmp_path / "log.jsonl"
+    base = {"strategy": "rave", "playouts": None, "label": "t", "size": 5, "time": "0:10:1", "game": 0,
+            "jaxgo_colour": "black", "jaxgo_won": False, "reason": "resign"}
+    log.write_text("".join(json.dumps(dict(base, moves=moves)) + "\n" for moves in (2, 3)))
+    for run, moves in (("first", ";B[cc];W[cb]"), ("second", ";B[cc];W[cb];B[dd]")):
+        sgf = tmp_path / "sgf" / run / "rave_0-10-1_0000" / "game_0000.sgf"
+        sgf.parent.mkdir(parents=True)
+        sgf.write_text(f"(;GM[1]SZ[5]KM[7.5]{moves})")
+    out = tmp_path / "estimates.jsonl"
+    argv = ["audit", "--log", str(log), "--sgf-dir", str(tmp_path / "sgf"), "--label", "t", "--time", "0:10:1",
+            "--size", "5", "--estimate", "--out", str(out)]
+    assert strength.main(argv) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["estimated"] == 2 and summary["margins"] == [-4.5, -4.5]
+    assert sorted(json.loads(line)["resigned_at"] for line in out.read_text().splitlines()) == [2, 3]
+    assert strength.main(argv) == 0 and len(out.read_text().splitlines()) == 2  # resumed: nothing to estimate
+
+
 def test_estimate_margin_reads_gnugo_scores():
     assert strength_audit.estimate_margin("B+3.5 (upper bound: 5, lower: 2)", "black") == 3.5
     assert strength_audit.estimate_margin("B+3.5", "white") == -3.5
