@@ -45,11 +45,19 @@ def test_series_game_needs_exactly_one_sgf_with_the_logged_moves():
         series.series_game([two], 3)
 
 
-def test_audit_estimate_asks_gnugo_for_the_score_of_a_clocked_series(tmp_path, monkeypatch, capsys):
-    estimate = "W+12.5 (upper bound: 14.0, lower: 11.0)"
+def estimate_audit(tmp_path, monkeypatch, estimate: str) -> tuple:
+    """(argv of an ``audit --estimate`` of the 5x5 series "t" at 0:10:1 with its log and SGFs under tmp_path, its
+    log path, its output path), GNU Go replaced by a fake answering ``estimate_score`` with ``estimate``."""
     gnugo = fake_gtp_engine(tmp_path / "gnugo.py", replies={"estimate_score": estimate})
     monkeypatch.setattr(series, "find_gnugo", lambda: gnugo)
-    log = tmp_path / "log.jsonl"
+    log, out = tmp_path / "log.jsonl", tmp_path / "estimates.jsonl"
+    argv = ["audit", "--log", str(log), "--sgf-dir", str(tmp_path / "sgf"), "--label", "t", "--time", "0:10:1",
+            "--size", "5", "--estimate", "--out", str(out)]
+    return argv, log, out
+
+
+def test_audit_estimate_asks_gnugo_for_the_score_of_a_clocked_series(tmp_path, monkeypatch, capsys):
+    argv, log, out = estimate_audit(tmp_path, monkeypatch, "W+12.5 (upper bound: 14.0, lower: 11.0)")
     base = {"strategy": "rave", "playouts": None, "label": "t", "size": 5, "time": "0:10:1"}
     rows = [dict(base, game=0, jaxgo_colour="black", jaxgo_won=False, reason="resign", moves=2),
             dict(base, game=1, jaxgo_colour="white", jaxgo_won=False, reason="resign", moves=3)]
@@ -58,9 +66,6 @@ def test_audit_estimate_asks_gnugo_for_the_score_of_a_clocked_series(tmp_path, m
         sgf = tmp_path / "sgf" / "rave_0-10-1_0000" / f"game_{index:04d}.sgf"
         sgf.parent.mkdir(parents=True, exist_ok=True)
         sgf.write_text(f"(;GM[1]SZ[5]KM[7.5]{moves})")
-    out = tmp_path / "estimates.jsonl"
-    argv = ["audit", "--log", str(log), "--sgf-dir", str(tmp_path / "sgf"), "--label", "t", "--time", "0:10:1",
-            "--size", "5", "--estimate", "--out", str(out)]
     assert strength.main(argv) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["lost_by_resigning"] == 2 and summary["estimated"] == 2
@@ -73,9 +78,7 @@ def test_audit_estimate_asks_gnugo_for_the_score_of_a_clocked_series(tmp_path, m
 
 def test_audit_tells_apart_the_same_game_number_of_two_runs(tmp_path, monkeypatch, capsys):
     # a series extended by a second run: game 0 twice, each run's SGFs in its own folder
-    gnugo = fake_gtp_engine(tmp_path / "gnugo.py", replies={"estimate_score": "W+4.5"})
-    monkeypatch.setattr(series, "find_gnugo", lambda: gnugo)
-    log = tmp_path / "log.jsonl"
+    argv, log, out = estimate_audit(tmp_path, monkeypatch, "W+4.5")
     base = {"strategy": "rave", "playouts": None, "label": "t", "size": 5, "time": "0:10:1", "game": 0,
             "jaxgo_colour": "black", "jaxgo_won": False, "reason": "resign"}
     log.write_text("".join(json.dumps(dict(base, moves=moves)) + "\n" for moves in (2, 3)))
@@ -83,9 +86,6 @@ def test_audit_tells_apart_the_same_game_number_of_two_runs(tmp_path, monkeypatc
         sgf = tmp_path / "sgf" / run / "rave_0-10-1_0000" / "game_0000.sgf"
         sgf.parent.mkdir(parents=True)
         sgf.write_text(f"(;GM[1]SZ[5]KM[7.5]{moves})")
-    out = tmp_path / "estimates.jsonl"
-    argv = ["audit", "--log", str(log), "--sgf-dir", str(tmp_path / "sgf"), "--label", "t", "--time", "0:10:1",
-            "--size", "5", "--estimate", "--out", str(out)]
     assert strength.main(argv) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["estimated"] == 2 and summary["margins"] == [-4.5, -4.5]
