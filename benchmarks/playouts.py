@@ -1,4 +1,4 @@
-"""Playout benchmark: same as ``jaxgo bench playouts`` (see ``jaxgo/playouts/bench.py``).
+"""Playout benchmark: same as ``jaxgo bench playouts`` (see ``jaxgo/playouts/bench/throughput.py``).
 
 Example: python benchmarks/playouts.py --size 9 19 --batch 256 1024 --compare pgx,openspiel --json
 """

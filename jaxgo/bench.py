@@ -1,7 +1,7 @@
 """``jaxgo bench NAME ...``: the benchmarks, each living with the code it measures.
 
-    playouts  light-playout throughput vs pgx / OpenSpiel (``jaxgo.playouts.bench``)
-    heavy     heavy vs light playouts, same batch (``jaxgo.playouts.heavy_bench``)
+    playouts  light-playout throughput vs pgx / OpenSpiel (``jaxgo.playouts.bench.throughput``)
+    heavy     heavy vs light playouts, same batch (``jaxgo.playouts.bench.heavy``)
     search    playouts per second inside a search vs raw calls (``jaxgo.search.bench``)
     serve     analysis-server throughput with many clients (``jaxgo.server.bench``)
     gammas    feature extraction and learner speed (``jaxgo.learn.bench``)
@@ -17,8 +17,8 @@ import importlib
 import sys
 
 BENCHMARKS = {
-    "playouts": "jaxgo.playouts.bench",
-    "heavy": "jaxgo.playouts.heavy_bench",
+    "playouts": "jaxgo.playouts.bench.throughput",
+    "heavy": "jaxgo.playouts.bench.heavy",
     "search": "jaxgo.search.bench",
     "serve": "jaxgo.server.bench",
     "gammas": "jaxgo.learn.bench",

@@ -51,7 +51,7 @@ def flat_monte_carlo_move(game, playouts: int, key) -> tuple[int, float]:
     import numpy as np
 
     from jaxgo.go.kernels import kernels
-    from jaxgo.playouts import light as playout
+    from jaxgo.playouts.xla import light as playout
 
     color = game.to_play
     legal = game.legal_moves(color)

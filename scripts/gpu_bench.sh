@@ -97,6 +97,6 @@ done
 # the tests that hold the kernels to the reference board, on the GPU (GPU_BENCH_TESTS: the test files)
 workers=$("$py" -c 'import xdist' 2>/dev/null && echo "-n 8")
 step tests 150 "$py" -m pytest -q -x -p no:cacheprovider $workers -m "not slow and not gnugo" \
-    ${GPU_BENCH_TESTS:-tests/playouts/test_light.py tests/playouts/test_light_wide.py tests/playouts/test_heavy.py \
-    tests/playouts/test_rule_policy.py tests/go/test_differential.py}
+    ${GPU_BENCH_TESTS:-tests/playouts/xla/test_light.py tests/playouts/xla/test_light_wide.py tests/playouts/xla/test_heavy.py \
+    tests/playouts/xla/test_rules.py tests/go/test_differential.py}
 date -u | tee -a "$log"

@@ -53,7 +53,7 @@ def test_bench_compares_with_libego_or_says_why_not(tmp_path):
     out = run_jaxgo("bench", "playouts", "--size", "9", "--batch", "200", "--threads", "1", "--repeats", "1",
                     "--compare", "libego", "--libego-dir", str(tmp_path / "libego"), "--json", timeout=900)
     records = {r["system"]: r for r in json_lines(out.stdout)}
-    from jaxgo.playouts import libego
+    from jaxgo.playouts.bench import libego
 
     if not (libego.source_dir() / "build.sh").is_file():
         assert "Libego skipped" in out.stderr and set(records) == {"jaxgo"}

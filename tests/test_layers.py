@@ -147,6 +147,19 @@ def test_no_private_names_imported_across_modules():
 
 def test_the_checks_catch_what_they_should():
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
-    assert rank("jaxgo.search.searcher") > rank("jaxgo.playouts.light") > rank("jaxgo.go.rules")
+    assert rank("jaxgo.search.searcher") > rank("jaxgo.playouts.xla.light") > rank("jaxgo.go.rules")
     assert rank("jaxgo.cli") == TOP and rank("jaxgo") < 0
     assert rank("jaxgo.eval.strength") == rank("jaxgo.match") == TOP > rank("jaxgo.gtp.engine")
+
+
+def test_each_playout_backend_has_its_folder_and_native_loads_no_xla():
+    top = sorted(p.stem for p in (PACKAGE / "playouts").glob("*.py"))
+    assert len(top) <= 5, top
+    policies = {"heavy", "light", "rules", "board", "features"}  # each policy's two implementations, side by side
+    for backend in ("xla", "native"):
+        assert policies <= {p.stem for p in (PACKAGE / "playouts" / backend).glob("*.py")}
+    graph = import_graph()
+    xla_reached = {f"{source} -> {target}" for source, targets in graph.items() for target in targets
+                   if source.startswith(("jaxgo.playouts.native", "jaxgo.search.positions", "jaxgo.playouts.tables"))
+                   and target.startswith("jaxgo.playouts.xla")}
+    assert xla_reached == set()

@@ -1,6 +1,6 @@
 """9x9 (any size) Go move choice for the BPIP controller with playout-based leaf distributions.
 
-A leaf is evaluated by ``playouts_per_leaf`` (L) light playouts (``jaxgo.playouts.light.run``); all children of an
+A leaf is evaluated by ``playouts_per_leaf`` (L) light playouts (``jaxgo.playouts.xla.light.run``); all children of an
 expanded node are generated (``rules.play``, vmapped) and played out in one device call.  Values are for the
 side to move at the node, on [-1, 1]:
 
@@ -28,7 +28,7 @@ from jaxgo.bpip.tree import Child
 from jaxgo.go import rules
 from jaxgo.go.coords import point_to_gtp
 from jaxgo.go.kernels import kernels
-from jaxgo.playouts import light as playout
+from jaxgo.playouts.xla import light as playout
 
 GO_VALUE_GRID = Grid(half_width=1.0, step=0.02)
 

@@ -32,8 +32,8 @@ import numpy as np
 from jaxgo.eval import playout_quality as quality
 from jaxgo.eval.spsa import gains
 from jaxgo.features import gammas as gamma_files
-from jaxgo.playouts import heavy
 from jaxgo.playouts.evaluator import Evaluator, load_log_gammas
+from jaxgo.playouts.xla import heavy
 
 GROUPS = ("capture", "extension", "self_atari", "atari", "dist_prev", "dist_prev2", "line", "pattern")
 

@@ -26,7 +26,8 @@ import time
 import jax
 import numpy as np
 
-from jaxgo.playouts import heavy, light, light_wide, rule_policy
+from jaxgo.playouts.xla import heavy, light, light_wide
+from jaxgo.playouts.xla import rules as rule_policy
 
 LIGHT = {"light": light, "light_wide": light_wide}
 

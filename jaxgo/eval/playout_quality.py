@@ -35,8 +35,8 @@ import numpy as np
 from jaxgo.eval.move_quality import sgf_records
 from jaxgo.features import moves as move_features
 from jaxgo.go.sgf import replay
-from jaxgo.playouts import heavy
 from jaxgo.playouts.evaluator import Evaluator, load_log_gammas, make_evaluator
+from jaxgo.playouts.xla import heavy
 from jaxgo.search.priors import game_last_moves
 
 

@@ -2,9 +2,9 @@
 
 ``make_evaluator(policy, gammas, backend=...)`` builds one of four evaluators, chosen once from a ``SearchConfig``:
 
-    light   uniform playouts (``jaxgo.playouts.light``), no own-eye fills;
-    heavy   gamma-proportional playouts (``jaxgo.playouts.heavy``) under the given or shipped gammas;
-    rules   MoGo-style capture / save / shape tiers (``jaxgo.playouts.rule_policy``) on the heavy lane loop;
+    light   uniform playouts (``jaxgo.playouts.xla.light``), no own-eye fills;
+    heavy   gamma-proportional playouts (``jaxgo.playouts.xla.heavy``) under the given or shipped gammas;
+    rules   MoGo-style capture / save / shape tiers (``jaxgo.playouts.xla.rules``) on the heavy lane loop;
     safe_rules  the same tiers with self-ataris that join an own chain played last.
 
 All four have one interface::
@@ -45,8 +45,9 @@ import numpy as np
 
 from jaxgo.features import gammas as gamma_files
 from jaxgo.features import moves as move_features
-from jaxgo.playouts import heavy, light, light_wide, rule_policy
 from jaxgo.playouts.native import runner
+from jaxgo.playouts.xla import heavy, light, light_wide
+from jaxgo.playouts.xla import rules as rule_policy
 from jaxgo.util.devices import BATCH_AXIS, shard_batch, visible_devices
 
 POLICIES = ("light", "heavy", "rules", "safe_rules")
@@ -56,7 +57,7 @@ LIGHT_KERNELS = {"validate": light, "wide": light_wide}
 
 def light_kernel(kernel: str = "auto"):
     """The XLA light-playout module (``run``, ``run_from_empty``, ``default_lanes``): ``wide``
-    (``jaxgo.playouts.light_wide``), ``validate`` (``jaxgo.playouts.light``) or ``auto``: wide when JAX's
+    (``jaxgo.playouts.xla.light_wide``), ``validate`` (``jaxgo.playouts.xla.light``) or ``auto``: wide when JAX's
     default backend is an accelerator, where its lanes move in step (benchmarks/RESULTS.md, "GPU"), validate on
     a CPU, where skipping work per board pays."""
     if kernel == "auto":

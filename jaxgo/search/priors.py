@@ -33,7 +33,7 @@ from jaxgo.features import large_levels
 from jaxgo.features import moves as mf
 from jaxgo.go import rules
 from jaxgo.playouts.evaluator import load_log_gammas, resolve_backend
-from jaxgo.playouts.native import positions
+from jaxgo.search import positions
 
 
 def uniform(legal) -> np.ndarray:

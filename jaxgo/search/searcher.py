@@ -23,8 +23,7 @@ import numpy as np
 
 from jaxgo.go.kernels import kernels
 from jaxgo.playouts.evaluator import Evaluator, evaluator_for, resolve_backend
-from jaxgo.playouts.native import positions
-from jaxgo.search import descent, flat
+from jaxgo.search import descent, flat, positions
 from jaxgo.search.config import FLAT_STRATEGIES, TREE_STRATEGIES, SearchConfig
 from jaxgo.search.limits import SearchLimits
 from jaxgo.search.result import SearchResult
@@ -155,7 +154,7 @@ def tree_backend(suicide: bool) -> str:
 
 
 def position_kernels(suicide: bool, backend: str):
-    """(children_batch, searchable_batch) of the tree: ``jaxgo.playouts.native.positions`` (no XLA call) with
+    """(children_batch, searchable_batch) of the tree: ``jaxgo.search.positions`` (no XLA call) with
     the native backend and no suicide, else the jitted ``jaxgo.go.kernels``; same arguments and values."""
     if not suicide and resolve_backend(backend) == "native":
         return positions.children_batch, positions.searchable_batch

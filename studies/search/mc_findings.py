@@ -20,7 +20,7 @@ import jax
 import numpy as np
 
 from jaxgo.go.game import new_game
-from jaxgo.playouts import light as playout
+from jaxgo.playouts.xla import light as playout
 from jaxgo.search.config import FLAT_STRATEGIES, TREE_STRATEGIES, SearchConfig
 from jaxgo.search.flat import root_children
 from jaxgo.search.limits import SearchLimits

@@ -10,8 +10,9 @@ import pytest
 from jaxgo.features import gammas as gamma_files
 from jaxgo.features import large, large_levels
 from jaxgo.go import rules
-from jaxgo.playouts import evaluator, heavy
+from jaxgo.playouts import evaluator
 from jaxgo.playouts.native import runner
+from jaxgo.playouts.xla import heavy
 
 
 @functools.lru_cache(maxsize=None)

@@ -16,7 +16,7 @@ from jaxgo.go.coords import point_to_gtp
 from jaxgo.go.gtp_client import find_gnugo, gnugo
 from jaxgo.gtp.engine import make_gtp_engine
 from jaxgo.gtp.protocol import Dispatcher
-from jaxgo.playouts import light as playout
+from jaxgo.playouts.xla import light as playout
 from jaxgo.search.config import SearchConfig
 
 pytestmark = [

@@ -181,7 +181,8 @@ def test_playout_temperature_raises_every_gamma_to_one_over_t():
 
 def test_light_kernel_follows_the_backend(monkeypatch):
     """The evaluator plays light playouts with the wide kernel on an accelerator, the bitboard one on a CPU."""
-    from jaxgo.playouts import evaluator, light, light_wide
+    from jaxgo.playouts import evaluator
+    from jaxgo.playouts.xla import light, light_wide
 
     assert evaluator.light_kernel() is light and evaluator.light_kernel("wide") is light_wide
     monkeypatch.setattr(jax, "default_backend", lambda: "gpu")

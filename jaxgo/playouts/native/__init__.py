@@ -4,16 +4,15 @@
               list with O(1) removal, simple ko, area scoring
     light     uniform playouts, "sample, then validate" over the empty list
     features  the heavy and rule policies' weight of a point (3x3 pattern and tactical features)
-    weighted  heavy playouts: per-point weights of both colours kept up to date around each move, drawn by
+    heavy     heavy playouts: per-point weights of both colours kept up to date around each move, drawn by
               row sums
-    tiers     rule playouts drawn tier by tier (captures, saves, shapes, anything)
-    positions the tree's positions without XLA: children, searchable moves, the move model's gammas
+    rules     rule playouts drawn tier by tier (captures, saves, shapes, anything)
     runner    S positions x L playouts spread over threads that run without the GIL
     checks    compiled self-checks for tests (invariants recomputed from scratch)
     random    per-playout random streams
 
 Behind ``jaxgo.playouts.evaluator`` (``backend="native"``, the default on a CPU); the XLA kernels of
-``jaxgo.playouts.light`` / ``heavy`` play the same policies on accelerators.  docs/native.md describes the design
+``jaxgo.playouts.xla.light`` / ``heavy`` play the same policies on accelerators.  docs/native.md describes the design
 and its measurements.
 
 numba caches each compiled function on disk keyed by its own source file only, so after an edit of one of
@@ -27,11 +26,14 @@ import hashlib
 from pathlib import Path
 
 
-def drop_stale_cache(folder: Path = Path(__file__).parent) -> bool:
-    """Delete numba's cache files of this package when its sources differ from those it was built from (a
-    digest kept beside them); returns whether it deleted anything.  Harmless on a read-only install."""
+def drop_stale_cache(folder: Path = Path(__file__).parent, sources: list[Path] | None = None) -> bool:
+    """Delete numba's cache files in ``folder`` when the sources its compiled code depends on (``sources``, by
+    default the folder's own modules) differ from those it was built from (a digest kept beside them); returns
+    whether it deleted anything.  Harmless on a read-only install.  Modules outside this package that compile
+    calls into it (``jaxgo.search``) pass this package's sources together with their own."""
     cache = folder / "__pycache__"
-    digest = hashlib.sha1(b"".join(path.read_bytes() for path in sorted(folder.glob("*.py")))).hexdigest()
+    paths = sorted(sources) if sources is not None else sorted(folder.glob("*.py"))
+    digest = hashlib.sha1(b"".join(path.read_bytes() for path in paths)).hexdigest()
     stamp = cache / "native-sources.sha1"
     try:
         if stamp.is_file() and stamp.read_text() == digest:
@@ -45,5 +47,7 @@ def drop_stale_cache(folder: Path = Path(__file__).parent) -> bool:
     except OSError:
         return False
 
+
+NATIVE_SOURCES = sorted(Path(__file__).parent.glob("*.py"))
 
 drop_stale_cache()

@@ -1,5 +1,5 @@
 """Compiled self-checks of the native board and weights, for tests and diagnostics: random games checked move
-by move against recomputation from scratch (``board.check_consistency``, ``weighted.fill_base``), and the
+by move against recomputation from scratch (``board.check_consistency``, ``heavy.fill_base``), and the
 board's view of a position (legal points, eyes, liberties, area) for comparison with the reference board."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from jaxgo.playouts.native import board as nb
+from jaxgo.playouts.native import heavy as nw
 from jaxgo.playouts.native import light as nl
-from jaxgo.playouts.native import weighted as nw
 from jaxgo.playouts.native.random import next_u64, stream_seed, uniform_float
 
 jit = nb.jit

@@ -2,13 +2,13 @@
 
 A candidate's weight for colour ``c`` splits into a *base* that depends only on the board around the point,
 kept per colour and point (``base[c - 1, p]``) and recomputed only where a move changed something (``dirty``),
-and a per-move *modifier* that ``jaxgo.playouts.native.weighted`` applies when it samples: the distance to the
+and a per-move *modifier* that ``jaxgo.playouts.native.heavy`` applies when it samples: the distance to the
 last two moves, the ko point, the atari level while a ko is on the board, capturing the previous move's chain
 (heavy), the shape tier next to the previous move (rules).
 
-Heavy (``HEAVY``): the gamma product of ``jaxgo.playouts.heavy`` / ``jaxgo.features.moves``:
+Heavy (``HEAVY``): the gamma product of ``jaxgo.playouts.xla.heavy`` / ``jaxgo.features.moves``:
 base = pattern[3x3 code] * line * capture[1 or 3] * extension * self_atari * atari[1]; 0 for stones, own eyes
-(the playout eye rule) and suicide.  Rules (``RULES``): the tier weights of ``jaxgo.playouts.rule_policy``
+(the playout eye rule) and suicide.  Rules (``RULES``): the tier weights of ``jaxgo.playouts.xla.rules``
 (capture 1e24, save 1e16, anything 1, a joined self-atari times ``self_atari_factor``).
 
 The tactical levels follow from the exact liberties of the (at most four) neighbouring chains, as in the XLA
@@ -51,7 +51,7 @@ PLAIN = 8  # rules: neither capture nor save (the shape tier may apply)
 
 
 def heavy_tables(policy_tables) -> np.ndarray:
-    """float64 [TABLE_SIZE]: ``tables`` for the heavy policy from ``jaxgo.playouts.heavy.PolicyTables``."""
+    """float64 [TABLE_SIZE]: ``tables`` for the heavy policy from ``jaxgo.playouts.xla.heavy.PolicyTables``."""
     out = np.zeros(TABLE_SIZE, np.float64)
     out[:PATTERNS] = np.asarray(policy_tables.pattern, np.float64)[raw_codes_of_compact()]
     out[CAPTURE:CAPTURE + 4] = np.asarray(policy_tables.capture, np.float64)
@@ -63,7 +63,7 @@ def heavy_tables(policy_tables) -> np.ndarray:
 
 
 def rule_tables(rule_tables_) -> np.ndarray:
-    """float64 [TABLE_SIZE]: ``tables`` for the rule policy from ``jaxgo.playouts.rule_policy.RuleTables``."""
+    """float64 [TABLE_SIZE]: ``tables`` for the rule policy from ``jaxgo.playouts.xla.rules.RuleTables``."""
     out = np.zeros(TABLE_SIZE, np.float64)
     out[SHAPE:SHAPE + (1 << 16)] = np.asarray(rule_tables_.shape, np.float64)
     out[SA_FACTOR] = float(np.asarray(rule_tables_.self_atari_factor))

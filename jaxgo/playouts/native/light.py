@@ -1,6 +1,6 @@
 """Light playouts on the native board: uniform over the legal moves that do not fill the mover's own eye.
 
-The same policy as the XLA kernel (``jaxgo.playouts.light``): pass only when no such move is left, simple ko,
+The same policy as the XLA kernel (``jaxgo.playouts.xla.light``): pass only when no such move is left, simple ko,
 no suicide, at most ``max_moves`` moves (passes included), Tromp-Taylor area at the end.  Move choice is
 "sample, then validate" over the empty list: a uniform pick among the empty points not yet refuted; a pick that
 is the ko point, an own eye or suicide is swapped behind the part still to be tried, so every eligible point

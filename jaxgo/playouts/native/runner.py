@@ -19,9 +19,9 @@ import numpy as np
 
 from jaxgo.playouts.native import board as nb
 from jaxgo.playouts.native import features as ft
+from jaxgo.playouts.native import heavy as nw
 from jaxgo.playouts.native import light as nl
-from jaxgo.playouts.native import tiers
-from jaxgo.playouts.native import weighted as nw
+from jaxgo.playouts.native import rules as rule_playouts
 from jaxgo.playouts.native.random import stream_seed
 
 jit = nb.jit
@@ -59,7 +59,7 @@ def run_jobs(kind, stones, to_play, ko, passes, last_moves, per_state, lo, hi, s
     first = np.zeros(pp, np.int8)
     owner = np.zeros(size * size, np.int8)
     trace = np.zeros(out_trace.shape[1], np.int32)
-    atari = tiers.new_atari_set(pp)
+    atari = rule_playouts.new_atari_set(pp)
     scratch = np.zeros((4, 4 * pp), np.int32)
     current = -1
     for j in range(lo, hi):
@@ -76,7 +76,8 @@ def run_jobs(kind, stones, to_play, ko, passes, last_moves, per_state, lo, hi, s
         if kind == LIGHT:
             moves, rng = nl.light_playout(st, g, rng, max_moves, first, False, trace)
         elif kind == RULES:
-            moves, rng = tiers.tiered_playout(st, g, tables, lines, rng, max_moves, first, trace, atari, scratch)
+            moves, rng = rule_playouts.tiered_playout(st, g, tables, lines, rng, max_moves, first, trace, atari,
+                                                      scratch)
         else:
             base[:, :] = start_base
             flags[:, :] = start_flags
@@ -173,13 +174,13 @@ def light_policy() -> PolicyArrays:
 
 
 def heavy_policy(policy_tables, size: int) -> PolicyArrays:
-    """The heavy policy of ``jaxgo.playouts.heavy.PolicyTables`` on an N x N board."""
+    """The heavy policy of ``jaxgo.playouts.xla.heavy.PolicyTables`` on an N x N board."""
     dist1, dist2 = nw.distance_tables(policy_tables, size)
     return PolicyArrays(HEAVY, ft.heavy_tables(policy_tables), dist1, dist2)
 
 
 def rule_policy(rule_tables) -> PolicyArrays:
-    """The rule policy of ``jaxgo.playouts.rule_policy.RuleTables`` (any board size)."""
+    """The rule policy of ``jaxgo.playouts.xla.rules.RuleTables`` (any board size)."""
     return PolicyArrays(RULES, ft.rule_tables(rule_tables), np.zeros((1, 1), np.float32),
                         np.zeros((1, 1), np.float32))
 

@@ -16,11 +16,12 @@ from scipy import stats
 
 from jaxgo.go import rules
 from jaxgo.go.reference import ReferenceBoard, random_positions
-from jaxgo.playouts import heavy as hp
-from jaxgo.playouts import light, light_wide, rule_policy
 from jaxgo.playouts.evaluator import load_log_gammas
 from jaxgo.playouts.native import checks, runner
 from jaxgo.playouts.native import features as ft
+from jaxgo.playouts.xla import heavy as hp
+from jaxgo.playouts.xla import light, light_wide
+from jaxgo.playouts.xla import rules as rule_policy
 
 POLICIES = ("light", "heavy", "rules", "safe_rules")
 

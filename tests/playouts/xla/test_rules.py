@@ -9,7 +9,7 @@ from jaxgo.features import moves as mf
 from jaxgo.go import rules
 from jaxgo.go.coords import BLACK, WHITE
 from jaxgo.go.reference import ReferenceBoard, random_positions
-from jaxgo.playouts import rule_policy as rp
+from jaxgo.playouts.xla import rules as rp
 
 
 def codes_of(text: str, to_play: int) -> tuple[np.ndarray, int]:
@@ -169,7 +169,7 @@ def test_safe_variant_puts_joined_self_ataris_last():
     assert float(rp.rule_tables().self_atari_factor) == 1.0  # the plain policy: no change
 
 
-# -- playouts with the rule policy (``jaxgo.playouts.heavy`` with ``rule_policy.rule_tables()``) -----------------
+# -- playouts with the rule policy (``jaxgo.playouts.xla.heavy`` with ``rule_policy.rule_tables()``) -----------------
 KOMI = 7.5
 
 
@@ -221,7 +221,7 @@ def _reference_tiers(board: ReferenceBoard, prev: int, safe: bool = False) -> np
 
 @pytest.mark.parametrize("safe", [False, True], ids=["rules", "safe_rules"])
 def test_rule_playouts_take_the_highest_tier_and_follow_the_rules(safe):
-    from jaxgo.playouts import heavy as hp
+    from jaxgo.playouts.xla import heavy as hp
 
     size, per_state = 7, 2
     boards, last = random_positions(size, 24, seed=3, komi=KOMI)

@@ -13,9 +13,10 @@ from jaxgo.go import rules
 from jaxgo.go.coords import BLACK
 from jaxgo.go.reference import ReferenceBoard, random_positions
 from jaxgo.learn import bt
-from jaxgo.playouts import bitboard as bb
-from jaxgo.playouts import heavy as hp
-from jaxgo.playouts import heavy_board, heavy_features
+from jaxgo.playouts.xla import bitboard as bb
+from jaxgo.playouts.xla import board as heavy_board
+from jaxgo.playouts.xla import features as heavy_features
+from jaxgo.playouts.xla import heavy as hp
 
 KOMI = 7.5
 

@@ -16,7 +16,7 @@ import json
 import sys
 import time
 
-from jaxgo.playouts import bench as light_bench
+from jaxgo.playouts.bench import throughput as light_bench
 from jaxgo.util.devices import configure_host_devices
 
 
@@ -32,7 +32,7 @@ def parse_args(argv):
     parser.add_argument("--komi", type=float, default=7.5)
     parser.add_argument("--gammas", default="default",
                         help="'default' (shipped), 'synthetic' (made-up, seed 0), 'rules' (MoGo-style rule policy, "
-                             "jaxgo.playouts.rule_policy), a gamma .npz file or a .npy of log-gammas")
+                             "jaxgo.playouts.xla.rules), a gamma .npz file or a .npy of log-gammas")
     parser.add_argument("--only", choices=["both", "heavy", "light"], default="both")
     return parser.parse_args(argv)
 
@@ -40,14 +40,14 @@ def parse_args(argv):
 def load_tables(spec: str):
     import numpy as np
 
-    from jaxgo.playouts import heavy as hp
+    from jaxgo.playouts.xla import heavy as hp
 
     if spec == "default":
         return hp.load_default_tables()
     if spec == "synthetic":
         return hp.policy_tables(hp.synthetic_log_gammas(0))
     if spec == "rules":  # the MoGo-style rule policy in the same loop
-        from jaxgo.playouts import rule_policy
+        from jaxgo.playouts.xla import rules as rule_policy
 
         return rule_policy.rule_tables()
     if spec.endswith(".npz"):  # a `jaxgo gammas train` file
@@ -63,8 +63,8 @@ def prepare(size: int, batch: int, kind: str, tables, komi: float, devices: int 
     import numpy as np
     from jax.sharding import Mesh, PartitionSpec
 
-    from jaxgo.playouts import heavy as hp
     from jaxgo.playouts.evaluator import light_kernel
+    from jaxgo.playouts.xla import heavy as hp
 
     playout = light_kernel()  # the evaluator's light kernel on this backend
     devs = jax.devices()[: devices or len(jax.devices())]

@@ -10,18 +10,22 @@ index, the Zobrist hash of ``rules.zobrist_table``, captures, ko, passes, move c
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 
 import numpy as np
 
 from jaxgo.features import moves as mf
 from jaxgo.go import rules
-from jaxgo.playouts import heavy
+from jaxgo.playouts import tables
+from jaxgo.playouts.native import NATIVE_SOURCES, drop_stale_cache, runner
 from jaxgo.playouts.native import board as nb
 from jaxgo.playouts.native import features as ft
-from jaxgo.playouts.native import runner
-from jaxgo.playouts.native import weighted as nw
+from jaxgo.playouts.native import heavy as nw
 
 jit = nb.jit
+
+# numba keys this module's cache by its own file: drop it when a native kernel it calls changes.
+drop_stale_cache(Path(__file__).parent, NATIVE_SOURCES + [Path(__file__)])
 
 
 @jit(nrt=True)
@@ -181,7 +185,7 @@ def _model(log_gamma_bytes: bytes, size: int):
     """(heavy policy arrays, pass gammas float64 [3], line levels, board index of padded points) of log-gammas
     given as bytes (hashable, for the cache) on an N x N board."""
     log_gamma = np.frombuffer(log_gamma_bytes, np.float32)
-    arrays = runner.heavy_policy(heavy.policy_tables(log_gamma), size)
+    arrays = runner.heavy_policy(tables.policy_tables(log_gamma), size)
     offset = int(mf.group_offsets()[mf.GROUPS.index("pass")])
     pass_gammas = np.exp(log_gamma[offset:offset + 3].astype(np.float64))
     return arrays, pass_gammas, ft.line_levels(size), runner.plain_index(size)

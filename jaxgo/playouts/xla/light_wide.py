@@ -1,6 +1,6 @@
 """Light playouts for wide devices (GPUs): every lane makes one move per iteration, in step with the others.
 
-Policy: the light policy of ``jaxgo.playouts.light`` -- uniform over the legal moves that do not fill the
+Policy: the light policy of ``jaxgo.playouts.xla.light`` -- uniform over the legal moves that do not fill the
 mover's own eye (playout eye rule), pass only when no such move exists, simple ko, no suicide, at most
 ``3 * N * N`` moves (passes included), Tromp-Taylor area with komi -- and the same ``PlayoutResult``.
 
@@ -39,8 +39,8 @@ import numpy as np
 
 from jaxgo.go import rules
 from jaxgo.go.coords import BLACK, EMPTY, WHITE
-from jaxgo.playouts import bitboard as bb
-from jaxgo.playouts import light
+from jaxgo.playouts.xla import bitboard as bb
+from jaxgo.playouts.xla import light
 
 U32 = jnp.uint32
 PlayoutResult = light.PlayoutResult

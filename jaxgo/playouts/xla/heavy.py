@@ -8,14 +8,14 @@ does not fill the mover's own eye by the playout eye rule) has strength
 
 with the groups and levels of ``jaxgo.features.moves`` (the same definitions the gammas are trained on), and
 the playout picks ``a`` with probability gamma_a / sum_b gamma_b.  Everything else is as in the light playouts
-(``jaxgo.playouts.light``): pass only when no candidate is left, simple ko, no suicide, at most ``3 * N * N`` moves,
+(``jaxgo.playouts.xla.light``): pass only when no candidate is left, simple ko, no suicide, at most ``3 * N * N`` moves,
 Tromp-Taylor area scoring with komi, the same ``PlayoutResult``.
 
 Modules: ``heavy_tables`` (the gammas as the loop reads them), ``heavy_board`` (loop state, playing a move,
 start positions), ``heavy_features`` (tactical sets, pattern codes, weights, the draw) and this one (the step
 and the lane loop, the public API).
 
-Implementation.  The boards are row bitboards with the batch axis innermost (``jaxgo.playouts.bitboard``) plus, kept
+Implementation.  The boards are row bitboards with the batch axis innermost (``jaxgo.playouts.xla.bitboard``) plus, kept
 up to date move by move, the *liberty class* of every chain: ``lib1`` / ``lib2`` hold the stones of chains
 with exactly one / exactly two liberties, and ``libsum`` (dense int16 [N, N, B]) the sum of the liberty
 indices of a one- or two-liberty chain.  Every tactical feature of every point follows from the 4 neighbours'
@@ -40,7 +40,7 @@ their new class from their liberty count.  Own chains next to captured stones ga
 (``heavy_board``): two-liberty ones leave ``lib2`` (a bitboard flood), one-liberty ones gain the captured
 points next to them (``libsum`` + the point when they touch one, none left otherwise); only several one-liberty
 chains sharing two or more captured points are re-counted one chain at a time.  Lanes that finish take the
-next pending playout, as in ``jaxgo.playouts.light``; randomness is one xorshift32 stream per playout, so results
+next pending playout, as in ``jaxgo.playouts.xla.light``; randomness is one xorshift32 stream per playout, so results
 depend only on the key.
 
 XLA CPU notes (measured, see docs/heavy.md): a cheap producer used by a fused consumer is recomputed for
@@ -60,24 +60,22 @@ import jax
 import jax.numpy as jnp
 
 from jaxgo.go import rules
-from jaxgo.playouts import heavy_board as board
-from jaxgo.playouts import heavy_features as features
-from jaxgo.playouts import light as playout
-from jaxgo.playouts import rule_policy
-from jaxgo.playouts.heavy_tables import PolicyTables, load_default_tables, policy_tables, synthetic_log_gammas
+from jaxgo.playouts.tables import PolicyTables, load_default_tables, policy_tables, synthetic_log_gammas
+from jaxgo.playouts.xla import board, features, light
+from jaxgo.playouts.xla import rules as rule_policy
 
 __all__ = ["PlayoutResult", "PolicyTables", "default_lanes", "load_default_tables", "move_probabilities",
            "point_features", "policy_tables", "run", "run_from_empty", "synthetic_log_gammas"]
 
 U32 = jnp.uint32
-PlayoutResult = playout.PlayoutResult
+PlayoutResult = light.PlayoutResult
 
 
 def _step(boards: board.Boards, running, tables: PolicyTables, size: int, record: bool, rows=None) -> board.Boards:
     """One move (or a forced pass) on every running board."""
     points = size * size
     weights = features.weights(boards, tables, size, rows)
-    rng, bits = playout.next_random(boards.rng)
+    rng, bits = light.next_random(boards.rng)
     u = (bits >> U32(8)).astype(jnp.float32) * jnp.float32(1.0 / (1 << 24))
     row, col, any_candidate = features.pick(weights, u)
     must_pass = ~any_candidate
@@ -85,7 +83,7 @@ def _step(boards: board.Boards, running, tables: PolicyTables, size: int, record
     boards, merged = board.play(boards, row * size + col, placed, size)
     point = jnp.where(must_pass, points, row * size + col)
 
-    first_colour, first_ply, moves = playout.record_move(boards, point, placed, running, points, record)
+    first_colour, first_ply, moves = light.record_move(boards, point, placed, running, points, record)
     return boards.replace(
         ko=jnp.where((running & must_pass)[None], U32(0), boards.ko),
         last_chain=jnp.where(running[None], merged, boards.last_chain),
@@ -109,7 +107,7 @@ def _step(boards: board.Boards, running, tables: PolicyTables, size: int, record
 def _playouts(states, rng, prev, prev2, komi, tables, max_moves: int, record: bool, lanes: int,
               active) -> PlayoutResult:
     """T playouts (one per entry of ``states`` [T, ...]) on ``lanes`` persistent boards; as
-    ``jaxgo.playouts.light._playouts`` (a finished lane hands in its result and takes the next pending playout)."""
+    ``jaxgo.playouts.xla.light._playouts`` (a finished lane hands in its result and takes the next pending playout)."""
     total, points = states.stones.shape
     size = rules.board_size(points)
     lanes = min(lanes, total)
@@ -147,12 +145,12 @@ def _playouts(states, rng, prev, prev2, komi, tables, max_moves: int, record: bo
         boards, job, next_job, out = carry
         boards = _step(boards, running(boards) & (job >= 0), tables, size, record, rows)
         finished = (job >= 0) & ~running(boards)
-        return playout.retire_and_refill(boards, job, next_job, out, finished, load, collect, komi, size, active)
+        return light.retire_and_refill(boards, job, next_job, out, finished, load, collect, komi, size, active)
 
-    first = playout.first_jobs(lanes, active)
+    first = light.first_jobs(lanes, active)
     boards = board.from_states(jax.tree_util.tree_map(lambda x: x[:lanes], states), rng[:lanes], prev[:lanes],
                           prev2[:lanes], max_moves, record)
-    out = playout.empty_result(total, points, max_moves if record else 0)
+    out = light.empty_result(total, points, max_moves if record else 0)
     out = jax.lax.while_loop(lambda c: jnp.any(c[1] >= 0), body, (boards, first, jnp.int32(lanes), out))[3]
     return out.replace(winner=jnp.sign(out.score).astype(jnp.int8))
 
@@ -161,11 +159,11 @@ def default_lanes(num_points: int) -> int:
     """Boards advanced together by default.  A heavy lane carries ~3x the light one's working set (dense chain
     ids, liberty sums, weights), so on a CPU 9x9 runs best with fewer lanes than the light playouts: 256
     (measured on the shared 2-core CPU, one device, CPU time: 4,096 playouts/s at 256 lanes, 3,697 at 512,
-    2,946 at 1,024); 19x19 is flat between 64 and 256 lanes and keeps ``playout.default_lanes``, as do
+    2,946 at 1,024); 19x19 is flat between 64 and 256 lanes and keeps ``light.default_lanes``, as do
     accelerators (as many lanes as memory allows)."""
     if num_points <= 100 and jax.default_backend() == "cpu":
         return 256
-    return playout.default_lanes(num_points)
+    return light.default_lanes(num_points)
 
 
 def _batched(states: rules.State, num_per_state: int, last_moves):
@@ -192,8 +190,8 @@ def run(states: rules.State, key, komi=7.5, *, gammas: PolicyTables, num_per_sta
     ``rule_policy.rule_tables()`` for the MoGo-style rule policy.
     last_moves: optional int [S, 2], the previous move and the one before it of each position (P = pass, -1 =
     none) for the distance features of the first playout move; default none.
-    active_states: play out only the first ``active_states`` positions (traced), as ``playout.run``.
-    Returns a ``PlayoutResult`` over S * num_per_state playouts, position-major, as ``playout.run``.
+    active_states: play out only the first ``active_states`` positions (traced), as ``light.run``.
+    Returns a ``PlayoutResult`` over S * num_per_state playouts, position-major, as ``light.run``.
     """
     states, last = _batched(states, num_per_state, last_moves)
     points = states.stones.shape[-1]
@@ -201,7 +199,7 @@ def run(states: rules.State, key, komi=7.5, *, gammas: PolicyTables, num_per_sta
     batch = states.stones.shape[0]
     seeds = jax.random.bits(key, (batch,), jnp.uint32) | U32(1)
     return _playouts(states, seeds, last[:, 0], last[:, 1], jnp.float32(komi), gammas, limit, record_moves,
-                     lanes or default_lanes(points), playout.active_jobs(batch, num_per_state, active_states))
+                     lanes or default_lanes(points), light.active_jobs(batch, num_per_state, active_states))
 
 
 def run_from_empty(size: int, batch: int, key, komi=7.5, *, gammas: PolicyTables, **kwargs) -> PlayoutResult:

@@ -1,5 +1,5 @@
 """Heavy playouts' features and move choice: the side to move's tactical view of every point (bitboard word
-operations on the liberty classes of ``jaxgo.playouts.heavy_board``), the 3x3 pattern codes and distance levels,
+operations on the liberty classes of ``jaxgo.playouts.xla.board``), the 3x3 pattern codes and distance levels,
 the gamma of every candidate (or the rule policy's tier weight), and the proportional draw."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ import numpy as np
 
 from jaxgo.features import moves as mf
 from jaxgo.go.coords import BLACK
-from jaxgo.playouts import bitboard as bb
-from jaxgo.playouts import rule_policy
-from jaxgo.playouts.heavy_board import CELLS, Boards, dense, materialize, nonempty, pack
-from jaxgo.playouts.heavy_tables import PolicyTables
+from jaxgo.playouts.tables import PolicyTables
+from jaxgo.playouts.xla import bitboard as bb
+from jaxgo.playouts.xla import rules as rule_policy
+from jaxgo.playouts.xla.board import CELLS, Boards, dense, materialize, nonempty, pack
 
 
 def _toward(x, k: int, size: int):
@@ -183,7 +183,7 @@ def distance_rows(tables: PolicyTables, size: int):
     """(float32 [P+1, P], float32 [P+1, P]): gamma_dist_prev / gamma_dist_prev2 of every point for every
     previous move (row P: none); built once per device call, read one row per board and move."""
     levels = jnp.asarray(_distance_level_table(size))
-    return tables.dist_prev[levels], tables.dist_prev2[levels]
+    return jnp.asarray(tables.dist_prev)[levels], jnp.asarray(tables.dist_prev2)[levels]
 
 
 def weights(boards: Boards, tables: PolicyTables, size: int, rows=None):
@@ -194,6 +194,7 @@ def weights(boards: Boards, tables: PolicyTables, size: int, rows=None):
     With ``rule_policy.RuleTables`` instead of gammas: the MoGo-style rule tiers (``_rule_weights``)."""
     if isinstance(tables, rule_policy.RuleTables):
         return _rule_weights(boards, tables, size)
+    tables = PolicyTables(*(jnp.asarray(table) for table in tables))  # numpy tables outside a jitted caller
     sets, has_ko = _tactics(boards, size)
     sets = {name: materialize(value) for name, value in sets.items()}
     rows = distance_rows(tables, size) if rows is None else rows

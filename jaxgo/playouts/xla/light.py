@@ -5,7 +5,7 @@ Policy: uniform over the legal moves that do not fill the mover's own eye (playo
 two consecutive passes or after ``max_moves`` moves (default ``3 * N * N``, counting passes), and is then
 scored by Tromp-Taylor area with komi.
 
-Implementation: row bitboards with the batch axis innermost (``jaxgo.playouts.bitboard``) and one while loop over a
+Implementation: row bitboards with the batch axis innermost (``jaxgo.playouts.xla.bitboard``) and one while loop over a
 fixed set of lanes (boards); a lane whose playout ends hands in its result and starts the next pending
 playout.  Move choice is "sample, then validate" as in Libego: a uniform candidate among empty, non-ko,
 non-eye points not yet refuted; if it turns out to be suicide it is marked refuted and the lane spends that
@@ -29,7 +29,7 @@ import jax.numpy as jnp
 
 from jaxgo.go import rules
 from jaxgo.go.coords import BLACK, WHITE
-from jaxgo.playouts import bitboard as bb
+from jaxgo.playouts.xla import bitboard as bb
 
 U32 = jnp.uint32
 
@@ -49,7 +49,7 @@ class PlayoutResult:
 
 @chex.dataclass(frozen=True)
 class _Boards:
-    """Loop state for B lanes (boards), batch axis LAST (see ``jaxgo.playouts.bitboard``)."""
+    """Loop state for B lanes (boards), batch axis LAST (see ``jaxgo.playouts.xla.bitboard``)."""
 
     black: chex.Array  # uint32 [N, B]
     white: chex.Array  # uint32 [N, B]

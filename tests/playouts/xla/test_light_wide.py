@@ -18,7 +18,7 @@ import pytest
 
 from jaxgo.go import rules
 from jaxgo.go.reference import ReferenceBoard, random_positions
-from jaxgo.playouts import light_wide
+from jaxgo.playouts.xla import light_wide
 
 KOMI = 7.5
 

@@ -45,9 +45,9 @@ def parse_args(argv):
     parser.add_argument("--backend", nargs="+", default=["auto"], choices=["auto", "native", "xla"],
                         help="playout backends to time (default auto: native on a CPU, xla on an accelerator)")
     parser.add_argument("--light-kernel", nargs="+", default=["auto"], choices=["auto", "validate", "wide"],
-                        help="xla light playouts: validate (sample, then validate: jaxgo.playouts.light), wide (dense "
-                             "sampling in step: jaxgo.playouts.light_wide) or auto (the evaluator's choice: wide on "
-                             "an accelerator); several values time each")
+                        help="xla light playouts: validate (sample, then validate: jaxgo.playouts.xla.light), "
+                             "wide (dense sampling in step: jaxgo.playouts.xla.light_wide) or auto (the evaluator's "
+                             "choice: wide on an accelerator); several values time each")
     parser.add_argument("--refill-every", type=int, nargs="+", default=[None],
                         help="wide kernel: iterations between hand-ins of finished lanes (default: the kernel's); "
                              "several values sweep")
@@ -110,8 +110,8 @@ def bench_jaxgo(size: int, batch: int, repeats: int, komi: float, devices: int |
     import jax
     import numpy as np
 
-    from jaxgo.playouts import heavy
     from jaxgo.playouts.evaluator import light_kernel, make_evaluator
+    from jaxgo.playouts.xla import heavy
 
     tables = None if policy == "light" else make_evaluator(policy, backend="xla").tables
     playout = light_kernel(kernel)
@@ -242,7 +242,7 @@ def playout_record(system, device, devices, size, batch, compile_s, seconds, mov
 
 
 def run_playouts(args) -> list[dict]:
-    from jaxgo.playouts import libego
+    from jaxgo.playouts.bench import libego
     from jaxgo.playouts.evaluator import resolve_backend
     from jaxgo.playouts.native.runner import default_threads
 
@@ -278,7 +278,7 @@ def run_playouts(args) -> list[dict]:
 def _run_native(args, size: int, policy: str, batch: int, threads: int, engines, emit) -> None:
     """Native lines of one configuration: ``--repeats`` runs interleaved with Libego's (when compared), the best
     of each, and their ratio (one thread: by CPU time, as Libego reports)."""
-    from jaxgo.playouts import libego
+    from jaxgo.playouts.bench import libego
 
     peer_runs, ours = [], None
     for _ in range(args.repeats):

@@ -338,7 +338,7 @@ def weighted_playout(st, g, base, flags, policy, tables, lines, dist1, dist2, pl
 
 def distance_tables(policy_tables, size: int) -> tuple[np.ndarray, np.ndarray]:
     """(float32 [P + 1, PP], float32 [P + 1, PP]): gamma_dist_prev / gamma_dist_prev2 of every padded point
-    for every last move (board index; row P: none), as ``jaxgo.playouts.heavy``'s distance rows; 0 on the
+    for every last move (board index; row P: none), as ``jaxgo.playouts.xla.heavy``'s distance rows; 0 on the
     border."""
     from jaxgo.features import moves as mf
 

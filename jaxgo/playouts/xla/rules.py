@@ -14,7 +14,7 @@ one liberty and captures nothing): such moves are played only when nothing else 
 (a throw-in, or a stone inside an eye space) keeps its tier, as do the self-ataris of the shape tier that stand
 alone. Fuego and Pachi filter self-ataris the same way, with finer exceptions for nakade shapes. The tiers are
 implemented as weights (``TIER_WEIGHTS``) on the move candidates of the heavy playout loop
-(``jaxgo.playouts.heavy``): a weight ratio of 1e8 between tiers makes a lower tier's chance at most 81 / 1e8 on 9x9,
+(``jaxgo.playouts.xla.heavy``): a weight ratio of 1e8 between tiers makes a lower tier's chance at most 81 / 1e8 on 9x9,
 i.e. the ordering above for every practical purpose, and lets the
 rule policy share the heavy playouts' incremental features and sampler.
 

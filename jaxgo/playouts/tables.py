@@ -1,27 +1,28 @@
-"""Heavy playouts' gamma tables: the Bradley-Terry gammas of ``jaxgo.features.moves`` rearranged for the playout
-loop (``jaxgo.playouts.heavy``), the shipped ones, and made-up ones for development and tests."""
+"""Heavy playouts' gamma tables, for both backends: the Bradley-Terry gammas of ``jaxgo.features.moves``
+rearranged for the playout loops (``jaxgo.playouts.xla.heavy``, ``jaxgo.playouts.native.heavy``), the shipped
+ones, and made-up ones for development and tests.  Plain numpy: importing this module loads no XLA."""
 
 from __future__ import annotations
 
-import chex
-import jax.numpy as jnp
+from typing import NamedTuple
+
 import numpy as np
 
 from jaxgo.features import moves as mf
 
 
-@chex.dataclass(frozen=True)
-class PolicyTables:
-    """The gammas rearranged for the playout loop (all float32; pass them as arrays, they are not static)."""
+class PolicyTables(NamedTuple):
+    """The gammas rearranged for the playout loop (all float32 numpy arrays; a NamedTuple is a JAX pytree, so the
+    XLA kernels take it as arrays, never as static arguments)."""
 
-    pattern: chex.Array  # [2**20]: gamma of the pattern group per raw 3x3 code (``moves.pattern_codes``)
-    capture: chex.Array  # [4]: gamma per level (level 0 = absent included), likewise below
-    extension: chex.Array  # [2]
-    self_atari: chex.Array  # [2]
-    atari: chex.Array  # [3]
-    dist_prev: chex.Array  # [Ld]
-    dist_prev2: chex.Array  # [Ld]
-    line: chex.Array  # [6]: gamma_line per level, times the pass group's level-0 gamma (a constant)
+    pattern: np.ndarray  # [2**20]: gamma of the pattern group per raw 3x3 code (``moves.pattern_codes``)
+    capture: np.ndarray  # [4]: gamma per level (level 0 = absent included), likewise below
+    extension: np.ndarray  # [2]
+    self_atari: np.ndarray  # [2]
+    atari: np.ndarray  # [3]
+    dist_prev: np.ndarray  # [Ld]
+    dist_prev2: np.ndarray  # [Ld]
+    line: np.ndarray  # [6]: gamma_line per level, times the pass group's level-0 gamma (a constant)
 
 
 def _group_levels() -> dict[str, int]:
@@ -42,10 +43,10 @@ def policy_tables(log_gamma) -> PolicyTables:
         return gamma[offsets[name]: offsets[name] + sizes[name]]
 
     pattern_ids = mf.canonical_pattern_table()[0]
-    small = {name: jnp.asarray(group(name), jnp.float32)
+    small = {name: np.asarray(group(name), np.float32)
              for name in ("capture", "extension", "self_atari", "atari", "dist_prev", "dist_prev2")}
-    return PolicyTables(pattern=jnp.asarray(group("pattern")[1 + pattern_ids], jnp.float32),
-                        line=jnp.asarray(group("line") * group("pass")[0], jnp.float32), **small)
+    return PolicyTables(pattern=np.asarray(group("pattern")[1 + pattern_ids], np.float32),
+                        line=np.asarray(group("line") * group("pass")[0], np.float32), **small)
 
 
 def synthetic_log_gammas(seed: int = 0, sigma: float = 1.0) -> np.ndarray:

@@ -15,9 +15,9 @@ import pytest
 from jaxgo.go import rules
 from jaxgo.go.coords import BLACK, WHITE
 from jaxgo.go.reference import ReferenceBoard, random_positions
-from jaxgo.playouts import bitboard as bb
-from jaxgo.playouts import light as playout
-from jaxgo.playouts import light_wide
+from jaxgo.playouts.xla import bitboard as bb
+from jaxgo.playouts.xla import light as playout
+from jaxgo.playouts.xla import light_wide
 
 KOMI = 7.5
 # Both light kernels: "sample, then validate" on row bitboards (CPU-shaped) and dense sampling over the legal

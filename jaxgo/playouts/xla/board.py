@@ -2,8 +2,8 @@
 liberty classes of every chain), playing a move on it, and building it from start positions.
 
 The liberty classes (``lib1`` / ``lib2``: stones of chains with exactly one / two liberties; ``libsum``: the sum
-of the liberty indices of such a chain) are kept up to date move by move, as ``jaxgo.playouts.heavy`` describes;
-``jaxgo.playouts.heavy_features`` reads every tactical feature off them.
+of the liberty indices of such a chain) are kept up to date move by move, as ``jaxgo.playouts.xla.heavy`` describes;
+``jaxgo.playouts.xla.features`` reads every tactical feature off them.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import jax.numpy as jnp
 
 from jaxgo.go import rules
 from jaxgo.go.coords import BLACK, WHITE
-from jaxgo.playouts import bitboard as bb
+from jaxgo.playouts.xla import bitboard as bb
 
 U32 = jnp.uint32
 DENSE = jnp.int16  # chain ids and liberty sums (< 2 * 361 + 19): half the memory traffic of int32
@@ -28,7 +28,7 @@ CELLS = ((-1, 0), (1, 0), (0, -1), (0, 1), (-1, -1), (-1, 1), (1, -1), (1, 1))
 
 @chex.dataclass(frozen=True)
 class Boards:
-    """Loop state for B lanes, batch axis LAST (see ``jaxgo.playouts.bitboard``)."""
+    """Loop state for B lanes, batch axis LAST (see ``jaxgo.playouts.xla.bitboard``)."""
 
     black: chex.Array  # uint32 [N, B]
     white: chex.Array  # uint32 [N, B]

@@ -1,8 +1,8 @@
-"""Rule playouts (MoGo's tiers, ``jaxgo.playouts.rule_policy``) drawn tier by tier, without weights.
+"""Rule playouts (MoGo's tiers, ``jaxgo.playouts.xla.rules``) drawn tier by tier, without weights.
 
 The rule policy's weights (capture 1e24, save 1e16, shape next to the last move 1e8, anything 1, a joined
 self-atari times 1e-12 in the safe variant) make it pick uniformly within the first tier that has a candidate.
-So instead of keeping every point's weight (``jaxgo.playouts.native.weighted``), each move looks at the tiers
+So instead of keeping every point's weight (``jaxgo.playouts.native.heavy``), each move looks at the tiers
 in order:
 
 1. capture: the liberty of an opponent chain in atari (the chains in atari are kept in a set, updated for the
