@@ -8,7 +8,8 @@ are accepted for one version with a message on stderr), and the move budget:
 ``maxPlayouts`` (alias ``maxVisits``; playouts per move) and ``maxTime`` (seconds per move); ``none`` unsets a
 value (the budget then comes from the GTP clock).  A change applies from the next search: the session's Player
 gets a new ``SearchConfig`` (``SearchConfig.with_overrides``, so types and ranges are checked there) and drops
-its tree.  Sizes that would exhaust memory are refused (``INT_LIMITS``); a gamma file must be a regular file.
+its tree.  Sizes that would exhaust memory are refused (``INT_LIMITS``, from the fields' bounds); a gamma file
+must be a regular file.
 
 A move's share of the GTP clock is cut to ``MAX_CLOCK_SECONDS`` (``capped_clock_seconds``,
 ``clock_share_capped``): ``time_settings 1e9 0 0`` still gives a move within a minute.
@@ -19,16 +20,14 @@ from __future__ import annotations
 import contextlib
 
 from jaxgo.gtp.protocol import DECIMAL, GtpError, is_integer
-from jaxgo.search.config import current_name
+from jaxgo.search.config import OPTIONS, current_name
 from jaxgo.server.settings import SettingError, check_gamma_file, check_setting
 
 BUDGET_KEYS = {"maxPlayouts": "playouts", "maxVisits": "playouts", "maxTime": "seconds"}
 MAX_PLAYOUTS_PER_MOVE = 10_000_000
 MAX_SECONDS_PER_MOVE = 3600.0
-INT_LIMITS = {  # SearchConfig integer fields -> the largest value accepted over GTP
-    "leaves_per_batch": 1024, "playouts_per_leaf": 256, "n_expand": 10_000, "resign_min_playouts": 10 ** 9,
-    "pp_min_samples": 10 ** 6, "flat_playouts_per_move": 4096,
-}
+# SearchConfig integer fields -> the largest value accepted (their schema's bounds), refused over GTP as "at most"
+INT_LIMITS = {name: spec.bounds[1] for name, spec in OPTIONS.items() if spec.kind is int and spec.bounds}
 MAX_CLOCK_SECONDS = 60.0  # the most a share of the GTP clock may spend on one move
 
 

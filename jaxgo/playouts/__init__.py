@@ -7,3 +7,8 @@ them and is all the rest of jaxgo calls: positions come in from ``jaxgo.go``; wi
 first colour on each point go out to ``jaxgo.search`` and the analysis server.  ``bench`` and ``libego`` time
 them against peers.
 """
+
+# The one list of playout policies and backends (``jaxgo.search.config`` offers them as options; the evaluator
+# builds them): no module above needs JAX to know them.
+POLICIES = ("light", "heavy", "rules", "safe_rules")
+BACKENDS = ("auto", "native", "xla")

@@ -45,13 +45,12 @@ import numpy as np
 
 from jaxgo.features import gammas as gamma_files
 from jaxgo.features import moves as move_features
+from jaxgo.playouts import BACKENDS, POLICIES
 from jaxgo.playouts.native import runner
 from jaxgo.playouts.xla import heavy, light, light_wide
 from jaxgo.playouts.xla import rules as rule_policy
 from jaxgo.util.devices import BATCH_AXIS, shard_batch, visible_devices
 
-POLICIES = ("light", "heavy", "rules", "safe_rules")
-BACKENDS = ("auto", "native", "xla")
 LIGHT_KERNELS = {"validate": light, "wide": light_wide}
 
 

@@ -30,14 +30,16 @@ import dataclasses
 import math
 import os
 import sys
+from typing import NamedTuple
+
+from jaxgo.playouts import BACKENDS as PLAYOUT_BACKENDS
+from jaxgo.playouts import POLICIES as PLAYOUT_POLICIES
 
 # The one list of move generators: the tree searches (jaxgo.search.tree_search, also run by the analysis server),
 # the flat searches (jaxgo.search.flat) and random, a uniform legal move without search (the Player's).
 TREE_STRATEGIES = ("uct", "rave")
 FLAT_STRATEGIES = ("mc", "amaf", "pp", "depth2")
 STRATEGIES = TREE_STRATEGIES + FLAT_STRATEGIES + ("random",)
-PLAYOUT_POLICIES = ("light", "heavy", "rules", "safe_rules")
-PLAYOUT_BACKENDS = ("auto", "native", "xla")
 _STRATEGY_TEXT = {"uct": "UCT tree search", "rave": "RAVE tree search", "mc": "flat Monte Carlo",
                   "amaf": "flat AMAF", "pp": "flat progressive pruning", "depth2": "depth-2 minimax of playouts",
                   "random": "uniform random legal moves (no search)"}
@@ -46,15 +48,36 @@ _POLICY_TEXT = {"light": "light (uniform) playouts", "heavy": "heavy (gamma-prop
 
 
 PRIOR_MODELS = (None, "auto", "large", "base")  # named move models of the priors (else a gamma file)
+LARGE_BOARD = 19  # the board-size defaults (``Option.by_size``) take their second value from this size on
+MAX_LEAVES_PER_BATCH = 1024  # each device call holds leaves x L boards; every new K compiles new shapes
+MAX_PLAYOUTS_PER_LEAF = 256
 
-# The values of the fields left at None (``SearchConfig.for_size``) below and from ``LARGE_BOARD`` on.
-LARGE_BOARD = 19
-BOARD_DEFAULTS = {"prior_pattern": (20.0, 500.0), "widen_playouts": (0.0, 40.0), "late_fill": (0.45, 0.0)}
-BY_SIZE = tuple(BOARD_DEFAULTS)  # None or "auto" in overrides: by board size
+
+class Option(NamedTuple):
+    """The schema of one ``SearchConfig`` field, written once beside it (``option``) and read by every check:
+    coercion (``with_overrides``), the bounds of ``jaxgo.server.settings`` (overrideSettings, GTP parameters),
+    the command-line options (``add_arguments``) and the board-size defaults (``for_size``)."""
+
+    name: str
+    kind: type  # bool (a switch), int, float or str: the annotation's first type
+    nullable: bool  # None is a value (the annotation says ``| None``)
+    default: object
+    help: str
+    bounds: tuple | None = None  # (lowest, highest) a client may set; None: no bounds beyond the type's
+    low_open: bool = False  # the lowest bound itself is refused
+    choices: tuple | None = None  # the accepted words (checked by SearchConfig)
+    by_size: tuple | None = None  # (below LARGE_BOARD, from it on): the value of a field left at None
+    flag: str | None = None  # its own command-line option (else --search-option FIELD=VALUE only)
+    old_name: str | None = None  # accepted for one version with a deprecation message
+
+
+def option(default, help: str, *, flag: str | bool = False, **schema):
+    """A ``SearchConfig`` field with its schema (``Option``; ``flag=True``: ``--field-name``)."""
+    return dataclasses.field(default=default, metadata={"help": help, "flag": flag, **schema})
 
 
 def board_default(key: str, size: int):
-    """The value of the ``BOARD_DEFAULTS`` field ``key`` on a board of ``size``."""
+    """The value on a board of ``size`` of the field ``key`` of ``BY_SIZE`` left at None."""
     return BOARD_DEFAULTS[key][size >= LARGE_BOARD]
 
 
@@ -62,10 +85,6 @@ def asks_board_default(key: str, value) -> bool:
     """Whether ``value`` given for the field ``key`` asks for its board-size default: None or ``auto`` (any case)
     for a field of ``BY_SIZE``."""
     return key in BY_SIZE and (value is None or (isinstance(value, str) and value.lower() == "auto"))
-
-# Old names of SearchConfig fields, accepted for one version with a message on stderr (overrideSettings, GTP
-# parameters, --search-option): "playouts" now means a count of playouts only.
-DEPRECATED_NAMES = {"playouts": "playout_policy", "late_playouts": "late_playout_policy"}
 
 
 def current_name(key: str) -> str:
@@ -86,40 +105,67 @@ def deprecated(old: str, new: str) -> None:
 
 @dataclasses.dataclass(frozen=True)
 class SearchConfig:
-    strategy: str = "rave"  # move generator (random = a uniform legal move, no search)
-    leaves_per_batch: int | None = None  # K: leaves per device batch; None chooses it from the budget
-    playouts_per_leaf: int = 4  # L: playouts from every leaf
-    uct_c: float = 0.7  # UCB1 exploration constant (strategy uct)
-    rave_c1: float = 0.0  # UCB exploration constant under RAVE (0, as MoGo and Fuego run RAVE: RAVE explores)
-    rave_c3: float = 1e-3  # Silver's RAVE bias constant
-    bias_c2: float = 3.0  # progressive bias c2 * K(s, a) / (n + 1); K = the gammas' move probability; 0 = off
-    playout_policy: str = "heavy"  # leaf playouts: light (uniform), heavy (gamma-proportional), rules, safe_rules
-    gammas: str | None = None  # gamma file for heavy playouts and priors (None: the shipped gammas)
-    prior_model: str | None = "auto"  # priors' and reported policy's move model: None = gammas, "large", a file;
-    # auto: large from 13x13 on (the shipped large-pattern model, learnt on 19x19 games), else the gammas
-    playout_temperature: float = 1.0  # heavy playouts sample gamma ** (1 / T): < 1 sharper, > 1 flatter
-    prior_even: float = 0.0  # RAVE virtual playouts at 1/2 for every move (Gelly & Silver's prior)
-    prior_pattern: float | None = None  # RAVE virtual wins prior_pattern * sqrt(K(s, a)) per move; None: by board
-    # size (BOARD_DEFAULTS: 20, and 500 from 19x19 on)
-    pass_prior_playouts: float = 64.0  # pseudo-playouts at the node's mean in pass's RAVE value
-    n_expand: int = 1  # edge visits before a node is descended through
-    resign_threshold: float = 0.08  # resign when the chosen move's win rate is below this (0 never resigns)
-    resign_min_playouts: int = 2000  # ... and the search ran at least this many playouts
-    pp_c: float = 2.0  # Bouzy's c for progressive pruning
-    pp_min_samples: int = 32  # playouts of a move before progressive pruning may drop it
-    flat_playouts_per_move: int = 16  # per candidate per round for mc / amaf / pp / depth2
-    early_stop: bool = True  # on a time budget: stop once the most visited move cannot be overtaken (tree.move_decided)
-    widen_playouts: float | None = None  # progressive widening (0 = off): a node searches its 2 likeliest moves
-    widen_factor: float = 1.4  # by K until widen_playouts visits, then one more each time its visits grow by this
-    # factor; None: by board size (BOARD_DEFAULTS: off, and 40 from 19x19 on)
-    ladder_prune: bool = False  # leave out of the root the atari escapes that a ladder still captures (go.ladder)
-    ladder_prune_tree: bool = False  # ... and out of every node the tree creates, for both sides
-    late_playout_policy: str | None = "rules"  # the playout policy of the searches from late_fill on; None = off
-    late_fill: float | None = None  # the fraction of the board's points covered by stones from which the late policy
-    # applies; None: by board size (BOARD_DEFAULTS: 0.45, and from the first move on 19x19)
-    score_utility: float = 0.1  # share u of the score in a playout's value (descent.playout_values; 0: win / loss)
-    backend: str = "auto"  # playouts: native (numba, one board at a time), xla (batched kernels), auto: native on CPU
-    threads: int = 0  # native playouts: threads per batch (0: one per core)
+    """How to search: every field with its schema (``option``: help, bounds, choices, board-size default,
+    command-line flag), read back as ``OPTIONS``."""
+
+    strategy: str = option("rave", "move generator (random = a uniform legal move, no search)", flag=True,
+                           choices=STRATEGIES)
+    leaves_per_batch: int | None = option(None, "leaves per device batch K (default: from the budget, 4..128)",
+                                          flag="--leaves", bounds=(1, MAX_LEAVES_PER_BATCH))
+    playouts_per_leaf: int = option(4, "playouts per leaf L", flag=True, bounds=(1, MAX_PLAYOUTS_PER_LEAF))
+    uct_c: float = option(0.7, "UCB1 exploration constant (strategy uct)", bounds=(0.0, 100.0))
+    rave_c1: float = option(0.0, "UCB exploration constant under RAVE (0, as MoGo and Fuego run RAVE: RAVE "
+                                 "explores)", bounds=(0.0, 100.0))
+    rave_c3: float = option(1e-3, "Silver's RAVE bias constant", bounds=(0.0, 1e6))
+    bias_c2: float = option(3.0, "progressive-bias weight c2: c2 * K(s, a) / (n + 1), K(s,a) = the gammas' move "
+                                 "probability, 0 = off", flag="--bias", bounds=(0.0, 1e6))
+    playout_policy: str = option("heavy", "leaf playouts: light (uniform), heavy (gamma-proportional), rules "
+                                          "(MoGo-style capture / save / shape tiers) or safe_rules (the same, joined "
+                                          "self-ataris last)", flag=True, choices=PLAYOUT_POLICIES, old_name="playouts")
+    gammas: str | None = option(None, "gamma file for heavy playouts and priors (default: the shipped gammas)",
+                                flag=True)
+    prior_model: str | None = option("auto", "move model of the tree's priors and the reported policy: large (the "
+                                             "shipped large-pattern model, learnt on 19x19 games), base (the shipped "
+                                             "gammas), a gamma file, or auto: large on 13x13 and larger, else "
+                                             "--gammas; None: --gammas", flag=True)
+    playout_temperature: float = option(1.0, "heavy playouts sample gamma ** (1 / T): < 1 sharper, > 1 flatter",
+                                        bounds=(0.0, 100.0), low_open=True)
+    prior_even: float = option(0.0, "RAVE virtual playouts at 1/2 for every move (Gelly & Silver's prior)",
+                               bounds=(0.0, 1e6))
+    prior_pattern: float | None = option(None, "RAVE virtual wins prior_pattern * sqrt(K(s, a)) per move; None: by "
+                                               "board size", bounds=(0.0, 1e6), by_size=(20.0, 500.0))
+    pass_prior_playouts: float = option(64.0, "pseudo-playouts at the node's mean in pass's RAVE value",
+                                        bounds=(0.0, 1e9))
+    n_expand: int = option(1, "edge visits before a node is descended through", bounds=(1, 10_000))
+    resign_threshold: float = option(0.08, "resign when the best move's win rate is below this, 0 = never",
+                                     flag=True, bounds=(0.0, 1.0))
+    resign_min_playouts: int = option(2000, "playouts a search needs before it may resign", flag=True,
+                                      bounds=(0, 10 ** 9))
+    pp_c: float = option(2.0, "Bouzy's c for progressive pruning", bounds=(0.0, 100.0))
+    pp_min_samples: int = option(32, "playouts of a move before progressive pruning may drop it", bounds=(1, 10 ** 6))
+    flat_playouts_per_move: int = option(16, "playouts per candidate per round for mc / amaf / pp / depth2",
+                                         bounds=(1, 4096))
+    early_stop: bool = option(True, "on a time budget: stop once the most visited move cannot be overtaken "
+                                    "(tree.move_decided)")
+    widen_playouts: float | None = option(None, "progressive widening (0 = off): a node searches its 2 likeliest "
+                                                "moves by K until this many visits, then one more each time its "
+                                                "visits grow by widen_factor; None: by board size",
+                                          bounds=(0.0, 1e9), by_size=(0.0, 40.0))
+    widen_factor: float = option(1.4, "progressive widening's growth factor of visits per move", bounds=(1.0, 100.0),
+                                 low_open=True)
+    ladder_prune: bool = option(False, "leave out of the root the atari escapes that a ladder still captures "
+                                       "(go.ladder)")
+    ladder_prune_tree: bool = option(False, "... and out of every node the tree creates, for both sides")
+    late_playout_policy: str | None = option("rules", "the playout policy of the searches from late_fill on; None = "
+                                                      "off", choices=PLAYOUT_POLICIES, old_name="late_playouts")
+    late_fill: float | None = option(None, "the fraction of the board's points covered by stones from which the late "
+                                           "policy applies; None: by board size", bounds=(0.0, 1.0),
+                                     by_size=(0.45, 0.0))
+    score_utility: float = option(0.1, "share u of the score in a playout's value (descent.playout_values; 0: win / "
+                                       "loss)", bounds=(0.0, 0.5))
+    backend: str = option("auto", "playout code: native (compiled, one board at a time on every core), xla (batched "
+                                  "kernels, for GPUs), auto = native on a CPU", flag=True, choices=PLAYOUT_BACKENDS)
+    threads: int = option(0, "native playouts: threads per batch, 0 = one per core", flag=True, bounds=(0, 1024))
 
     def __post_init__(self):
         if self.strategy not in STRATEGIES:
@@ -178,8 +224,9 @@ class SearchConfig:
             return _STRATEGY_TEXT["random"]
         text = f"{_STRATEGY_TEXT[self.strategy]} with {_POLICY_TEXT[self.playout_policy]}"
         priors = [f"progressive bias {self.bias_c2:g}"] if self.bias_c2 else []
-        small, large = BOARD_DEFAULTS["prior_pattern"]
-        pattern = f"{small:g}; {large:g} on 19x19" if self.prior_pattern is None else f"{self.prior_pattern:g}"
+        small, large = self.for_size(LARGE_BOARD - 1), self.for_size(LARGE_BOARD)  # the board-size defaults
+        pattern = (f"{small.prior_pattern:g}; {large.prior_pattern:g} on 19x19" if self.prior_pattern is None
+                   else f"{self.prior_pattern:g}")
         if self.prior_even or self.prior_pattern is None or self.prior_pattern:
             priors.append(f"virtual RAVE experience (--prior {self.prior_even:g} {pattern})")
         if priors:
@@ -192,15 +239,14 @@ class SearchConfig:
                 source = f"the move model in {self.prior_model}"
             text += f", {' and '.join(priors)} from {source}"
         if self.widen_playouts is None:
-            text += f", progressive widening on 19x19 (from {BOARD_DEFAULTS['widen_playouts'][1]:g} visits)"
+            text += f", progressive widening on 19x19 (from {large.widen_playouts:g} visits)"
         elif self.widen_playouts:
             text += f", progressive widening from {self.widen_playouts:g} visits"
         if self.late_playout_policy:
             late = _POLICY_TEXT[self.late_playout_policy]
             if self.late_fill is None:
-                small, large = BOARD_DEFAULTS["late_fill"]
-                text += (f", and {late} once stones cover {small:.0%} of the board ({large:.0%} on 19x19: from the "
-                         "first move)")
+                text += (f", and {late} once stones cover {small.late_fill:.0%} of the board ({large.late_fill:.0%} "
+                         "on 19x19: from the first move)")
             elif self.late_fill == 0:
                 text += f", and {late} from the first move"
             else:
@@ -215,7 +261,7 @@ class SearchConfig:
         else ``playout_policy``."""
         fill = self.late_fill
         if fill is None:
-            fill = board_default("late_fill", math.isqrt(points))
+            fill = self.for_size(math.isqrt(points)).late_fill
         if self.late_playout_policy and stones >= fill * points:
             return self.late_playout_policy
         return self.playout_policy
@@ -233,29 +279,53 @@ class SearchConfig:
             if key not in fields:
                 ignored.append(f"setting {key!r} ignored")
                 continue
-            changes[key] = _coerce(key, value, getattr(self, key))
+            changes[key] = _coerce(key, value)
         try:
             return dataclasses.replace(self, **changes), ignored
         except (TypeError, ValueError) as exc:
             raise ValueError(str(exc)) from None
 
 
-def _coerce(key: str, value, default):
-    """``value`` as the type of the field ``key`` (whose default is ``default``); ValueError if it is not."""
-    if key in ("gammas", "prior_model", "leaves_per_batch", "late_playout_policy") and value is None:
+_KINDS = {"bool": bool, "int": int, "float": float, "str": str}
+
+
+def field_option(field: dataclasses.Field) -> Option:
+    """The ``Option`` of a SearchConfig field: its kind and nullability from the annotation, the rest from
+    ``option``'s metadata (a field declared without ``option`` has help "" and no bounds)."""
+    annotation = field.type.__name__ if isinstance(field.type, type) else str(field.type)
+    types = [part.strip() for part in annotation.split("|")]
+    if types[0] not in _KINDS or not set(types[1:]) <= {"None"}:
+        raise TypeError(f"SearchConfig.{field.name}: a field is bool, int, float or str, or one of them | None; "
+                        f"not {field.type}")
+    meta = dict(field.metadata)
+    flag = meta.pop("flag", False)
+    flag = "--" + field.name.replace("_", "-") if flag is True else flag or None
+    return Option(field.name, _KINDS[types[0]], "None" in types, field.default, meta.pop("help", ""), flag=flag,
+                  **meta)
+
+
+OPTIONS = {field.name: field_option(field) for field in dataclasses.fields(SearchConfig)}  # field name -> Option
+BOARD_DEFAULTS = {name: spec.by_size for name, spec in OPTIONS.items() if spec.by_size}  # (small, large board)
+BY_SIZE = tuple(BOARD_DEFAULTS)  # None or "auto" in overrides: by board size
+# Old names of SearchConfig fields, accepted for one version with a message on stderr (overrideSettings, GTP
+# parameters, --search-option): "playouts" now means a count of playouts only.
+DEPRECATED_NAMES = {spec.old_name: name for name, spec in OPTIONS.items() if spec.old_name}
+
+
+def _coerce(key: str, value):
+    """``value`` as the type of the field ``key`` (``OPTIONS``); ValueError naming the field if it is not."""
+    spec = OPTIONS[key]
+    if (value is None and spec.nullable) or asks_board_default(key, value):
         return None
-    if asks_board_default(key, value):
-        return None
-    if isinstance(default, bool):
+    if spec.kind is bool:
         return _as_bool(key, value)
     if isinstance(value, bool):
         raise ValueError(f"{key}: expected a number or string, got {value!r}")
-    if key in ("strategy", "playout_policy", "gammas", "prior_model", "late_playout_policy", "backend"):
+    if spec.kind is str:
         if not isinstance(value, str):
             raise ValueError(f"{key}: expected a string, got {value!r}")
         return value
-    if key in ("leaves_per_batch", "playouts_per_leaf", "n_expand", "resign_min_playouts", "pp_min_samples",
-               "flat_playouts_per_move", "threads"):
+    if spec.kind is int:
         if not isinstance(value, int) and not (isinstance(value, float) and value.is_integer()):
             raise ValueError(f"{key}: expected an integer, got {value!r}")
         return int(value)
@@ -292,50 +362,40 @@ DEFAULT = SearchConfig()
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The search options of ``jaxgo gtp`` and ``jaxgo serve`` (help texts show the defaults)."""
-    d = DEFAULT
+    """The search options of ``jaxgo gtp`` and ``jaxgo serve``: one per field with a ``flag`` (``OPTIONS``), the
+    pair ``--prior EVEN PATTERN`` and ``--search-option FIELD=VALUE`` for any field (help texts show the
+    defaults)."""
     group = parser.add_argument_group("search (defaults: the strongest configuration measured)")
-    group.add_argument("--strategy", choices=STRATEGIES, default=d.strategy,
-                       help="move generator (default %(default)s; random = a uniform legal move)")
-    group.add_argument("--playout-policy", choices=PLAYOUT_POLICIES, default=d.playout_policy,
-                       help="leaf playouts: light (uniform), heavy (gamma-proportional), rules (MoGo-style "
-                            "capture / save / shape tiers) or safe_rules (the same, joined self-ataris last) "
-                            "(default %(default)s)")
-    group.add_argument("--bias", type=float, default=d.bias_c2,
-                       help="progressive-bias weight c2; K(s,a) = the gammas' move probability, 0 = off "
-                            "(default %(default)s)")
-    group.add_argument("--prior", type=_number_or_auto, nargs=2, default=(d.prior_even, None),
+    for spec in OPTIONS.values():
+        if spec.flag:
+            text = spec.help.replace("%", "%%")
+            group.add_argument(spec.flag, type=_ARGUMENT_TYPES[spec.kind], choices=spec.choices,
+                               default=spec.default,
+                               help=text if "(default" in text else text + " (default %(default)s)")
+    small, large = (DEFAULT.for_size(size).prior_pattern for size in (LARGE_BOARD - 1, LARGE_BOARD))
+    group.add_argument("--prior", type=_number_or_auto, nargs=2, default=(DEFAULT.prior_even, None),
                        metavar=("EVEN", "PATTERN"),
                        help="RAVE virtual experience (Gelly & Silver): EVEN virtual playouts at 1/2 per move plus "
-                            "PATTERN * sqrt(K(s,a)) virtual wins; 0 0 = off; PATTERN auto = 20, 500 on 19x19 "
-                            "(default 0 auto)")
-    group.add_argument("--gammas", default=d.gammas,
-                       help="gamma file for heavy playouts and priors (default: the shipped gammas)")
-    group.add_argument("--prior-model", default=d.prior_model,
-                       help="move model of the tree's priors and the reported policy: large (the shipped "
-                            "large-pattern model), base (the shipped gammas), a gamma file, or auto: large on 13x13 "
-                            "and larger, else --gammas (default %(default)s)")
-    group.add_argument("--leaves", type=int, default=d.leaves_per_batch,
-                       help="leaves per device batch K (default: from the budget, 4..128)")
-    group.add_argument("--playouts-per-leaf", type=int, default=d.playouts_per_leaf,
-                       help="playouts per leaf L (default %(default)s)")
-    group.add_argument("--backend", choices=PLAYOUT_BACKENDS, default=d.backend,
-                       help="playout code: native (compiled, one board at a time on every core), xla (batched "
-                            "kernels, for GPUs), auto = native on a CPU (default %(default)s)")
-    group.add_argument("--threads", type=int, default=d.threads,
-                       help="native playouts: threads per batch, 0 = one per core (default %(default)s)")
-    group.add_argument("--resign-threshold", type=float, default=d.resign_threshold,
-                       help="resign when the best move's win rate is below this, 0 = never (default %(default)s)")
-    group.add_argument("--resign-min-playouts", type=int, default=d.resign_min_playouts,
-                       help="playouts a search needs before it may resign (default %(default)s)")
+                            f"PATTERN * sqrt(K(s,a)) virtual wins; 0 0 = off; PATTERN auto = {small:g}, {large:g} on "
+                            f"{LARGE_BOARD}x{LARGE_BOARD} (default {DEFAULT.prior_even:g} auto)")
     group.add_argument("--search-option", action="append", default=[], metavar="FIELD=VALUE",
                        help="set any SearchConfig field, e.g. rave_c1=0.1 or uct_c=0.5 (repeatable; fields and "
-                            "defaults: " + ", ".join(f"{k}={v}" for k, v in d.to_dict().items()) + ")")
+                            "defaults: " + ", ".join(f"{k}={v}" for k, v in DEFAULT.to_dict().items()) + ")")
+
+
+def _switch_word(text: str) -> bool:
+    try:
+        return _as_bool("switch", text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}") from None
+
+
+_ARGUMENT_TYPES = {bool: _switch_word, int: int, float: float, str: None}
 
 
 def _number_or_auto(text: str):
     """A ``--prior`` word: a number, or ``auto`` (None: by board size)."""
-    if asks_board_default("prior_pattern", text):
+    if text.lower() == "auto":
         return None
     try:
         return float(text)
@@ -343,15 +403,16 @@ def _number_or_auto(text: str):
         raise argparse.ArgumentTypeError(f"expected a number or auto, got {text!r}") from None
 
 
+def _flag_dest(flag: str) -> str:
+    return flag.lstrip("-").replace("-", "_")
+
+
 def from_args(args: argparse.Namespace) -> SearchConfig:
     """The SearchConfig of parsed ``add_arguments`` options; ValueError for a bad ``--search-option``."""
-    config = SearchConfig(strategy=args.strategy, playout_policy=args.playout_policy, bias_c2=args.bias,
-                          prior_even=args.prior[0] or 0.0, prior_pattern=args.prior[1], gammas=args.gammas,
-                          prior_model=getattr(args, "prior_model", DEFAULT.prior_model),
-                          leaves_per_batch=args.leaves, playouts_per_leaf=args.playouts_per_leaf,
-                          resign_threshold=args.resign_threshold, resign_min_playouts=args.resign_min_playouts,
-                          backend=getattr(args, "backend", DEFAULT.backend),
-                          threads=getattr(args, "threads", DEFAULT.threads))
+    given = {name: getattr(args, _flag_dest(spec.flag), spec.default) for name, spec in OPTIONS.items() if spec.flag}
+    even, pattern = getattr(args, "prior", (DEFAULT.prior_even, DEFAULT.prior_pattern))
+    given.update(prior_even=even or 0.0, prior_pattern=pattern)
+    config = SearchConfig(**given)
     overrides = {}
     for item in getattr(args, "search_option", []) or []:
         key, sep, text = item.partition("=")

@@ -28,10 +28,13 @@ import math
 import numba
 import numpy as np
 
-# params: float64 [N_PARAMS], from ``score_params(config)``.
+# params: float64 [N_PARAMS], from ``score_params(config)``: a SearchConfig field at each index of PARAM_FIELDS.
 IS_UCT, UCT_C, RAVE_C1, RAVE_C3, BIAS_C2, PASS_M, PRIOR_EVEN, PRIOR_PATTERN, WIDEN_START, WIDEN_FACTOR, \
     N_EXPAND, NOISE = range(12)
 N_PARAMS = 12
+PARAM_FIELDS = {UCT_C: "uct_c", RAVE_C1: "rave_c1", RAVE_C3: "rave_c3", BIAS_C2: "bias_c2", PRIOR_EVEN: "prior_even",
+                PASS_M: "pass_prior_playouts", PRIOR_PATTERN: "prior_pattern", WIDEN_START: "widen_playouts",
+                WIDEN_FACTOR: "widen_factor", N_EXPAND: "n_expand"}
 TIE_NOISE = 1e-7
 
 PENDING = -1  # a descent ended on an edge without a node yet (the caller creates it)
@@ -45,12 +48,9 @@ def score_params(config, noise: float = TIE_NOISE) -> np.ndarray:
     if config.prior_pattern is None or config.widen_playouts is None:
         raise ValueError("score_params: set the board-size defaults first (SearchConfig.for_size)")
     p = np.zeros(N_PARAMS)
-    p[IS_UCT] = float(config.strategy == "uct")
-    p[UCT_C], p[RAVE_C1], p[RAVE_C3] = config.uct_c, config.rave_c1, config.rave_c3
-    p[BIAS_C2], p[PASS_M] = config.bias_c2, config.pass_prior_playouts
-    p[PRIOR_EVEN], p[PRIOR_PATTERN] = config.prior_even, config.prior_pattern
-    p[WIDEN_START], p[WIDEN_FACTOR] = config.widen_playouts, config.widen_factor
-    p[N_EXPAND], p[NOISE] = config.n_expand, noise
+    for index, name in PARAM_FIELDS.items():
+        p[index] = getattr(config, name)
+    p[IS_UCT], p[NOISE] = float(config.strategy == "uct"), noise
     return p
 
 

@@ -3,8 +3,9 @@
 
 ``SearchConfig`` checks types and the few ranges its code needs; this module refuses the values that make no
 sense for a search a client runs (``uct_c -1``, ``n_expand 0``, a string for a switch) with a message that
-names the setting, before the config is built.  ``check_setting(key, value, text=False)`` returns the value
-to use or raises ``SettingError``; JSON switches must be ``true``/``false``, GTP text switches
+names the setting, before the config is built.  The bounds are each field's ``bounds`` in its schema
+(``jaxgo.search.config.OPTIONS``), written beside the field.  ``check_setting(key, value, text=False)`` returns
+the value to use or raises ``SettingError``; JSON switches must be ``true``/``false``, GTP text switches
 ``true``/``false``/``1``/``0`` (GoGui's ``[bool]`` sends 0 / 1).
 """
 
@@ -12,27 +13,9 @@ from __future__ import annotations
 
 import math
 
-from jaxgo.search.config import BY_SIZE, asks_board_default
+from jaxgo.search.config import MAX_LEAVES_PER_BATCH, MAX_PLAYOUTS_PER_LEAF, OPTIONS, asks_board_default
 
-MAX_LEAVES_PER_BATCH = 1024  # each device call holds leaves x L boards; every new K compiles new shapes
-MAX_PLAYOUTS_PER_LEAF = 256  # as the GTP engine allows
 MAX_GAMMA_FILE_BYTES = 256 << 20
-
-# setting -> (lowest, highest, whether the lowest itself is allowed); integers are the settings in INTEGERS
-RANGES = {
-    "uct_c": (0.0, 100.0, True), "rave_c1": (0.0, 100.0, True), "rave_c3": (0.0, 1e6, True),
-    "bias_c2": (0.0, 1e6, True), "playout_temperature": (0.0, 100.0, False), "prior_even": (0.0, 1e6, True),
-    "prior_pattern": (0.0, 1e6, True), "pass_prior_playouts": (0.0, 1e9, True), "n_expand": (1, 10_000, True),
-    "resign_threshold": (0.0, 1.0, True), "resign_min_playouts": (0, 10 ** 9, True), "pp_c": (0.0, 100.0, True),
-    "pp_min_samples": (1, 10 ** 6, True), "flat_playouts_per_move": (1, 4096, True),
-    "widen_playouts": (0.0, 1e9, True), "widen_factor": (1.0, 100.0, False), "late_fill": (0.0, 1.0, True),
-    "score_utility": (0.0, 0.5, True), "leaves_per_batch": (1, MAX_LEAVES_PER_BATCH, True),
-    "playouts_per_leaf": (1, MAX_PLAYOUTS_PER_LEAF, True), "threads": (0, 1024, True),
-}
-INTEGERS = {"n_expand", "resign_min_playouts", "pp_min_samples", "flat_playouts_per_move", "leaves_per_batch",
-            "playouts_per_leaf", "threads"}
-SWITCHES = {"early_stop", "ladder_prune", "ladder_prune_tree"}
-NULLABLE = {"gammas", "leaves_per_batch", "late_playout_policy", *BY_SIZE}  # None (BY_SIZE: or auto) = the default
 TEXT_TRUE, TEXT_FALSE = ("true", "1"), ("false", "0")
 
 
@@ -45,24 +28,28 @@ class SettingError(ValueError):
 
 
 def check_setting(key: str, value, text: bool = False):
-    """``value`` checked for the search setting ``key`` (``text``: it came as GTP text, already parsed to
-    int / float / str / None by the caller).  Returns the value to set; SettingError when it is refused.
-    Settings without bounds here (``strategy``, ``playout_policy``, ``gammas`` ...) pass unchanged."""
+    """``value`` checked for the search setting ``key`` against its schema (``jaxgo.search.config.OPTIONS``:
+    nullable, switch, bounds; ``text``: it came as GTP text, already parsed to int / float / str / None by the
+    caller).  Returns the value to set; SettingError when it is refused.  Settings without bounds
+    (``strategy``, ``playout_policy``, ``gammas`` ...) pass unchanged: SearchConfig checks them."""
+    spec = OPTIONS.get(key)
     if value is None:
-        if key in NULLABLE:
+        if spec is not None and spec.nullable:
             return None
         raise SettingError(key, "a value is required")
     if asks_board_default(key, value):
         return None
-    if key in SWITCHES:
-        return _switch(key, value, text)
-    if key not in RANGES:
+    if spec is None:
         return value
-    low, high, low_ok = RANGES[key]
-    number = _number(key, value, key in INTEGERS)
-    above_low = number >= low if low_ok else number > low
+    if spec.kind is bool:
+        return _switch(key, value, text)
+    if spec.bounds is None:
+        return value
+    low, high = spec.bounds
+    number = _number(key, value, spec.kind is int)
+    above_low = number > low if spec.low_open else number >= low
     if not (above_low and number <= high):
-        opening = "[" if low_ok else "("
+        opening = "(" if spec.low_open else "["
         raise SettingError(key, f"{value!r} is out of range {opening}{low:g}, {high:g}]")
     return number
 
@@ -92,3 +79,7 @@ def check_gamma_file(path: str) -> None:
     from jaxgo.features.gammas import load_checked
 
     load_checked(path, MAX_GAMMA_FILE_BYTES)
+
+
+__all__ = ["MAX_GAMMA_FILE_BYTES", "MAX_LEAVES_PER_BATCH", "MAX_PLAYOUTS_PER_LEAF", "SettingError", "check_gamma_file",
+           "check_setting"]

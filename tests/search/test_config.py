@@ -158,3 +158,55 @@ def test_score_utility_is_a_share_below_one_half():
     for bad in (-0.1, 0.5, 1.0):
         with pytest.raises(ValueError, match="score_utility"):
             SearchConfig(score_utility=bad)
+
+
+def test_each_field_has_one_schema_that_coercion_and_the_options_follow():
+    options = search_config.OPTIONS
+    assert list(options) == list(SearchConfig().to_dict())
+    for name, spec in options.items():
+        assert spec.name == name and spec.default == getattr(SearchConfig(), name)
+        assert spec.by_size is None or (spec.nullable and spec.default is None)  # None: by board size
+        if spec.kind is int:  # every integer field comes back an integer, whatever list it is (not) on
+            assert type(SearchConfig().with_overrides({name: float(spec.bounds[0] + 1)})[0].to_dict()[name]) is int
+    assert search_config.BY_SIZE == ("prior_pattern", "widen_playouts", "late_fill")
+    assert search_config.DEPRECATED_NAMES == {"playouts": "playout_policy", "late_playouts": "late_playout_policy"}
+    flags = {spec.flag for spec in options.values() if spec.flag}
+    assert {"--strategy", "--bias", "--leaves", "--playouts-per-leaf", "--threads"} <= flags
+    assert options["playout_policy"].choices == search_config.PLAYOUT_POLICIES
+
+
+def test_a_new_field_is_written_once():
+    """The annotation gives the kind and None-ness, ``option`` the rest: no list elsewhere to extend."""
+    import dataclasses
+
+    @dataclasses.dataclass(frozen=True)
+    class Fields:
+        count: int | None = search_config.option(None, "a count", flag=True, bounds=(1, 9))
+        rate: float = 0.5  # a field without a schema: a float, no bounds
+
+    count, rate = (search_config.field_option(field) for field in dataclasses.fields(Fields))
+    assert (count.kind, count.nullable, count.bounds, count.flag, count.help) == (int, True, (1, 9), "--count",
+                                                                                  "a count")
+    assert (rate.kind, rate.nullable, rate.bounds, rate.flag) == (float, False, None, None)
+
+    @dataclasses.dataclass(frozen=True)
+    class Odd:
+        items: list = ()
+
+    with pytest.raises(TypeError, match="items"):
+        search_config.field_option(dataclasses.fields(Odd)[0])
+
+
+def test_field_names_are_written_as_strings_at_most_ten_times_in_the_schema_modules():
+    """Issue 60: the option schema lived in five places (71 string literals of field names in config and the two
+    settings modules); now in the table beside each field."""
+    import ast
+    from pathlib import Path
+
+    root = Path(search_config.__file__).resolve().parents[1]
+    names = set(SearchConfig().to_dict())
+    counts = {}
+    for path in ("search/config.py", "server/settings.py", "gtp/settings.py"):
+        tree = ast.parse((root / path).read_text())
+        counts[path] = sum(isinstance(node, ast.Constant) and node.value in names for node in ast.walk(tree))
+    assert sum(counts.values()) <= 10, counts

@@ -198,3 +198,16 @@ def test_playout_values_plain_and_with_a_share_of_the_score():
     assert value[2] == 0.5
     mirrored = descent.playout_values(-winner, -score, 0.1, 9.0)
     np.testing.assert_allclose(value + mirrored, 1.0)  # White's value is 1 - Black's
+
+
+def test_score_params_pack_each_field_at_its_index():
+    config = SearchConfig(strategy="uct", uct_c=0.3, rave_c1=0.2, rave_c3=0.01, bias_c2=1.5, pass_prior_playouts=8.0,
+                          prior_even=2.0, prior_pattern=30.0, widen_playouts=5.0, widen_factor=1.7, n_expand=3)
+    params = descent.score_params(config, noise=0.5)
+    assert params.shape == (descent.N_PARAMS,)
+    for index, name in descent.PARAM_FIELDS.items():
+        assert params[index] == getattr(config, name)
+    assert (params[descent.IS_UCT], params[descent.NOISE]) == (1.0, 0.5)
+    assert len(set(descent.PARAM_FIELDS) | {descent.IS_UCT, descent.NOISE}) == descent.N_PARAMS
+    with pytest.raises(ValueError, match="for_size"):
+        descent.score_params(SearchConfig())
