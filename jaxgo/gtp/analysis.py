@@ -1,13 +1,13 @@
 """Live-analysis GTP commands: ``lz-analyze``, ``kata-analyze``, ``*-genmove_analyze`` and ``jaxgo-pv_gfx``.
 
-The searches run in the session's analysis engine (``GtpSession.analysis_connection``): the ``jaxgo serve``
+The searches run in the session's analysis engine (``GtpSession.analysis.connection()``): the ``jaxgo serve``
 process of ``jaxgo gtp --server``, else a private in-process ``AnalysisEngine``.  A position is sent as a
 KataGo query (``jaxgo.gtp.remote.position_query``: setup stones + moves) whose ``overrideSettings`` carry the
 session's ``SearchConfig`` (so analysis searches like ``genmove``) and win rates for the side to move, with
 ``reportDuringSearchEvery`` = the interval.
 
 Streaming: an analysis handler answers ``=`` at once and leaves an ``AnalysisStream`` in
-``session.analysis_stream``; the read loop (``jaxgo.gtp.loop.serve``) writes its info lines until the next
+``session.analysis.stream``; the read loop (``jaxgo.gtp.loop.serve``) writes its info lines until the next
 input line arrives (or, for genmove_analyze, until the ``play MOVE`` line), then the empty line ending the
 response; a report with no move (a finished game) writes nothing.  ``*-genmove_analyze`` chooses its move with
 ``Player.decide`` on the final response, so it follows the same PV / resign rules as ``genmove``; its budget is
@@ -180,7 +180,7 @@ def _remember(session, response: dict, kind: str) -> None:
         return
     from jaxgo.gtp.remote import result_from_response
 
-    session.last_analysis = (result_from_response(response, session.size), kind)
+    session.analysis.last = (result_from_response(response, session.size), kind)
 
 
 def analyze(session, args: list[str], kind: str) -> str:
@@ -190,8 +190,8 @@ def analyze(session, args: list[str], kind: str) -> str:
     options = parse_analyze_args(args, session.game.to_play)
     query = position_query(session.game, options["colour"], session.config, ANALYSIS_VISITS,
                            interval=options["interval"], ownership=options["ownership"])
-    stream = session.analysis_connection().query(query)
-    session.analysis_stream = AnalysisStream(_stream_lines(stream, kind, options, session=session),
+    stream = session.analysis.connection().query(query)
+    session.analysis.stream = AnalysisStream(_stream_lines(stream, kind, options, session=session),
                                              interruptible=True)
     return ""
 
@@ -238,19 +238,19 @@ def genmove_analyze(session, args: list[str], kind: str) -> str:
     from jaxgo.gtp.remote import ANALYSIS_VISITS, position_query
 
     options = parse_analyze_args(args, session.game.to_play)
-    colour, game, player = options["colour"], session.game, session.search_player()
+    colour, game, player = options["colour"], session.game, session.player_after_warmup()
     if colour != game.to_play:
         game.set_to_play(colour)
     early = player.decide_without_search(game, colour)
     if early is not None:
-        session.analysis_stream = AnalysisStream(iter([_play_decision(session, colour, early)]), False)
+        session.analysis.stream = AnalysisStream(iter([_play_decision(session, colour, early)]), False)
         return ""
     playouts, seconds = player.budget(game, colour)
     seconds = capped_clock_seconds(player, seconds)  # a clock share is capped as genmove's
     query = position_query(game, colour, session.config, playouts or ANALYSIS_VISITS,
                            interval=options["interval"], ownership=options["ownership"])
-    stream = session.analysis_connection().query(query)
-    session.analysis_stream = AnalysisStream(_genmove_lines(session, stream, kind, options, colour, seconds),
+    stream = session.analysis.connection().query(query)
+    session.analysis.stream = AnalysisStream(_genmove_lines(session, stream, kind, options, colour, seconds),
                                              interruptible=False)
     return ""
 
@@ -265,7 +265,7 @@ def pv_gfx(session, args: list[str]) -> str:
     visits = int_arg(args[0], 1, MAX_PV_GFX_VISITS, f"visits must be 1..{MAX_PV_GFX_VISITS}") if args else \
         PV_GFX_VISITS
     game = session.game
-    response = final_response(session.analysis_connection(),
+    response = final_response(session.analysis.connection(),
                               position_query(game, game.to_play, session.config, visits), stop=session.interrupted)
     if not response.get("moveInfos"):
         return ""

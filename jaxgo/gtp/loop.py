@@ -2,7 +2,7 @@
 
 ``serve(engine, rfile, out)`` answers each input line with ``engine.handle(line)`` (a
 ``jaxgo.gtp.protocol.Dispatcher``).  When a handler left an ``AnalysisStream`` in
-``engine.session.analysis_stream`` the response is written as a ``protocol.StreamedReply``: ``=[id]``, the
+``engine.session.analysis.stream`` the response is written as a ``protocol.StreamedReply``: ``=[id]``, the
 stream's lines until the next input line arrives (interruptible streams) or the stream ends, then the empty
 line ending the response.  Undecodable bytes are replaced, so a stray byte never ends the session; a line
 longer than ``MAX_LINE`` bytes is cut.
@@ -212,10 +212,10 @@ def run_stream(stream, reply: StreamedReply, source) -> None:
 def answer(engine, line: str, out, source) -> None:
     """Answer one input line, streaming the analysis a handler left behind."""
     session = engine.session
-    session.analysis_stream = None
-    session.stop_pondering()  # every command is answered with the ponder search stopped
+    session.analysis.stream = None
+    session.ponder.stop()  # every command is answered with the ponder search stopped
     response = engine.handle(line)
-    stream, session.analysis_stream = session.analysis_stream, None
+    stream, session.analysis.stream = session.analysis.stream, None
     if stream is not None and response is not None and response.startswith("="):
         reply = StreamedReply(out, response.split("\n", 1)[0].rstrip())
         reply.start()

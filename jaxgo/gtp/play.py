@@ -37,10 +37,10 @@ def _choose(session, args: list[str], cleanup: bool = False):
     """(colour, Decision) for ``genmove``-like commands with one colour argument."""
     require_count(args, 1)
     colour = colour_arg(args[0], "syntax error")
-    player, game = session.search_player(), session.game
+    player, game = session.player_after_warmup(), session.game
     with clock_share_capped(player, game, colour):
         decision = player.choose(game, colour, cleanup=cleanup, stop=session.interrupted)
-    session.last_analysis = None  # this search is now the last one (jaxgo-search_stats)
+    session.analysis.last = None  # this search is now the last one (jaxgo-search_stats)
     return colour, decision
 
 
@@ -52,7 +52,7 @@ def genmove(session, args):
     if decision.move == RESIGN:
         return "resign"
     session.game.play(colour, decision.move)
-    session.ponder_requested = True
+    session.ponder.requested = True
     return point_to_gtp(decision.move, session.size)
 
 
@@ -71,7 +71,7 @@ def genmove_cleanup(session, args):
     colour, decision = _choose(session, args, cleanup=True)
     move = session.game.pass_move if decision.move == RESIGN else decision.move
     session.game.play(colour, move)
-    session.ponder_requested = True
+    session.ponder.requested = True
     return point_to_gtp(move, session.size)
 
 
@@ -201,7 +201,7 @@ def final_score(session, args):
     """Area score with komi, as GNU Go writes it: ``B+3.5``, ``W+0.5`` or ``0``.  Tromp-Taylor on the board
     as it stands; once both players have passed, stones the Player judges dead are removed first."""
     game = session.game
-    score = session.search_player().settled_score(game) if game.is_over() else game.score()
+    score = session.player_after_warmup().settled_score(game) if game.is_over() else game.score()
     if score > 0:
         return f"B+{score:.1f}"
     if score < 0:
@@ -215,7 +215,7 @@ def final_status_list(session, args):
     wanted = args[0].lower()
     if wanted not in ("alive", "dead", "seki"):
         raise GtpError("syntax error")
-    return vertices_text(session.search_player().stone_status(session.game) == wanted, session.size)
+    return vertices_text(session.player_after_warmup().stone_status(session.game) == wanted, session.size)
 
 
 def ownership(session, args):
@@ -226,7 +226,7 @@ def ownership(session, args):
     require_count(args, 0, 1)
     playouts = (int_arg(args[0], 1, MAX_OWNERSHIP_PLAYOUTS, f"playouts must be 1..{MAX_OWNERSHIP_PLAYOUTS}")
                 if args else OWNERSHIP_PLAYOUTS)
-    return board_rows(session.search_player().ownership(session.game, playouts), session.size)
+    return board_rows(session.player_after_warmup().ownership(session.game, playouts), session.size)
 
 
 # -- search information ---------------------------------------------------------------------------------------
@@ -235,8 +235,8 @@ def search_stats(session, args):
     genmove, whichever came last: playouts, seconds, win rate (side to move) and principal variation."""
     source = "genmove"
     result = session.player.last_result
-    if session.last_analysis is not None:
-        result, source = session.last_analysis
+    if session.analysis.last is not None:
+        result, source = session.analysis.last
     if result is None:
         return "no search yet"
     pv = " ".join(point_to_gtp(m, session.size) for m in result.pv)

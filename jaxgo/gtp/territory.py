@@ -58,7 +58,7 @@ def server_territory(session) -> str:
     game = session.game
     query = position_query(game, game.to_play, session.config, SERVER_TERRITORY_VISITS, territory=True,
                            perspective="BLACK")
-    values = final_response(session.analysis_connection(), query).get("territory")
+    values = final_response(session.analysis.connection(), query).get("territory")
     if values is None:
         raise GtpError("territory not available")
     return board_rows(values, session.size)

@@ -29,7 +29,7 @@ TIMEOUT = 600
 def streaming_engine(lines, interruptible=True):
     """A Dispatcher whose ``stream`` command streams ``lines`` (no JAX: a toy registry)."""
     def stream(session, args):
-        session.analysis_stream = AnalysisStream(iter(lines), interruptible)
+        session.analysis.stream = AnalysisStream(iter(lines), interruptible)
         return ""
 
     def name(session, args):
@@ -135,7 +135,7 @@ def test_serve_on_a_pipe_answers_and_leaves_no_thread():
 
 def test_the_in_process_analysis_engine_is_stopped_at_the_end():
     session = GtpSession(Rules(size=5))
-    connection = session.analysis_connection()  # the private engine of a local session's live analysis
+    connection = session.analysis.connection()  # the private engine of a local session's live analysis
     assert connection.engine.running
     serve(Dispatcher(session, {}), io.BytesIO(b""), io.StringIO())
     assert not connection.engine.running
