@@ -4,7 +4,11 @@ Every front end builds its search from this frozen dataclass: ``jaxgo gtp`` and 
 their command lines (``add_arguments`` / ``from_args``), the analysis server also per query from
 ``overrideSettings`` (``with_overrides``, keys are the field names; the old names of ``DEPRECATED_NAMES`` are
 accepted for one version with a message on stderr), and ``jaxgo gtp --server`` sends the
-options it was started with to the server that way, so local and remote engines search alike.
+options it was started with to the server that way, so local and remote engines search alike.  Each field is
+written once, with its schema beside it (``option``: help, client bounds, choices, board-size default,
+command-line flag, old name; kind and None-ness from its annotation), and ``OPTIONS`` is what coercion, the
+server's and GTP's checks (``jaxgo.server.settings``), ``add_arguments`` and ``for_size`` read: a field declared
+without ``option`` still coerces to its annotated kind.
 
 The defaults are the strongest configuration measured against GNU Go (benchmarks/RESULTS.md): RAVE with
 gamma-proportional heavy playouts, progressive bias c2 = 3 and the gammas as virtual RAVE experience
@@ -30,10 +34,10 @@ import dataclasses
 import math
 import os
 import sys
-from typing import NamedTuple
 
 from jaxgo.playouts import BACKENDS as PLAYOUT_BACKENDS
 from jaxgo.playouts import POLICIES as PLAYOUT_POLICIES
+from jaxgo.search.options import Option, as_bool, asks_default, coerce, field_option, option
 
 # The one list of move generators: the tree searches (jaxgo.search.tree_search, also run by the analysis server),
 # the flat searches (jaxgo.search.flat) and random, a uniform legal move without search (the Player's).
@@ -53,29 +57,6 @@ MAX_LEAVES_PER_BATCH = 1024  # each device call holds leaves x L boards; every n
 MAX_PLAYOUTS_PER_LEAF = 256
 
 
-class Option(NamedTuple):
-    """The schema of one ``SearchConfig`` field, written once beside it (``option``) and read by every check:
-    coercion (``with_overrides``), the bounds of ``jaxgo.server.settings`` (overrideSettings, GTP parameters),
-    the command-line options (``add_arguments``) and the board-size defaults (``for_size``)."""
-
-    name: str
-    kind: type  # bool (a switch), int, float or str: the annotation's first type
-    nullable: bool  # None is a value (the annotation says ``| None``)
-    default: object
-    help: str
-    bounds: tuple | None = None  # (lowest, highest) a client may set; None: no bounds beyond the type's
-    low_open: bool = False  # the lowest bound itself is refused
-    choices: tuple | None = None  # the accepted words (checked by SearchConfig)
-    by_size: tuple | None = None  # (below LARGE_BOARD, from it on): the value of a field left at None
-    flag: str | None = None  # its own command-line option (else --search-option FIELD=VALUE only)
-    old_name: str | None = None  # accepted for one version with a deprecation message
-
-
-def option(default, help: str, *, flag: str | bool = False, **schema):
-    """A ``SearchConfig`` field with its schema (``Option``; ``flag=True``: ``--field-name``)."""
-    return dataclasses.field(default=default, metadata={"help": help, "flag": flag, **schema})
-
-
 def board_default(key: str, size: int):
     """The value on a board of ``size`` of the field ``key`` of ``BY_SIZE`` left at None."""
     return BOARD_DEFAULTS[key][size >= LARGE_BOARD]
@@ -84,7 +65,7 @@ def board_default(key: str, size: int):
 def asks_board_default(key: str, value) -> bool:
     """Whether ``value`` given for the field ``key`` asks for its board-size default: None or ``auto`` (any case)
     for a field of ``BY_SIZE``."""
-    return key in BY_SIZE and (value is None or (isinstance(value, str) and value.lower() == "auto"))
+    return key in BY_SIZE and asks_default(OPTIONS[key], value)
 
 
 def current_name(key: str) -> str:
@@ -279,70 +260,19 @@ class SearchConfig:
             if key not in fields:
                 ignored.append(f"setting {key!r} ignored")
                 continue
-            changes[key] = _coerce(key, value)
+            changes[key] = coerce(OPTIONS[key], value)
         try:
             return dataclasses.replace(self, **changes), ignored
         except (TypeError, ValueError) as exc:
             raise ValueError(str(exc)) from None
 
 
-_KINDS = {"bool": bool, "int": int, "float": float, "str": str}
-
-
-def field_option(field: dataclasses.Field) -> Option:
-    """The ``Option`` of a SearchConfig field: its kind and nullability from the annotation, the rest from
-    ``option``'s metadata (a field declared without ``option`` has help "" and no bounds)."""
-    annotation = field.type.__name__ if isinstance(field.type, type) else str(field.type)
-    types = [part.strip() for part in annotation.split("|")]
-    if types[0] not in _KINDS or not set(types[1:]) <= {"None"}:
-        raise TypeError(f"SearchConfig.{field.name}: a field is bool, int, float or str, or one of them | None; "
-                        f"not {field.type}")
-    meta = dict(field.metadata)
-    flag = meta.pop("flag", False)
-    flag = "--" + field.name.replace("_", "-") if flag is True else flag or None
-    return Option(field.name, _KINDS[types[0]], "None" in types, field.default, meta.pop("help", ""), flag=flag,
-                  **meta)
-
-
-OPTIONS = {field.name: field_option(field) for field in dataclasses.fields(SearchConfig)}  # field name -> Option
+OPTIONS: dict[str, Option] = {field.name: field_option(field) for field in dataclasses.fields(SearchConfig)}
 BOARD_DEFAULTS = {name: spec.by_size for name, spec in OPTIONS.items() if spec.by_size}  # (small, large board)
 BY_SIZE = tuple(BOARD_DEFAULTS)  # None or "auto" in overrides: by board size
 # Old names of SearchConfig fields, accepted for one version with a message on stderr (overrideSettings, GTP
 # parameters, --search-option): "playouts" now means a count of playouts only.
 DEPRECATED_NAMES = {spec.old_name: name for name, spec in OPTIONS.items() if spec.old_name}
-
-
-def _coerce(key: str, value):
-    """``value`` as the type of the field ``key`` (``OPTIONS``); ValueError naming the field if it is not."""
-    spec = OPTIONS[key]
-    if (value is None and spec.nullable) or asks_board_default(key, value):
-        return None
-    if spec.kind is bool:
-        return _as_bool(key, value)
-    if isinstance(value, bool):
-        raise ValueError(f"{key}: expected a number or string, got {value!r}")
-    if spec.kind is str:
-        if not isinstance(value, str):
-            raise ValueError(f"{key}: expected a string, got {value!r}")
-        return value
-    if spec.kind is int:
-        if not isinstance(value, int) and not (isinstance(value, float) and value.is_integer()):
-            raise ValueError(f"{key}: expected an integer, got {value!r}")
-        return int(value)
-    if not isinstance(value, (int, float)) or value != value or value in (float("inf"), float("-inf")):
-        raise ValueError(f"{key}: expected a finite number, got {value!r}")
-    return float(value)
-
-
-def _as_bool(key: str, value) -> bool:
-    """A switch from a bool, 0 / 1, or true / false / on / off / yes / no (any case)."""
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, (int, float)) and value in (0, 1):
-        return bool(value)
-    if isinstance(value, str) and value.lower() in ("true", "false", "on", "off", "yes", "no"):
-        return value.lower() in ("true", "on", "yes")
-    raise ValueError(f"{key}: expected true or false, got {value!r}")
 
 
 class DeprecatedOption(argparse.Action):
@@ -385,7 +315,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _switch_word(text: str) -> bool:
     try:
-        return _as_bool("switch", text)
+        return as_bool("switch", text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}") from None
 

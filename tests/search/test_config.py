@@ -175,28 +175,6 @@ def test_each_field_has_one_schema_that_coercion_and_the_options_follow():
     assert options["playout_policy"].choices == search_config.PLAYOUT_POLICIES
 
 
-def test_a_new_field_is_written_once():
-    """The annotation gives the kind and None-ness, ``option`` the rest: no list elsewhere to extend."""
-    import dataclasses
-
-    @dataclasses.dataclass(frozen=True)
-    class Fields:
-        count: int | None = search_config.option(None, "a count", flag=True, bounds=(1, 9))
-        rate: float = 0.5  # a field without a schema: a float, no bounds
-
-    count, rate = (search_config.field_option(field) for field in dataclasses.fields(Fields))
-    assert (count.kind, count.nullable, count.bounds, count.flag, count.help) == (int, True, (1, 9), "--count",
-                                                                                  "a count")
-    assert (rate.kind, rate.nullable, rate.bounds, rate.flag) == (float, False, None, None)
-
-    @dataclasses.dataclass(frozen=True)
-    class Odd:
-        items: list = ()
-
-    with pytest.raises(TypeError, match="items"):
-        search_config.field_option(dataclasses.fields(Odd)[0])
-
-
 def test_field_names_are_written_as_strings_at_most_ten_times_in_the_schema_modules():
     """Issue 60: the option schema lived in five places (71 string literals of field names in config and the two
     settings modules); now in the table beside each field."""
