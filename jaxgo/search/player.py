@@ -31,7 +31,8 @@ from jaxgo.go.coords import point_to_gtp
 from jaxgo.go.game import Game
 from jaxgo.go.status import stone_status
 from jaxgo.playouts.evaluator import evaluator_for
-from jaxgo.search.config import SearchConfig
+from jaxgo.search.budget import first_batch_size
+from jaxgo.search.config import TREE_STRATEGIES, SearchConfig
 from jaxgo.search.limits import DEFAULT_PLAYOUTS, SearchLimits
 from jaxgo.search.ownership import ownership_estimate
 from jaxgo.search.result import SearchResult
@@ -122,14 +123,18 @@ class Player:
         check ``stop`` (() -> bool) and the clock's batch size K for a search on a time budget."""
         playouts, seconds = self.budget(game, colour)
         return SearchLimits(playouts=playouts and moves * playouts, seconds=seconds and moves * seconds,
-                            forbid_pass=forbid_pass, should_stop=stop, timed_leaves=self.clock.leaves)
+                            forbid_pass=forbid_pass, should_stop=stop,
+                            timed_leaves=self.timed_leaves(playouts, seconds, game.size))
 
-    def _search(self, search, game, limits: SearchLimits) -> SearchResult:
-        """``search(game, limits)``; the K a first search on a time budget chose becomes the clock's."""
-        result = search(game, limits)
-        if self.clock.leaves is None and getattr(result, "timed_leaves", None):
-            self.clock.leaves = result.timed_leaves
-        return result
+    def timed_leaves(self, playouts: int | None, seconds: float | None, size: int) -> int | None:
+        """The clock's batch size K (``Clock.leaves``), passed to every search: the shape compiled for the
+        clock (the GTP warm-up sets it), else chosen here for the first tree search on a time budget from its
+        seconds (``budget.first_batch_size``) and kept, so that no move's time goes to compiling a new shape."""
+        config = self.config
+        timed = playouts is None and seconds is not None and not config.leaves_per_batch
+        if timed and self.clock.leaves is None and config.strategy in TREE_STRATEGIES:
+            self.clock.leaves = first_batch_size(config, None, seconds, size)
+        return self.clock.leaves
 
     # -- moves ------------------------------------------------------------------------------------------------
     def choose(self, game, colour: int, cleanup: bool = False, stop=None) -> Decision:
@@ -139,7 +144,7 @@ class Player:
         if early is not None:
             return early
         forbid_pass = cleanup and self.has_dead_stones(game, -colour)
-        result = self._search(self.search.search, game, self.limits(game, colour, forbid_pass, stop))
+        result = self.search.search(game, self.limits(game, colour, forbid_pass, stop))
         return self.decide(game, colour, result, cleanup, forbid_pass)
 
     def ponder(self, game, stop) -> SearchResult | None:
@@ -150,7 +155,7 @@ class Player:
         if ponder is None or game.is_over() or not game.legal_moves(game.to_play)[:-1].any():
             return None
         limits = self.limits(game, -game.to_play, stop=stop, moves=PONDER_MOVES)  # our own move's budget
-        return self._search(ponder, game, limits)
+        return ponder(game, limits)
 
     def decide_without_search(self, game, colour: int, cleanup: bool = False) -> Decision | None:
         """Rules 1-2: the move when no search is needed (only pass, random, passing wins), else None.  The

@@ -134,3 +134,20 @@ def test_pondering_searches_the_opponents_position_and_the_next_move_reuses_it()
     assert kept > 0 and nxt.result.visits.sum() >= kept + 128  # the pondered subtree was reused
     stopped = player.ponder(new_game(size=5, komi=0.5), stop=lambda: True)
     assert 0 < stopped.playouts < 4 * 128  # stopped after the first batch
+
+
+def test_the_player_chooses_the_clock_batch_size_before_its_first_timed_search():
+    """Issue 60: K went searcher -> SearchResult.timed_leaves -> Player.clock -> SearchLimits -> searcher; now
+    the Player's clock holds it from before the first search on a time budget, one way into the limits."""
+    from jaxgo.search.budget import auto_leaves
+
+    game = new_game(size=5, komi=0.5)
+    config = SearchConfig(playout_policy="light", bias_c2=0.0, backend="xla")
+    timed = Player(config, seconds=0.2)
+    assert timed.clock.leaves is None and timed.limits(game, BLACK).timed_leaves == auto_leaves(400, 4) == 4
+    assert timed.clock.leaves == 4 and timed.limits(game, BLACK, moves=4).timed_leaves == 4  # kept: pondering too
+    assert Player(config, playouts=100).limits(game, BLACK).timed_leaves is None  # not on a time budget
+    fixed = Player(SearchConfig(leaves_per_batch=16, playout_policy="light"), seconds=0.2)
+    assert fixed.limits(game, BLACK).timed_leaves is None  # K set in the config
+    flat = Player(SearchConfig(strategy="mc", playout_policy="light"), seconds=0.2)
+    assert flat.limits(game, BLACK).timed_leaves is None  # no tree, no batch shape to keep
