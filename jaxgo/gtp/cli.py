@@ -152,14 +152,21 @@ def main(argv: list[str] | None = None) -> int:
     if engine is None:
         return 2
     from jaxgo.gtp.loop import install_signal_handlers, serve
+    from jaxgo.util.orphan import exit_with_parent
 
+    watch = None
     if threading.current_thread() is threading.main_thread():
         install_signal_handlers()
+        watch = exit_with_parent()  # a GUI that kills our `sh -c` parent: SIGTERM, a clean end
     if not args.no_warmup:
         engine.session.start_warmup()
     # Reads bytes (a stray non-UTF-8 byte cannot end the session) and streams analysis commands
     # (lz-analyze, kata-analyze) until the next command arrives.
-    status = int(serve(engine, getattr(sys.stdin, "buffer", sys.stdin), sys.stdout) or 0)
+    try:
+        status = int(serve(engine, getattr(sys.stdin, "buffer", sys.stdin), sys.stdout) or 0)
+    finally:
+        if watch is not None:
+            watch.stop()
     end_process(status)
     return status
 

@@ -10,10 +10,10 @@ import threading
 import time
 
 from jaxgo.search import config as search_config
-from jaxgo.server.engine import AnalysisEngine
 from jaxgo.server.engine_config import EngineConfig, check_device_batch, default_buckets
 from jaxgo.server.protocol import PERSPECTIVES
-from jaxgo.server.transports import ConnectionLimits
+from jaxgo.server.transports import ConnectionLimits, socket_inode
+from jaxgo.util.orphan import exit_with_parent
 
 EPILOG = """\
 transports (any combination; with none of --tcp/--unix/--http the server reads stdin):
@@ -97,7 +97,10 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def make_engine(args) -> AnalysisEngine:
+def make_engine(args):
+    """The ``AnalysisEngine`` of ``args`` (JAX is imported here, not by ``--help``)."""
+    from jaxgo.server.engine import AnalysisEngine
+
     buckets = default_buckets(args.max_boards, args.devices)
     config = EngineConfig(search=search_config.from_args(args), max_leaves_per_search=args.max_leaves_per_search,
                           max_boards=args.max_boards, buckets=buckets, devices=args.devices,
@@ -119,13 +122,20 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"jaxgo serve: {exc}", file=sys.stderr)
         return 2
+    if args.unix and os.path.lexists(args.unix) and socket_inode(args.unix) is None:
+        print(f"jaxgo serve: {args.unix} exists and is not a socket; not replacing it (choose another --unix path)",
+              file=sys.stderr)
+        return 2
     preload_priors(prior_model)
     previous = set_signal_handlers(_interrupt)
+    watch = exit_with_parent() if previous is not None else None  # KaTrain SIGTERMs our `sh -c` parent
     try:
         return serve(args)
     except KeyboardInterrupt:  # a signal during start-up
         return 0
     finally:
+        if watch is not None:
+            watch.stop()
         set_signal_handlers(previous)
 
 
