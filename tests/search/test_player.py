@@ -134,3 +134,44 @@ def test_pondering_searches_the_opponents_position_and_the_next_move_reuses_it()
     assert kept > 0 and nxt.result.visits.sum() >= kept + 128  # the pondered subtree was reused
     stopped = player.ponder(new_game(size=5, komi=0.5), stop=lambda: True)
     assert 0 < stopped.playouts < 4 * 128  # stopped after the first batch
+
+
+class FixedOwnership:
+    """A search whose playouts always report one ownership map (float [P], +1 Black)."""
+
+    config = SearchConfig(**LIGHT)
+
+    def __init__(self, owner):
+        self.owner = np.asarray(owner, np.float64)
+
+    def ownership(self, game, playouts):
+        return self.owner.reshape(game.size, game.size)
+
+    def reset(self):
+        pass
+
+
+# Black's wall and two eyes; a White pair below it that the playouts give Black only weakly (+0.2): unsettled.
+UNSETTLED = [
+    "X X X X X",
+    "X . X . X",
+    "X X X X X",
+    ". . O O .",
+    ". . . . .",
+]
+
+
+def test_an_unsettled_group_is_not_dead_for_passing_or_the_score():
+    """GoGui twogtp: jaxgo passed at move 52 with play left and its final_score claimed W+5, counting an
+    unsettled group as dead that the referee did not."""
+    game = game_from_ascii(UNSETTLED, WHITE, komi=0.5)
+    game.play(WHITE, game.pass_move)
+    white = (game.board().reshape(-1) == WHITE)
+    owner = np.where(white, 0.2, 0.8)
+    player = Player(search=FixedOwnership(owner))
+    assert not player.passing_wins(game, BLACK)
+    assert not np.any(player.stone_status(game) == "dead")
+    assert player.settled_score(game) == 15 - 2 - 0.5  # the pair stays on the board; rows 4-5 are neutral
+    owner[white] = 0.9  # the playouts agree the pair is Black's: dead, and passing wins
+    player = Player(search=FixedOwnership(owner))
+    assert player.passing_wins(game, BLACK) and player.settled_score(game) == 25 - 0.5

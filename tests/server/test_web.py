@@ -166,6 +166,7 @@ def test_web_board_drops_old_analysis_plays_engine_moves_and_names_the_win_rate(
         wait_for(driver, "return document.getElementById('status').textContent === 'done'")
         assert len(driver.find_elements(By.CSS_SELECTOR, "#moves li")) > 0
         driver.execute_script("jaxgo.newBoard(5); return 0;")
+        assert driver.find_element(By.ID, "status").text == "no analysis of this position (Analyze)"  # not "done"
         assert driver.find_element(By.ID, "winrate").text == "Black win rate: -"
         assert driver.find_elements(By.CSS_SELECTOR, "#moves li") == []
         assert driver.execute_script("return jaxgo.state.analysis") is None
