@@ -28,7 +28,10 @@ MAX_SECONDS = 24 * 3600.0
 DESCRIPTION = ("Go Text Protocol (v2) engine on stdin/stdout, for GUIs (Sabaki, GoGui, Lizzie) and match runners.  "
                "The default engine is the strongest configuration measured: "
                f"{search_config.SearchConfig().describe()}; {DEFAULT_PLAYOUTS} playouts per move unless "
-               "--playouts, --seconds or the GTP clock say otherwise.")
+               "--playouts, --seconds or the GTP clock say otherwise.  Limits: loadsgf reads regular files of at "
+               "most 8 MiB, 20,000 SGF nodes and 1,500 main-line moves, |komi| <= 1000 (the error names the "
+               "limit); printsgf FILE replaces the file atomically.  The session ends (exit 0) on quit, end of "
+               "input, SIGTERM, SIGINT and when the parent process dies.")
 
 
 def build_parser() -> argparse.ArgumentParser:
