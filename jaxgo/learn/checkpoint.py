@@ -130,7 +130,15 @@ def resume(ckpt: Path | None, settings: dict, cluster) -> tuple:
 def load_factors(ckpt: Path, name: str, cluster, mesh):
     """float32 [nb, K]: shard ``name``'s LMP factors of the previous pass, read by process 0 and broadcast."""
     if cluster.num_processes == 1:
-        return jnp.asarray(np.load(factor_path(ckpt, name)))
+        path = factor_path(ckpt, name)
+        try:
+            factors = np.load(path, allow_pickle=False)
+        except (OSError, ValueError, EOFError) as exc:
+            raise ValueError(f"checkpoint factor file {path} is unreadable ({type(exc).__name__}: {exc}); remove "
+                             f"{ckpt} to start afresh") from None
+        if factors.dtype.kind != "f" or not np.all(np.isfinite(factors)):
+            raise ValueError(f"checkpoint factor file {path} is not finite numbers; remove {ckpt} to start afresh")
+        return jnp.asarray(factors)
     data = factor_path(ckpt, name).read_bytes() if cluster.is_writer else None
     return replicate(mesh, np.load(io.BytesIO(distributed.broadcast_bytes(data))))
 

@@ -251,3 +251,18 @@ def test_cli_train_refuses_a_bad_checkpoint_in_one_line(data, tmp_path, capsys, 
     err = capsys.readouterr().err
     assert err.startswith("jaxgo gammas train: checkpoint") and err.count("\n") == 1, err
     assert not out.exists() and (before is None or state.read_bytes() == before)
+
+
+def test_cli_train_refuses_a_truncated_lmp_factor_file_in_one_line(data, tmp_path, capsys):
+    from jaxgo.learn.cli import main
+
+    ckpt = tmp_path / "ck"
+    names = json.loads((data / "manifest.json").read_text())["shards"]
+    train.train(data, "lmp", None, checkpoint=ckpt, passes=2, batch=8, stop_after=len(names) + 1)
+    for path in ckpt.glob("factors-*.npy"):
+        path.write_bytes(path.read_bytes()[:20])
+    out = tmp_path / "g.npz"
+    assert main(["train", "--shards", str(data), "--method", "lmp", "--out", str(out), "--checkpoint", str(ckpt),
+                 "--passes", "2", "--batch", "8", "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert "factor file" in err and "is unreadable" in err and err.count("\n") == 1 and not out.exists(), err
