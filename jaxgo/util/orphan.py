@@ -6,12 +6,17 @@ would wait for it forever.  ``exit_with_parent`` watches ``os.getppid()`` from a
 parent is gone, sends this process SIGTERM, which ``jaxgo gtp`` and ``jaxgo serve`` handle as a clean stop
 (exit status 0).  Polling ``getppid`` is used rather than Linux's ``PR_SET_PDEATHSIG``, which fires when the
 parent *thread* that started us ends (a GUI that starts its engine from a worker thread would lose it).
+
+Only a process that talks to its parent through pipes or sockets (stdin or stdout a FIFO or a socket, as under a
+GUI) is watched: a server started in the background with its output in a file (``nohup jaxgo serve --tcp 6464
+> log &``) outlives the shell that started it, as before.
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import stat
 import sys
 import threading
 
@@ -41,15 +46,28 @@ class ParentWatch:
         self.thread.join(2 * self.period + 1)
 
 
+def talks_through_pipes(fds=(0, 1)) -> bool:
+    """Whether one of ``fds`` (default stdin, stdout) is a pipe or a socket."""
+    for fd in fds:
+        try:
+            mode = os.fstat(fd).st_mode
+        except OSError:
+            continue
+        if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+            return True
+    return False
+
+
 def exit_with_parent(period: float = POLL_SECONDS, log=sys.stderr) -> ParentWatch | None:
     """Start the watcher, from the main thread of a process that handles SIGTERM as a clean stop.  None
-    (nothing watched) outside the main thread or when the parent is already init (pid 1)."""
+    (nothing watched) outside the main thread, when the parent is already init (pid 1), or when neither stdin
+    nor stdout is a pipe or a socket (``talks_through_pipes``)."""
     parent = os.getppid()
-    if parent <= 1 or threading.current_thread() is not threading.main_thread():
+    if parent <= 1 or threading.current_thread() is not threading.main_thread() or not talks_through_pipes():
         return None
     watch = ParentWatch(parent, period, log)
     watch.thread.start()
     return watch
 
 
-__all__ = ["ParentWatch", "exit_with_parent", "POLL_SECONDS"]
+__all__ = ["ParentWatch", "exit_with_parent", "talks_through_pipes", "POLL_SECONDS"]
