@@ -174,3 +174,9 @@ def test_a_full_disk_is_one_line_and_leaves_nothing_half_written(labelled, tmp_p
         assert sorted(p.name for p in disk.iterdir()) == ["filler"]
     finally:
         subprocess.run(["umount", str(disk)], check=False)
+
+
+def test_eval_range_checks_its_numbers(labelled, capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["eval", "--positions", labelled, "--inference", "sw", "--sweeps", "0"])
+    assert info.value.code == 2 and "--sweeps" in capsys.readouterr().err
