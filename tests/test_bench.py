@@ -80,6 +80,17 @@ def test_bench_compare_times_the_peers_in_the_same_run():
         records["jaxgo"]["playouts_per_s"] / records["openspiel"]["playouts_per_s"], rel=0.01)
 
 
+@pytest.mark.skipif(importlib.util.find_spec("pgx") is None, reason="pgx (the `compare` extra) is not installed")
+def test_bench_compare_pgx_with_the_default_native_backend_prints_the_peer_row():
+    """Issue 61: with the native backend (the CPU default) --compare pgx printed no peer row at all."""
+    out = run_jaxgo("bench", "playouts", "--size", "9", "--batch", "16", "--threads", "1", "--repeats", "1",
+                    "--compare", "pgx", "--json").stdout
+    records = {r["system"]: r for r in json_lines(out)}
+    assert set(records) == {"jaxgo", "pgx", "ratio"} and records["jaxgo"]["backend"] == "native"
+    assert records["ratio"]["jaxgo_backend"] == "native" and records["ratio"]["ratio_vs_pgx"] == pytest.approx(
+        records["jaxgo"]["playouts_per_s"] / records["pgx"]["playouts_per_s"], rel=0.01)
+
+
 def test_bench_rejects_an_unknown_peer():
     env = dict(os.environ, JAX_PLATFORMS="cpu")
     result = subprocess.run([sys.executable, "-m", "jaxgo", "bench", "playouts", "--size", "5", "--batch", "8",

@@ -67,28 +67,144 @@ def _initial(model, init):
     raise ValueError(f"cannot initialise {model} from a {name} model")
 
 
-def train(argv) -> int:
-    ap = argparse.ArgumentParser(prog="jaxgo territory train", description="ML training of a territory CRF")
+class TrainError(Exception):
+    """A one-line reason `jaxgo territory train` stops (exit status 1; nothing is overwritten)."""
+
+
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if not (np.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text}")
+    return value
+
+
+def _at_least(low: int):
+    def parse(text: str) -> int:
+        value = int(text)
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low}, got {text}")
+        return value
+    return parse
+
+
+def train_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog="jaxgo territory train", description="ML training of a territory CRF",
+        epilog="The checkpoint (--checkpoint, default OUT.ckpt.npz) is resumed only by the same run: the same "
+               "model, inference, labelled positions (--labels, --moves, --limit), seed, batch, learning rate "
+               "and sampler settings, and --steps at least its saved step; it continues the run's random stream, "
+               "so a killed and resumed run ends with the parameters of an uninterrupted one.  A checkpoint that "
+               "is unreadable, of another run, of other shapes or not finite is refused with one line (exit 1) "
+               "and left as it is.")
     ap.add_argument("--labels", nargs="+", required=True, help="labelled sets from `jaxgo territory label`")
     ap.add_argument("--model", choices=("b5", "blib"), default="b5")
     ap.add_argument("--inference", choices=("bp", "sw"), default="bp",
                     help="model expectations by loopy BP or persistent Swendsen-Wang chains")
     ap.add_argument("--moves", type=_moves, default=(20, 80, 150))
-    ap.add_argument("--steps", type=int, default=300)
-    ap.add_argument("--batch", type=int, default=32)
-    ap.add_argument("--lr", type=float, default=0.05)
-    ap.add_argument("--sweeps", type=int, default=5, help="SW sweeps per step and chain")
+    ap.add_argument("--steps", type=_at_least(1), default=300, help="optimiser steps, at least 1 (default 300)")
+    ap.add_argument("--batch", type=_at_least(1), default=32, help="positions per step, at least 1 (default 32)")
+    ap.add_argument("--lr", type=_positive_float, default=0.05, help="Adam learning rate, finite and > 0")
+    ap.add_argument("--sweeps", type=_at_least(1), default=5, help="SW sweeps per step and chain (at least 1)")
     ap.add_argument("--chains", choices=("persistent", "fresh"), default="persistent",
                     help="SW chains: persistent (start at the data, PCD) or fresh each step (stones at their "
                          "colour, empty points random, --burn-in sweeps first) like the evaluation sampler")
-    ap.add_argument("--burn-in", type=int, default=10, help="burn-in sweeps of fresh chains")
+    ap.add_argument("--burn-in", type=_at_least(0), default=10, help="burn-in sweeps of fresh chains")
     ap.add_argument("--init", default="paper", help="zeros | paper (B5 values) | MODEL.json (b5 -> blib allowed)")
-    ap.add_argument("--limit", type=int, default=0, help="use only the first N positions")
+    ap.add_argument("--limit", type=_at_least(0), default=0, help="use only the first N positions")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", required=True)
     ap.add_argument("--checkpoint", default=None)
-    ap.add_argument("--checkpoint-every", type=int, default=25)
-    a = ap.parse_args(argv)
+    ap.add_argument("--checkpoint-every", type=_at_least(1), default=25, help="steps between checkpoints (>= 1)")
+    return ap
+
+
+def run_identity(a, d) -> dict:
+    """What a checkpoint must match to be resumed: the settings that shape the run and a digest of its data."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for key in ("stones", "labels", "komi"):
+        digest.update(np.ascontiguousarray(d[key]).tobytes())
+    return {"model": a.model, "inference": a.inference, "moves": list(a.moves), "limit": a.limit, "seed": a.seed,
+            "batch": a.batch, "lr": a.lr, "sweeps": a.sweeps, "chains": a.chains, "burn_in": a.burn_in,
+            "data": digest.hexdigest()[:16]}
+
+
+def _writable_folder(path: str, what: str) -> None:
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise TrainError(f"the folder of {what} {path} does not exist")
+    if not os.access(folder, os.W_OK):
+        raise TrainError(f"cannot write {what} {path}: the folder is read-only")
+    if os.path.isdir(path):
+        raise TrainError(f"{what} {path} is a folder")
+
+
+def read_checkpoint(path: str, identity: dict, steps: int, params, leaves, chains) -> dict:
+    """The checkpoint at ``path`` checked against this run (TrainError naming what is wrong): readable, of
+    this run (``identity``), at a step in [0, steps], and of the shapes of ``params`` [K], the optimiser's
+    ``leaves`` and ``chains`` [M, P], all finite.  -> dict params, step, chains, opt (list), rng (state)."""
+    import zipfile
+
+    if os.path.isdir(path):
+        raise TrainError(f"checkpoint {path} is a folder")
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            data = {k: z[k] for k in z.files}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError) as exc:
+        raise TrainError(f"cannot read checkpoint {path}: {exc or type(exc).__name__} (remove it to start "
+                         "afresh)") from None
+    missing = [k for k in ("run", "rng", "params", "step", "chains") if k not in data]
+    if missing:
+        raise TrainError(f"checkpoint {path} lacks {', '.join(missing)} (another program's file, or written by "
+                         "an older jaxgo: remove it to start afresh)")
+    try:
+        saved = json.loads(str(data["run"]))
+        rng_state = json.loads(str(data["rng"]))
+    except ValueError:
+        raise TrainError(f"checkpoint {path} has an unreadable run identity") from None
+    differ = [k for k in identity if saved.get(k) != identity[k]]
+    if differ:
+        shown = ", ".join(f"{k} {saved.get(k)!r} (now {identity[k]!r})" for k in differ)
+        raise TrainError(f"checkpoint {path} is of another run: {shown}; remove it or use another --checkpoint")
+    step = int(data["step"]) if data["step"].shape == () and data["step"].dtype.kind in "iu" else -1
+    if not 0 <= step <= steps:
+        raise TrainError(f"checkpoint {path} is at step {data['step']}, --steps {steps} is below it" if step > steps
+                         else f"checkpoint {path} has a bad step {data['step']!r}")
+    opt = [data.get(f"opt{i}") for i in range(len(leaves))]
+    expected = [("params", data["params"], np.shape(params)), ("chains", data["chains"], np.shape(chains))]
+    expected += [(f"opt{i}", x, np.shape(leaf)) for i, (x, leaf) in enumerate(zip(opt, leaves))]
+    for name, value, shape in expected:
+        if value is None or value.shape != shape or value.dtype.kind not in "fiu":
+            raise TrainError(f"checkpoint {path}: {name} should be numbers of shape {shape}")
+        if not np.all(np.isfinite(value)):
+            raise TrainError(f"checkpoint {path}: {name} is not finite (NaN or infinity)")
+    return {"params": data["params"], "step": step, "chains": data["chains"].astype(np.float32), "opt": opt,
+            "rng": rng_state}
+
+
+def train(argv) -> int:
+    a = train_parser().parse_args(argv)
+    try:
+        return _train(a)
+    except TrainError as exc:
+        print(f"jaxgo territory train: {exc}", file=sys.stderr)
+        return 1
+
+
+def _load_labels(a) -> dict:
+    import zipfile
+
+    for path in a.labels:
+        if not os.path.isfile(path):
+            raise TrainError(f"labels {path}: {'a folder' if os.path.isdir(path) else 'no such file'}")
+    try:
+        return load_labelled(a.labels, a.moves)
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
+        raise TrainError(f"cannot read labels: {exc}") from None
+
+
+def _train(a) -> int:
     import jax
     import jax.numpy as jnp
     import optax
@@ -96,7 +212,10 @@ def train(argv) -> int:
     from jaxgo.crf.evaluator import save_model
     from jaxgo.crf.train import bp_surrogate, sampled_surrogate
 
-    d = load_labelled(a.labels, a.moves)
+    ckpt = a.checkpoint or a.out + ".ckpt.npz"
+    _writable_folder(a.out, "--out")
+    _writable_folder(ckpt, "checkpoint")
+    d = _load_labels(a)
     if a.limit:
         d = {k: v[:a.limit] for k, v in d.items()}
     M, P = d["stones"].shape
@@ -106,17 +225,21 @@ def train(argv) -> int:
     spins = np.where(d["labels"] > 0, 0, np.where(d["labels"] < 0, 1, rng.integers(0, 2, d["labels"].shape)))
     spins = spins.astype(np.int32)
     opt = optax.adam(optax.cosine_decay_schedule(a.lr, max(a.steps, 1), alpha=0.1))
-    params = jnp.asarray(_initial(a.model, a.init))
+    try:
+        params = jnp.asarray(_initial(a.model, a.init))
+    except (OSError, ValueError, KeyError) as exc:
+        raise TrainError(f"--init {a.init}: {exc}") from None
     state = opt.init(params)
     chains = 1.0 - 2.0 * spins.astype(np.float32)              # persistent chains start at the data
     step0 = 0
-    ckpt = a.checkpoint or a.out + ".ckpt.npz"
-    if os.path.exists(ckpt):
-        z = np.load(ckpt)
+    identity = run_identity(a, d)
+    if os.path.lexists(ckpt):
         leaves, tree = jax.tree_util.tree_flatten(state)
-        state = jax.tree_util.tree_unflatten(tree, [jnp.asarray(z[f"opt{i}"]) for i in range(len(leaves))])
-        params, step0, chains = jnp.asarray(z["params"]), int(z["step"]), z["chains"]
-        rng = np.random.default_rng([a.seed, step0])
+        saved = read_checkpoint(ckpt, identity, a.steps, params, leaves, chains)
+        state = jax.tree_util.tree_unflatten(tree, [jnp.asarray(x, leaf.dtype) for x, leaf in zip(saved["opt"],
+                                                                                                 leaves)])
+        params, step0, chains = jnp.asarray(saved["params"], jnp.float32), saved["step"], saved["chains"]
+        rng.bit_generator.state = saved["rng"]  # the batch stream continues where it stopped
         print(f"resumed from {ckpt} at step {step0}")
     if a.inference == "bp":
         grad = jax.jit(lambda p, c, s: jax.grad(lambda q: -bp_surrogate(q, c, s, n, model=a.model))(p))
@@ -142,15 +265,26 @@ def train(argv) -> int:
             chains[idx] = np.asarray(new)
         upd, state = opt.update(g, state)
         params = optax.apply_updates(params, upd)
+        if not bool(jnp.all(jnp.isfinite(params))):
+            raise TrainError(f"the parameters became NaN or infinite at step {step + 1} (try a smaller --lr); "
+                             "nothing written for this step")
         if (step + 1) % a.checkpoint_every == 0 or step + 1 == a.steps:
             leaves = jax.tree_util.tree_leaves(state)
-            save_npz_atomic(ckpt, dict(params=np.asarray(params), step=step + 1, chains=chains,
-                                       **{f"opt{i}": np.asarray(x) for i, x in enumerate(leaves)}))
+            arrays = dict(params=np.asarray(params), step=step + 1, chains=chains,
+                          run=np.array(json.dumps(identity)), rng=np.array(json.dumps(rng.bit_generator.state)),
+                          **{f"opt{i}": np.asarray(x) for i, x in enumerate(leaves)})
+            try:
+                save_npz_atomic(ckpt, arrays)
+            except OSError as exc:
+                raise TrainError(f"cannot write checkpoint {ckpt}: {exc.strerror or exc}") from None
             head = " ".join(f"{x:.3f}" for x in np.asarray(params)[:5])
             print(f"step {step + 1}/{a.steps} |grad| {float(jnp.linalg.norm(g)):.4f} params[:5] {head} "
                   f"({time.time() - t0:.0f}s)", flush=True)
-    save_model(a.out, a.model, params, inference=a.inference, positions=int(M), moves=list(a.moves),
-               steps=a.steps, labels=[os.path.basename(p) for p in a.labels])
+    try:
+        save_model(a.out, a.model, params, inference=a.inference, positions=int(M), moves=list(a.moves),
+                   steps=a.steps, labels=[os.path.basename(p) for p in a.labels])
+    except OSError as exc:
+        raise TrainError(f"cannot write {a.out}: {exc.strerror or exc}") from None
     print(f"wrote {a.out}")
     return 0
 
@@ -203,9 +337,9 @@ def eval_main(argv) -> int:
     ap.add_argument("--positions", required=True, help="labelled set from `jaxgo territory label`")
     ap.add_argument("--inference", choices=("bp", "sw", "gibbs", "exact"), default="bp")
     ap.add_argument("--moves", type=_moves, default=(20, 80, 150))
-    ap.add_argument("--sweeps", type=int, default=200)
-    ap.add_argument("--burn-in", type=int, default=20)
-    ap.add_argument("--limit", type=int, default=0, help="at most N positions per move number")
+    ap.add_argument("--sweeps", type=_at_least(1), default=200, help="sampler sweeps (sw, gibbs), at least 1")
+    ap.add_argument("--burn-in", type=_at_least(0), default=20)
+    ap.add_argument("--limit", type=_at_least(0), default=0, help="at most N positions per move number")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args(argv)

@@ -42,8 +42,9 @@ def load_model(path_or_name: str = "b5"):
 def save_model(path: str, name: str, params, **extra) -> None:
     d = {"model": name, "names": list(MODELS[name].names), "params": [float(x) for x in np.asarray(params)]}
     d.update(extra)
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(d, f, indent=1)
+    from jaxgo.util.files import write_json_atomic
+
+    write_json_atomic(path, d)  # a failed write (full disk) leaves the old model whole
 
 
 @partial(jax.jit, static_argnames=("model", "n", "iterations"))

@@ -8,22 +8,44 @@ writes a ``Game`` (setup stones and moves) as an FF[4] record.  Every problem wi
 Points use the project convention (``jaxgo.go.coords``): ``row * size + col`` with row 0 at the top, pass = size*size.
 SGF coordinates are two letters, column then row, both counted from the top-left corner; ``B[]`` is a pass,
 and so is ``B[tt]`` on boards up to 19x19.
+
+Bounded work for every reader (``loadsgf``, ``jaxgo serve``'s ``analyze``, the web board's ``POST /api/sgf``):
+a record of more than ``MAX_SGF_NODES`` nodes is refused before sgfmill parses it (a cheap scan counts the
+``;`` outside property values), a main line of more than ``MAX_SGF_MOVES`` moves is refused before any replay
+(the analysis server's per-query cap), and ``KM`` must be finite with |komi| <= ``MAX_KOMI`` (GTP ``komi``'s
+bound).  Each refusal is an ``SGFLimitError`` naming the limit.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
+import re
 from typing import Union
 
 from jaxgo.go.config import Rules
 from jaxgo.go.coords import BLACK, EMPTY, WHITE, colour_letter, gtp_moves
 
 SGF_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+MAX_SGF_MOVES = 1500  # main-line moves; equal to jaxgo.server.protocol.MAX_QUERY_MOVES (tests check it)
+MAX_SGF_NODES = 20_000  # nodes in the whole tree, variations included
+MAX_KOMI = 1000.0  # |KM|, as GTP komi (jaxgo.gtp.core.MAX_KOMI)
+_PROPERTY_VALUE = re.compile(rb"\[[^\]\\]*(?:\\.[^\]\\]*)*\]", re.DOTALL)
 
 
 class SGFError(ValueError):
     """The SGF data cannot be read, is not a Go game, or cannot be replayed."""
+
+
+class SGFLimitError(SGFError):
+    """The SGF data is over one of the module's limits (the message names it)."""
+
+
+def count_nodes(data: bytes) -> int:
+    """The number of nodes in SGF ``data``: the ``;`` outside property values (an unterminated value counts
+    what follows it).  Linear in ``len(data)``, no parse."""
+    return _PROPERTY_VALUE.sub(b"", data).count(b";")
 
 
 @dataclasses.dataclass
@@ -87,16 +109,21 @@ def _read_bytes(source) -> bytes:
         raise SGFError(f"not a path or SGF data: {type(source).__name__}") from exc
 
 
-def load_sgf(source: Union[str, bytes, os.PathLike]) -> GameRecord:
+def load_sgf(source: Union[str, bytes, os.PathLike], max_moves: int = MAX_SGF_MOVES,
+             max_nodes: int = MAX_SGF_NODES) -> GameRecord:
     """Read the main line of an SGF game.
 
     ``source`` is a path, SGF bytes, or a str holding SGF text (one that starts with ``(``).
     Setup stones (AB/AW/AE) in the root or in nodes before the first move form the starting position;
-    setup after the first move is not supported and raises ``SGFError``.
+    setup after the first move is not supported and raises ``SGFError``.  More than ``max_nodes`` nodes,
+    more than ``max_moves`` main-line moves or a komi beyond ``MAX_KOMI`` raise ``SGFLimitError``.
     """
     from sgfmill import sgf
 
     data = _read_bytes(source)
+    nodes = count_nodes(data)
+    if nodes > max_nodes:
+        raise SGFLimitError(f"the record has {nodes} nodes (at most {max_nodes} nodes are read)")
     try:
         sgf_game = sgf.Sgf_game.from_bytes(data)
     except ValueError as exc:
@@ -113,6 +140,9 @@ def load_sgf(source: Union[str, bytes, os.PathLike]) -> GameRecord:
         record.komi = float(sgf_game.get_komi())
     except ValueError as exc:
         raise SGFError(f"bad KM property: {root.get_raw('KM')!r}") from exc
+    if not (math.isfinite(record.komi) and abs(record.komi) <= MAX_KOMI):
+        raise SGFLimitError(f"komi KM[{root.get_raw('KM').decode('latin-1')}] out of range (at most "
+                            f"{MAX_KOMI:g} points)")
     try:
         record.handicap = sgf_game.get_handicap()
     except ValueError as exc:
@@ -153,6 +183,9 @@ def load_sgf(source: Union[str, bytes, os.PathLike]) -> GameRecord:
                 record.player_to_move = _colour(node.get("PL"))
         colour, rc = move
         if colour is not None:
+            if len(record.moves) >= max_moves:
+                raise SGFLimitError(f"the main line has more than {max_moves} moves "
+                                    f"(at most {max_moves} moves are read)")
             record.moves.append((_colour(colour), _point(rc, size)))
     record.setup_black = sorted(black)
     record.setup_white = sorted(white)
@@ -294,4 +327,5 @@ def game_to_sgf(game, result: str | None = None, black_name: str | None = None,
     return text + ")\n"
 
 
-__all__ = ["GameRecord", "SGFError", "load_sgf", "replay", "game_to_sgf", "point_to_sgf"]
+__all__ = ["GameRecord", "SGFError", "SGFLimitError", "MAX_SGF_MOVES", "MAX_SGF_NODES", "MAX_KOMI", "count_nodes",
+           "load_sgf", "replay", "game_to_sgf", "point_to_sgf"]

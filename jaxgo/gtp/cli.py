@@ -28,7 +28,10 @@ MAX_SECONDS = 24 * 3600.0
 DESCRIPTION = ("Go Text Protocol (v2) engine on stdin/stdout, for GUIs (Sabaki, GoGui, Lizzie) and match runners.  "
                "The default engine is the strongest configuration measured: "
                f"{search_config.SearchConfig().describe()}; {DEFAULT_PLAYOUTS} playouts per move unless "
-               "--playouts, --seconds or the GTP clock say otherwise.")
+               "--playouts, --seconds or the GTP clock say otherwise.  Limits: loadsgf reads regular files of at "
+               "most 8 MiB, 20,000 SGF nodes and 1,500 main-line moves, |komi| <= 1000 (the error names the "
+               "limit); printsgf FILE replaces the file atomically.  The session ends (exit 0) on quit, end of "
+               "input, SIGTERM, SIGINT and when the parent process dies.")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -152,14 +155,21 @@ def main(argv: list[str] | None = None) -> int:
     if engine is None:
         return 2
     from jaxgo.gtp.loop import install_signal_handlers, serve
+    from jaxgo.util.orphan import exit_with_parent
 
+    watch = None
     if threading.current_thread() is threading.main_thread():
         install_signal_handlers()
+        watch = exit_with_parent()  # a GUI that kills our `sh -c` parent: SIGTERM, a clean end
     if not args.no_warmup:
         engine.session.start_warmup()
     # Reads bytes (a stray non-UTF-8 byte cannot end the session) and streams analysis commands
     # (lz-analyze, kata-analyze) until the next command arrives.
-    status = int(serve(engine, getattr(sys.stdin, "buffer", sys.stdin), sys.stdout) or 0)
+    try:
+        status = int(serve(engine, getattr(sys.stdin, "buffer", sys.stdin), sys.stdout) or 0)
+    finally:
+        if watch is not None:
+            watch.stop()
     end_process(status)
     return status
 

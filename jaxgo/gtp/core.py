@@ -6,8 +6,10 @@ semantics), ``play``, ``undo``, ``is_legal``, ``all_legal``, ``list_stones``, ``
 ``printsgf [FILE]``.  Every handler is ``handler(session, args)`` (``jaxgo.gtp.session.GtpSession``).
 
 Hostile input: ``komi`` is bounded (``MAX_KOMI``); ``loadsgf`` reads only regular files of at most
-``MAX_SGF_BYTES`` (``/dev/zero`` or a FIFO answers ``cannot load file`` at once) and ``printsgf`` writes only
-to regular files, never waiting on a FIFO.
+``MAX_SGF_BYTES`` (``/dev/zero`` or a FIFO answers ``cannot load file`` at once), of at most
+``jaxgo.go.sgf.MAX_SGF_NODES`` nodes and ``MAX_SGF_MOVES`` main-line moves (the error names the limit), and
+``printsgf`` writes only to regular files, never waiting on a FIFO, through a temporary file renamed over the
+target (a failed write leaves the old file whole).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from jaxgo import __version__
 from jaxgo.go.config import KO_RULES
 from jaxgo.go.coords import BLACK, WHITE
 from jaxgo.go.display import board_text
+from jaxgo.go.sgf import MAX_KOMI
 from jaxgo.gtp.protocol import (
     GtpError,
     colour_arg,
@@ -34,7 +37,6 @@ from jaxgo.gtp.protocol import (
 
 PROTOCOL_VERSION = "2"
 ENGINE_NAME = "jaxgo"  # not "KataGo...": Lizzie then reads lz-analyze's integer format (jaxgo.gtp.analysis)
-MAX_KOMI = 1000.0
 MAX_SGF_BYTES = 8 << 20
 
 # Fuego's `go_param_rules ko_rule` values -> our ko rules (Fuego's "superko" is situational superko).
@@ -132,11 +134,13 @@ def go_param_rules(session, args):
 def loadsgf(session, args):
     """``loadsgf FILE [N]``: the position before move N (all moves without N); N may also be a vertex
     (play until the first move there), like GNU Go."""
-    from jaxgo.go.sgf import SGFError, load_sgf, replay
+    from jaxgo.go.sgf import SGFError, SGFLimitError, load_sgf, replay
 
     require_count(args, 1, 2)
     try:
         record = load_sgf(read_regular_file(args[0], MAX_SGF_BYTES))
+    except SGFLimitError as exc:
+        raise GtpError(f"cannot load file: {exc}") from None
     except (SGFError, OSError) as exc:
         session.debug(f"loadsgf: {exc}")
         raise GtpError("cannot load file") from None
@@ -176,17 +180,22 @@ def read_regular_file(path: str, limit: int) -> bytes:
 
 
 def write_regular_file(path: str, text: str) -> None:
-    """Write ``text`` to a new or regular file (OSError for a FIFO, a device or a directory, never blocking)."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | getattr(os, "O_NONBLOCK", 0), 0o644)
+    """Replace a regular file (or create a new one) with ``text``, atomically: a temporary file beside it is
+    written, then renamed over it, so a failed write (a full disk) leaves the old file as it was.  OSError for
+    a FIFO, a device or a directory, without opening it (never blocking); a symbolic link is followed and
+    its target replaced."""
+    from jaxgo.util.files import atomic_write_text
+
+    target = os.path.realpath(path)
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(f"{path} is not a regular file")
-        os.ftruncate(fd, 0)
-        data = text.encode("utf-8")
-        while data:
-            data = data[os.write(fd, data):]
-    finally:
-        os.close(fd)
+        info = os.stat(target)
+    except FileNotFoundError:
+        info = None
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        raise OSError(f"{path} is not a regular file")
+    atomic_write_text(target, text)
+    if info is not None:
+        os.chmod(target, stat.S_IMODE(info.st_mode))
 
 
 def _sgf_move_number(record, word: str) -> int | None:

@@ -31,12 +31,42 @@ def save_state(folder: Path, arrays: dict, info: dict) -> None:
 
 
 def load_state(folder: Path):
+    """(arrays, info) of ``folder/state.npz``, (None, None) when there is none; ValueError (one line, the file
+    left as it is) when it is unreadable (truncated, empty, a folder, not an npz of ours) or holds a number
+    that is not finite."""
     path = folder / "state.npz"
-    if not path.exists():
+    if not os.path.lexists(path):
         return None, None
-    with np.load(path) as data:
-        arrays = {k: data[k] for k in data.files if k != "info"}
-        return arrays, json.loads(str(data["info"]))
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {k: data[k] for k in data.files if k != "info"}
+            info = json.loads(str(data["info"]))
+    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile) as exc:
+        raise ValueError(f"checkpoint {path} is unreadable ({type(exc).__name__}: {exc}); remove it to start "
+                         "afresh") from None
+    if not isinstance(info, dict) or not isinstance(info.get("settings"), dict):
+        raise ValueError(f"checkpoint {path} has no run settings; remove it to start afresh")
+    for name, value in arrays.items():
+        if value.dtype.kind not in "fiub" or not np.all(np.isfinite(value)):
+            raise ValueError(f"checkpoint {path}: {name} is not finite numbers (NaN, infinity or text); remove "
+                             "it to start afresh")
+    return arrays, info
+
+
+def check_progress(info: dict, limits: dict, ckpt) -> None:
+    """ValueError unless each ``info[key]`` is an integer in [0, limits[key]] (a hand-edited checkpoint)."""
+    for key, high in limits.items():
+        value = info.get(key)
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= high:
+            raise ValueError(f"checkpoint {ckpt}: {key} {value!r} should be an integer in 0..{high}")
+
+
+def check_arrays(arrays: dict, shapes: dict, ckpt) -> None:
+    """ValueError unless ``arrays`` holds each name of ``shapes`` with that shape."""
+    for name, shape in shapes.items():
+        if name not in arrays or arrays[name].shape != tuple(shape):
+            got = arrays[name].shape if name in arrays else "nothing"
+            raise ValueError(f"checkpoint {ckpt}: {name} should have shape {tuple(shape)}, has {got}")
 
 
 def pack_state(arrays: dict | None, info: dict | None, error: str | None) -> bytes:
@@ -100,7 +130,15 @@ def resume(ckpt: Path | None, settings: dict, cluster) -> tuple:
 def load_factors(ckpt: Path, name: str, cluster, mesh):
     """float32 [nb, K]: shard ``name``'s LMP factors of the previous pass, read by process 0 and broadcast."""
     if cluster.num_processes == 1:
-        return jnp.asarray(np.load(factor_path(ckpt, name)))
+        path = factor_path(ckpt, name)
+        try:
+            factors = np.load(path, allow_pickle=False)
+        except (OSError, ValueError, EOFError) as exc:
+            raise ValueError(f"checkpoint factor file {path} is unreadable ({type(exc).__name__}: {exc}); remove "
+                             f"{ckpt} to start afresh") from None
+        if factors.dtype.kind != "f" or not np.all(np.isfinite(factors)):
+            raise ValueError(f"checkpoint factor file {path} is not finite numbers; remove {ckpt} to start afresh")
+        return jnp.asarray(factors)
     data = factor_path(ckpt, name).read_bytes() if cluster.is_writer else None
     return replicate(mesh, np.load(io.BytesIO(distributed.broadcast_bytes(data))))
 

@@ -26,7 +26,40 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
+
+MAX_LR = 10.0  # an Adam step this large already sends every gamma to infinity
+
+
+def _count(low: int):
+    """argparse type: an integer >= ``low``."""
+    def parse(text: str) -> int:
+        value = int(text)
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low}, got {text}")
+        return value
+    return parse
+
+
+def _learning_rate(text: str) -> float:
+    value = float(text)
+    if not (math.isfinite(value) and 0 < value <= MAX_LR):
+        raise argparse.ArgumentTypeError(f"must be a number in (0, {MAX_LR:g}], got {text}")
+    return value
+
+
+def json_line(obj) -> str:
+    """``obj`` as one line of strict JSON: a NaN or infinite number becomes null (never a bare ``NaN``)."""
+    def clean(x):
+        if isinstance(x, float) and not math.isfinite(x):
+            return None
+        if isinstance(x, dict):
+            return {k: clean(v) for k, v in x.items()}
+        if isinstance(x, (list, tuple)):
+            return [clean(v) for v in x]
+        return x
+    return json.dumps(clean(obj), allow_nan=False)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -64,12 +97,14 @@ def _parser() -> argparse.ArgumentParser:
     tr.add_argument("--method", choices=["mm", "lmp", "sgd"], default="lmp")
     tr.add_argument("--out", required=True, help="gamma file to write (.npz)")
     tr.add_argument("--checkpoint", default=None, help="checkpoint folder (default: OUT.ckpt)")
-    tr.add_argument("--passes", type=int, default=1,
-                    help="LMP / SGD passes over the data (a checkpoint of the same run continues to more passes; "
-                         "LMP needs >= 2 in the first run)")
-    tr.add_argument("--iterations", type=int, default=20, help="MM sweeps")
-    tr.add_argument("--batch", type=int, default=256, help="positions per batch")
-    tr.add_argument("--lr", type=float, default=0.05, help="Adam learning rate (sgd)")
+    tr.add_argument("--passes", type=_count(1), default=1,
+                    help="LMP / SGD passes over the data, at least 1 (a checkpoint of the same run continues to "
+                         "more passes; an LMP run continued so must have had >= 2 passes: one pass keeps no "
+                         "per-batch factors)")
+    tr.add_argument("--iterations", type=_count(1), default=20, help="MM sweeps, at least 1")
+    tr.add_argument("--batch", type=_count(1), default=256, help="positions per batch, at least 1")
+    tr.add_argument("--lr", type=_learning_rate, default=0.05,
+                    help=f"Adam learning rate (sgd), finite, in (0, {MAX_LR:g}]")
     tr.add_argument("--devices", type=int, default=None,
                     help="split batches over this many devices (several processes: CPU devices per process)")
     tr.add_argument("--quiet", action="store_true")
@@ -233,7 +268,7 @@ def _train(args) -> int:
     run = dict(checkpoint=checkpoint, passes=args.passes, iterations=args.iterations, batch=args.batch, lr=args.lr,
                log=log)
     if not distributed.wanted(args.coordinator, args.num_processes, args.process_id, args.distributed):
-        print(json.dumps(train(args.shards, args.method, args.out, devices=args.devices, **run)))
+        print(json_line(train(args.shards, args.method, args.out, devices=args.devices, **run)))
         return 0
     cluster = distributed.initialize(args.coordinator, args.num_processes, args.process_id,
                                      init_timeout=args.init_timeout, heartbeat_timeout=args.heartbeat_timeout,
@@ -249,7 +284,7 @@ def _train(args) -> int:
                              f"{checkpoint}")
         distributed.fail(f"{where}: {first}")
     if cluster.is_writer:
-        print(json.dumps(summary), flush=True)
+        print(json_line(summary), flush=True)
     distributed.shutdown()
     return 0
 

@@ -36,7 +36,15 @@ from jaxgo.features.codes import decode
 from jaxgo.features.gammas import Gammas, layout
 from jaxgo.learn import bt, lmp, parallel
 from jaxgo.learn import shards as shardlib
-from jaxgo.learn.checkpoint import factor_path, load_factors, replicate, resume, save_state
+from jaxgo.learn.checkpoint import (
+    check_arrays,
+    check_progress,
+    factor_path,
+    load_factors,
+    replicate,
+    resume,
+    save_state,
+)
 from jaxgo.util import distributed
 from jaxgo.util.files import save_npy_atomic
 
@@ -156,6 +164,9 @@ def train(shards, method: str, out=None, *, checkpoint=None, passes: int = 1, it
     """
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r} ({', '.join(METHODS)})")
+    if min(passes, iterations, batch) < 1 or not (np.isfinite(lr) and lr > 0):
+        raise ValueError(f"passes, iterations and batch must be at least 1 and lr finite and > 0 (got passes "
+                         f"{passes}, iterations {iterations}, batch {batch}, lr {lr})")
     log = log or (lambda *a: None)
     manifest = shardlib.read_manifest(shards)
     if manifest is None:
@@ -180,6 +191,7 @@ def train(shards, method: str, out=None, *, checkpoint=None, passes: int = 1, it
     runner = {"mm": _train_mm, "lmp": _train_lmp, "sgd": _train_sgd}[method]
     log_gamma, extra, finished = runner(shards, names, ckpt, arrays, info, settings, mesh, stop_after, log)
     log_gamma = parallel.to_host(log_gamma)
+    require_finite(log_gamma, "the end of the run")
     summary = {"method": method, "games": sum(s["games"] for s in manifest["shards"]),
                "positions": sum(s["positions"] for s in manifest["shards"]), "num_shards": len(names),
                "seconds_this_call": round(time.time() - t0, 2), "finished": finished,
@@ -188,6 +200,14 @@ def train(shards, method: str, out=None, *, checkpoint=None, passes: int = 1, it
     if finished and out is not None and cluster.is_writer:
         Gammas.from_layout(log_gamma, shardlib.large_dictionary(shards), meta=summary).save(out)
     return summary
+
+
+def require_finite(values, where: str) -> None:
+    """ValueError when ``values`` holds a NaN or an infinity (a learning rate too large): the run stops before
+    that state is saved, so the checkpoint keeps the last finite one."""
+    if not np.all(np.isfinite(np.asarray(values))):
+        raise ValueError(f"the gammas became NaN or infinite at {where} (try a smaller --lr); nothing written "
+                         "for it")
 
 
 def _prefixed(log, prefix: str):
@@ -201,6 +221,8 @@ def _train_lmp(shards, names, ckpt, arrays, info, settings, mesh, stop_after, lo
     fixed = fixed_levels(shards)
     cluster = distributed.current()
     if ckpt and info is not None:
+        check_progress(info, {"pass": passes, "shard": len(names) - 1}, ckpt)
+        check_arrays(arrays, {"alpha": fixed.shape, "beta": fixed.shape}, ckpt)
         state = lmp.LMPState(jnp.asarray(arrays["alpha"]), jnp.asarray(arrays["beta"]), jnp.asarray(fixed))
         p, s = info["pass"], info["shard"]
     else:
@@ -230,6 +252,7 @@ def _train_lmp(shards, names, ckpt, arrays, info, settings, mesh, stop_after, lo
             if ckpt:
                 host = [parallel.to_host(x) for x in ((factors if keep else None), state.alpha, state.beta)
                         if x is not None]  # every process takes part (a gather may be a collective)
+                require_finite(host[-2:], f"lmp pass {p + 1} shard {s}")
                 if cluster.is_writer:
                     _commit_lmp(ckpt, names[s - 1], host, settings, nxt, keep)
         p, s = p + 1, 0
@@ -264,6 +287,8 @@ def _train_sgd(shards, names, ckpt, arrays, info, settings, mesh, stop_after, lo
     leaves, treedef = jax.tree.flatten(opt_state)
     total = sum(len(shardlib.Shard(shards, n)) for n in names)
     if ckpt and info is not None:
+        check_progress(info, {"pass": passes, "shard": len(names) - 1}, ckpt)
+        check_arrays(arrays, {"params": params.shape, **{f"opt{i}": x.shape for i, x in enumerate(leaves)}}, ckpt)
         params = jnp.asarray(arrays["params"])
         opt_state = jax.tree.unflatten(treedef, [jnp.asarray(arrays[f"opt{i}"]) for i in range(len(leaves))])
         p, s = info["pass"], info["shard"]
@@ -287,6 +312,7 @@ def _train_sgd(shards, names, ckpt, arrays, info, settings, mesh, stop_after, lo
                 nxt = (p + 1, 0) if s == len(names) else (p, s)
                 flat = [parallel.to_host(x) for x in jax.tree.leaves(opt_state)]
                 host = parallel.to_host(params)
+                require_finite(host, f"sgd pass {p + 1} shard {s}")
                 if cluster.is_writer:
                     save_state(ckpt, {"params": host, **{f"opt{i}": x for i, x in enumerate(flat)}},
                                {"settings": settings, "pass": nxt[0], "shard": nxt[1]})
@@ -335,6 +361,8 @@ def _train_mm(shards, names, ckpt, arrays, info, settings, mesh, stop_after, log
     positions = float(sum(entries[n] for n in names))
     offsets = np.concatenate([[0], np.cumsum(sizes)])
     if ckpt and info is not None:
+        check_progress(info, {"sweep": iterations}, ckpt)
+        check_arrays(arrays, {"log_gamma": (num,)}, ckpt)
         lg, sweep = jnp.asarray(arrays["log_gamma"]), info["sweep"]
     else:
         lg, sweep = jnp.zeros(num, jnp.float32), 0
@@ -356,6 +384,7 @@ def _train_mm(shards, names, ckpt, arrays, info, settings, mesh, stop_after, log
         log(f"mm sweep {sweep}/{iterations} train mean log-likelihood {ll:.4f}")
         if ckpt:
             host = parallel.to_host(lg)
+            require_finite(host, f"mm sweep {sweep}")
             if cluster.is_writer:
                 save_state(ckpt, {"log_gamma": host}, {"settings": settings, "sweep": sweep})
     return lg, {"train_mean_log_likelihood": ll}, True

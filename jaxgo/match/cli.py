@@ -4,9 +4,10 @@ round-robin tournament of any number (the everyday use of gomill's ringmaster, i
 Two engines (the default jaxgo against GNU Go, or any two commands)::
 
     jaxgo match --black "jaxgo gtp --playouts 1000" --white "gnugo --mode gtp --level 10" \\
-        --size 9 --komi 7.5 --games 10 --alternate --sgf-dir games/ --parallel 1
+        --size 9 --komi 7.5 --games 10 --sgf-dir games/ --parallel 1
 
-Engine A is ``--black`` and engine B ``--white``; with ``--alternate`` they swap colours every other game; a JSON
+Engine A is ``--black`` in game 1 and engine B ``--white``; they swap colours every other game (``--no-alternate``:
+A keeps Black in every game); a JSON
 summary on stdout with the wins of each engine, A's win rate and its 95% Wilson interval.  Without
 ``--black``/``--white`` the engines are jaxgo (``--playouts``, ``--strategy``) and GNU Go (``--level``).
 
@@ -88,9 +89,11 @@ def build_parser():
     parser.add_argument("--white", help="engine B's command (default: gnugo --mode gtp --level LEVEL)")
     parser.add_argument("--size", type=int, default=None, help="board size (default 9)")
     parser.add_argument("--komi", type=float, default=None, help="komi (default 7.5)")
-    parser.add_argument("--games", type=int, default=None, help="games (per pairing in a tournament; default 2)")
-    parser.add_argument("--alternate", action="store_true", help="A vs B: swap colours every other game "
-                        "(tournaments always alternate)")
+    parser.add_argument("--games", type=int, default=None,
+                        help="games, at least 1 (per pairing in a tournament; default 2)")
+    parser.add_argument("--alternate", action=argparse.BooleanOptionalAction, default=True,
+                        help="A vs B: swap colours every other game (default; --no-alternate: A plays Black in "
+                             "every game; tournaments always alternate)")
     parser.add_argument("--sgf-dir", default=None, help="one SGF per game in this folder")
     parser.add_argument("--parallel", type=int, default=None, help="games played at once (default 1)")
     parser.add_argument("--no-pin", action="store_true", help="with --parallel: do not give each game in play its "
@@ -110,6 +113,8 @@ def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        if args.games is not None and args.games < 1:
+            raise ValueError(f"--games must be at least 1, got {args.games}")
         time_control = TimeControl.parse(args.time) if args.time else None
         if args.tournament or args.player:
             return _tournament_main(args, time_control)

@@ -191,7 +191,9 @@ def play_game(black_cmd: str, white_cmd: str, size: int = 9, komi: float = 7.5, 
         record["moves"] = len(game.moves)
         if sgf_path:
             Path(sgf_path).parent.mkdir(parents=True, exist_ok=True)
-            Path(sgf_path).write_text(game_to_sgf(game, record.get("result"), black_name, white_name))
+            from jaxgo.util.files import atomic_write_text
+
+            atomic_write_text(sgf_path, game_to_sgf(game, record.get("result"), black_name, white_name))
     return record
 
 

@@ -87,6 +87,50 @@ def mine_main(argv) -> int:
     return 0
 
 
+DESCRIPTION = """Proof-number search on the attack/defend tests of GNU Go regression files.
+
+  jaxgo solve FILE.tst [FILE.tst ...] [options]   run the tests, compare with their #? expectations
+  jaxgo solve mine ...                           mine capture problems from the game archives
+                                                 (`jaxgo solve mine --help`)
+  jaxgo solve learn ...                          the learned-prior experiment on mined problems
+                                                 (`jaxgo solve learn --help`)
+"""
+
+EPILOG = """Each test line `N attack|defend VERTEX` after a `loadsgf` is solved and its answer (`1 MOVE`, `2 MOVE`,
+`3 MOVE` or `0`) matched against the `#? [...]` line below it.  The summary counts plain tests, ko tests and
+tests GNU Go itself fails.  A file that cannot be read, or that holds no test, is an error (exit 1)."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="jaxgo solve", description=DESCRIPTION, epilog=EPILOG,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("file", nargs="+", help="GNU Go regression files (.tst); their loadsgf paths are relative "
+                                            "to the file's folder")
+    ap.add_argument("--solver", default="pns", choices=["pns", "pp"],
+                    help="proof-number search or proof-and-disproof-number search (default pns)")
+    ap.add_argument("--max-nodes", type=int, default=1000, help="node budget per test (default 1000)")
+    ap.add_argument("--max-seconds", type=float, default=1.0, help="time budget per test (default 1 s)")
+    ap.add_argument("--limit", type=int, default=0, help="at most this many tests per file (0: all)")
+    ap.add_argument("--ids", type=int, nargs="*", default=None, help="only these test ids")
+    ap.add_argument("--no-ko", action="store_true", help="answer only codes 0/1 (no ko searches)")
+    ap.add_argument("--json", action="store_true", help="one JSON object: summary and rows")
+    return ap
+
+
+def read_cases(path: str) -> list:
+    """The tests of one regression file; ValueError (a one-line message) for a missing file, a folder, an
+    unreadable file or one without any attack/defend test."""
+    if os.path.isdir(path):
+        raise ValueError(f"{path} is a folder (give the .tst files in it)")
+    try:
+        cases = parse_tst(path)
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if not cases:
+        raise ValueError(f"{path} holds no attack/defend test (a GNU Go regression .tst file is expected)")
+    return cases
+
+
 def main(argv=None) -> int:
     import sys
 
@@ -97,20 +141,18 @@ def main(argv=None) -> int:
         from jaxgo.proof.experiment import main as learn_main
 
         return learn_main(argv[1:])
-    ap = argparse.ArgumentParser(prog="jaxgo solve")
-    ap.add_argument("file", nargs="+")
-    ap.add_argument("--solver", default="pns", choices=["pns", "pp"])
-    ap.add_argument("--max-nodes", type=int, default=1000)
-    ap.add_argument("--max-seconds", type=float, default=1.0)
-    ap.add_argument("--limit", type=int, default=0)
-    ap.add_argument("--ids", type=int, nargs="*", default=None, help="only these test ids")
-    ap.add_argument("--no-ko", action="store_true", help="answer only codes 0/1 (no ko searches)")
-    ap.add_argument("--json", action="store_true")
-    a = ap.parse_args(argv)
+    a = build_parser().parse_args(argv)
+    if a.max_nodes < 1 or not a.max_seconds > 0 or a.limit < 0:
+        print("jaxgo solve: --max-nodes must be at least 1, --max-seconds > 0 and --limit >= 0", file=sys.stderr)
+        return 2
+    try:
+        files = [(path, read_cases(path)) for path in a.file]
+    except ValueError as exc:
+        print(f"jaxgo solve: {exc}", file=sys.stderr)
+        return 1
     rows = []
-    for path in a.file:
+    for path, cases in files:
         base = os.path.dirname(os.path.abspath(path))
-        cases = parse_tst(path)
         if a.ids:
             cases = [c for c in cases if c["id"] in a.ids]
         if a.limit:

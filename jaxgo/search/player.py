@@ -14,7 +14,8 @@ also has ``ponder(game, limits)`` (``Player.ponder``).
 
 Rules, in order (``Player.choose``):
     1. no legal move but pass: pass;  strategy ``random``: a uniform legal move;
-    2. after the opponent's pass, pass when ending the game now wins on a settled board (``passing_wins``);
+    2. after the opponent's pass, pass when ending the game now wins on a settled board (``passing_wins``): no
+       chain unsettled (``unsettled_stones``) and the score with the dead stones removed wins;
     3. otherwise search; the move is the search's best action by ``tree.rank_actions`` = the PV's first move;
     4. resign when that move's win rate is below ``resign_threshold`` after at least ``resign_min_playouts``
        playouts (never for ``depth2``, whose min-of-means is biased low);
@@ -29,7 +30,7 @@ import numpy as np
 
 from jaxgo.go.coords import point_to_gtp
 from jaxgo.go.game import Game
-from jaxgo.go.status import stone_status
+from jaxgo.go.status import chains, stone_status
 from jaxgo.playouts.evaluator import evaluator_for
 from jaxgo.search.budget import first_batch_size
 from jaxgo.search.config import TREE_STRATEGIES, SearchConfig
@@ -42,7 +43,29 @@ from jaxgo.search.tree import rank_actions
 
 RESIGN = -1  # move code of a resignation
 OWNERSHIP_PLAYOUTS = 256  # playouts of the ownership estimate behind dead stones and passing
+SETTLED_OWNERSHIP = 0.5  # a chain is settled when its stones' mean ownership is beyond +-0.5 (either way)
 PONDER_MOVES = 4  # pondering stops after this many moves' budgets (if the opponent has not moved by then)
+
+
+def unsettled_stones(board: np.ndarray, owner: np.ndarray) -> np.ndarray:
+    """bool [P]: stones of the chains whose fate the playouts leave open: the mean ownership of the chain's
+    stones, seen from its colour, lies within (-SETTLED_OWNERSHIP, SETTLED_OWNERSHIP).  board int [P],
+    owner float [P] (+1 Black)."""
+    board = np.asarray(board).reshape(-1)
+    owner = np.asarray(owner, np.float64).reshape(-1)
+    open_ = np.zeros(board.shape, bool)
+    for members in chains(board):
+        if abs(np.mean(owner[members])) < SETTLED_OWNERSHIP:
+            open_[members] = True
+    return open_
+
+
+def judged_status(board: np.ndarray, owner: np.ndarray) -> np.ndarray:
+    """str [P]: ``jaxgo.go.status.stone_status``, except that an unsettled chain is never 'dead' (it is
+    'alive': a group the playouts do not agree on is not removed from the count, as a referee would not)."""
+    status = stone_status(board, owner)
+    status[(status == "dead") & unsettled_stones(board, owner)] = "alive"
+    return status
 
 
 @dataclasses.dataclass
@@ -207,8 +230,9 @@ class Player:
         return np.asarray(self.search.ownership(game, playouts), np.float64).reshape(game.size, game.size)
 
     def stone_status(self, game, playouts: int = OWNERSHIP_PLAYOUTS) -> np.ndarray:
-        """str [P]: 'alive', 'dead' or 'seki' for every stone, '' for empty points (``jaxgo.go.status``)."""
-        return stone_status(game.board().reshape(-1), self.ownership(game, playouts).reshape(-1))
+        """str [P]: 'alive', 'dead' or 'seki' for every stone, '' for empty points (``judged_status``: an
+        unsettled chain is not dead)."""
+        return judged_status(game.board().reshape(-1), self.ownership(game, playouts).reshape(-1))
 
     def has_dead_stones(self, game, colour: int) -> bool:
         status = self.stone_status(game)
@@ -230,7 +254,8 @@ class Player:
 
     def passing_wins(self, game, colour: int, settled_fraction: float = 0.85) -> bool:
         """Would ``colour`` win if the game ended now?  Only on a settled board: the playouts agree on the owner
-        (|mean ownership| > 0.5) of at least ``settled_fraction`` of the points, and both the Tromp-Taylor
+        (|mean ownership| > 0.5) of at least ``settled_fraction`` of the points, no chain is unsettled
+        (``unsettled_stones``: a group whose fate is open means play is left), and both the Tromp-Taylor
         score as the board stands and the score with the dead stones removed win for ``colour``.  (A lone stone
         on an empty board wins by Tromp-Taylor, but the game is not over.)"""
         if game.score() * colour <= 0:
@@ -238,5 +263,9 @@ class Player:
         owner = self.ownership(game).reshape(-1)
         if np.mean(np.abs(owner) > 0.5) < settled_fraction:
             return False
-        dead = stone_status(game.board().reshape(-1), owner) == "dead"
+        board = game.board().reshape(-1)
+        status = judged_status(board, owner)
+        if (unsettled_stones(board, owner) & (status != "seki")).any():
+            return False
+        dead = status == "dead"
         return self.settled_score(game, dead) * colour > 0

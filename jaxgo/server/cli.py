@@ -10,20 +10,24 @@ import threading
 import time
 
 from jaxgo.search import config as search_config
-from jaxgo.server.engine import AnalysisEngine
 from jaxgo.server.engine_config import EngineConfig, check_device_batch, default_buckets
 from jaxgo.server.protocol import PERSPECTIVES
-from jaxgo.server.transports import ConnectionLimits
+from jaxgo.server.transports import ConnectionLimits, socket_inode
+from jaxgo.util.orphan import exit_with_parent
 
 EPILOG = """\
 transports (any combination; with none of --tcp/--unix/--http the server reads stdin):
   stdin/stdout   one JSON query per line in, one JSON response per line out (KaTrain/KataGo style);
                  at end of input every queued query is answered, then the server exits
   --tcp PORT     many clients on 127.0.0.1:PORT (one JSON-lines session per connection)
-  --unix PATH    many clients on a Unix socket
+  --unix PATH    many clients on a Unix socket (only a socket is ever removed at PATH: a regular file there
+                 is refused)
   --http PORT    web board on http://127.0.0.1:PORT/ (click to play or set up stones, live ownership,
                  win-rate graph of a loaded SGF); JSON API: GET /api/stream?q=QUERY (server-sent events),
-                 POST /api/sgf (SGF text -> moves)
+                 POST /api/sgf (SGF text -> moves; at most 4 MiB, 20,000 nodes, 1,500 moves); a whole request
+                 must arrive within --stall-timeout; beyond --max-connections: HTTP 503
+  The server stops (exit 0) on SIGTERM, SIGINT, at the end of stdin in stdin mode, and when its parent process
+  dies (a GUI that kills the `sh -c` it started).
 
 query (KataGo analysis engine format; one line):
   {"id":"q1","moves":[["B","E5"],["W","C3"]],"rules":"chinese","komi":7.5,"boardXSize":9,"boardYSize":9,
@@ -71,7 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "long (default %(default)g)")
     parser.add_argument("--stall-timeout", type=float, default=limits.stall_seconds, metavar="SECONDS",
                         help="drop a connection (and its searches) whose replies make no progress for this long: "
-                             "a client that does not read them; also the time an HTTP request may take to "
+                             "a client that does not read them; also the deadline for a whole HTTP request to "
                              "arrive (default %(default)g)")
     search_config.add_arguments(parser)
     parser.add_argument("--max-leaves-per-search", type=int, default=EngineConfig.max_leaves_per_search,
@@ -97,7 +101,10 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def make_engine(args) -> AnalysisEngine:
+def make_engine(args):
+    """The ``AnalysisEngine`` of ``args`` (JAX is imported here, not by ``--help``)."""
+    from jaxgo.server.engine import AnalysisEngine
+
     buckets = default_buckets(args.max_boards, args.devices)
     config = EngineConfig(search=search_config.from_args(args), max_leaves_per_search=args.max_leaves_per_search,
                           max_boards=args.max_boards, buckets=buckets, devices=args.devices,
@@ -119,13 +126,20 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"jaxgo serve: {exc}", file=sys.stderr)
         return 2
+    if args.unix and os.path.lexists(args.unix) and socket_inode(args.unix) is None:
+        print(f"jaxgo serve: {args.unix} exists and is not a socket; not replacing it (choose another --unix path)",
+              file=sys.stderr)
+        return 2
     preload_priors(prior_model)
     previous = set_signal_handlers(_interrupt)
+    watch = exit_with_parent() if previous is not None else None  # KaTrain SIGTERMs our `sh -c` parent
     try:
         return serve(args)
     except KeyboardInterrupt:  # a signal during start-up
         return 0
     finally:
+        if watch is not None:
+            watch.stop()
         set_signal_handlers(previous)
 
 

@@ -32,13 +32,17 @@ import os
 import select
 import socket
 import socketserver
+import stat
 import sys
 import threading
 import time
+from typing import TYPE_CHECKING
 
-from jaxgo.server.connection import Client
-from jaxgo.server.engine import AnalysisEngine
 from jaxgo.server.protocol import MAX_LINE_BYTES
+
+if TYPE_CHECKING:  # the engine and the responses import JAX; `jaxgo serve --help` must not
+    from jaxgo.server.connection import Client
+    from jaxgo.server.engine import AnalysisEngine
 
 KEEPALIVE_SECONDS = 0.25  # empty-line probe period while a socket connection waits for answers at end of input
 READ_TICK_SECONDS = 1.0  # how often a reading connection looks at its idle time
@@ -126,6 +130,8 @@ def socket_lines(sock, client: Client, idle_seconds: float, limit: int = MAX_LIN
 def serve_socket(engine: AnalysisEngine, sock, name: str, limits: "ConnectionLimits", log=None) -> Client:
     """Serve one socket connection (TCP or Unix) under ``limits``: requests read with backpressure, replies
     written with a stall timeout, empty keep-alive lines while it waits for answers at end of input."""
+    from jaxgo.server.connection import Client
+
     sock.settimeout(limits.stall_seconds)  # sendall: no progress for this long raises (the peer is not reading)
     lock = threading.Lock()
 
@@ -153,6 +159,8 @@ def serve_stream(engine: AnalysisEngine, rfile, write, name: str = "", wait_time
     """Serve one connection: submit every line of ``rfile``; at EOF wait until every request is answered (or
     the peer is gone: with ``keepalive`` an empty line probes a socket peer every ``KEEPALIVE_SECONDS``), then
     flush the answers and close."""
+    from jaxgo.server.connection import Client
+
     client = Client(write, name, on_close=engine.client_closed)
     try:
         for line in read_lines(rfile):
@@ -293,32 +301,57 @@ class TcpServer(ConnectionTracking, socketserver.ThreadingMixIn, socketserver.TC
 
 
 class UnixServer(ConnectionTracking, socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+    """A Unix-socket listener at ``path``.  Only a socket is ever removed there: a stale socket file of a dead
+    server before binding, and our own socket (the same inode) at ``server_close``; any other file at ``path``
+    is an OSError that leaves it alone."""
+
     request_queue_size = 256  # a full Unix backlog refuses connections (EAGAIN) instead of queueing them
 
     def __init__(self, engine: AnalysisEngine, path: str, limits: ConnectionLimits | None = None, log=None):
         self.engine = engine
         self.path = path
         self.init_tracking(limits, log)
-        if os.path.exists(path):
-            probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            try:
-                probe.connect(path)
-            except OSError:
-                os.unlink(path)  # a stale socket file from a dead server
-            else:
-                probe.close()
-                raise OSError(f"{path}: another server is listening there")
+        remove_stale_socket(path)
         super().__init__(path, _Handler)
+        self._inode = socket_inode(path)
 
     def handle_error(self, request, client_address) -> None:
         print(f"jaxgo serve: unix connection: {sys.exc_info()[1]!r}", file=sys.stderr)
 
     def server_close(self) -> None:
         super().server_close()
-        try:
-            os.unlink(self.path)
-        except OSError:
-            pass
+        if self._inode is not None and socket_inode(self.path) == self._inode:
+            try:
+                os.unlink(self.path)
+            except OSError:
+                pass
+
+
+def socket_inode(path: str) -> tuple[int, int] | None:
+    """(device, inode) of the socket at ``path``; None when there is none (nothing, or not a socket)."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino) if stat.S_ISSOCK(info.st_mode) else None
+
+
+def remove_stale_socket(path: str) -> None:
+    """Make room for a new socket at ``path``: remove a socket no server listens on; OSError (nothing
+    removed) when a server listens there or when ``path`` is something else than a socket."""
+    if not os.path.lexists(path):
+        return
+    if socket_inode(path) is None:
+        raise OSError(f"{path} exists and is not a socket; not replacing it (choose another --unix path)")
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        probe.connect(path)
+    except OSError:
+        os.unlink(path)  # a stale socket file from a dead server
+    else:
+        raise OSError(f"{path}: another server is listening there")
+    finally:
+        probe.close()
 
 
 def start_in_thread(server) -> threading.Thread:

@@ -10,14 +10,25 @@ Routes:
                            ``KEEPALIVE_SECONDS`` while no response is due.
     POST /api/query        a JSON query in the body; the final responses as a JSON list
     POST /api/sgf          SGF text in the body -> {"size", "komi", "initialStones", "initialPlayer", "moves"}
+                           (at most ``MAX_BODY`` bytes, ``jaxgo.go.sgf.MAX_SGF_NODES`` nodes and ``MAX_SGF_MOVES``
+                           main-line moves: a larger record is refused before it is parsed)
     GET  /api/version      the query_version answer
+    GET  /favicon.ico      204 No Content (browsers ask for it)
+
+Hostile clients: a whole request (request line, headers and body) must arrive within ``--stall-timeout``
+seconds of its first read -- a deadline per request, not per read, so a client that sends one header line a
+second (slowloris) is cut off at the deadline.  Beyond ``--max-connections`` a new connection is answered
+``503 Service Unavailable`` with a JSON body (read for at most ``REFUSAL_SECONDS``, on a bounded number of
+short-lived threads; beyond ``MAX_REFUSING`` at once it is closed at once).
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import queue
+import socket
 import sys
 import threading
 import time
@@ -34,6 +45,32 @@ STATIC_DIR = os.path.join(os.path.dirname(__file__), "static")
 CONTENT_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
                  ".css": "text/css; charset=utf-8", ".png": "image/png"}
 MAX_BODY = 4 << 20
+REFUSAL_SECONDS = 1.0  # how long a refused connection's request may take to arrive before its 503
+MAX_REFUSING = 32  # refusals answered at once; more connections beyond the cap are closed without a reply
+
+
+class DeadlineReader(io.RawIOBase):
+    """A socket's input with a deadline for the whole request: each read waits at most until ``deadline``
+    (``time.monotonic()``; None: ``idle`` seconds per read) and raises TimeoutError after it.  The socket's
+    timeout is set back to ``idle`` after each read, so writes keep their own stall timeout."""
+
+    def __init__(self, sock, idle: float):
+        self.sock = sock
+        self.idle = idle
+        self.deadline: float | None = None
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        wait = self.idle if self.deadline is None else self.deadline - time.monotonic()
+        if wait <= 0:
+            raise TimeoutError("the request did not arrive within its deadline")
+        self.sock.settimeout(wait)
+        try:
+            return self.sock.recv_into(buffer)
+        finally:
+            self.sock.settimeout(self.idle)
 
 
 def sgf_to_query_fields(text: bytes) -> dict:
@@ -51,6 +88,19 @@ def sgf_to_query_fields(text: bytes) -> dict:
     }
 
 
+def recv_before(sock, deadline: float) -> bytes:
+    """Up to 4 KiB from ``sock``, waiting at most until ``deadline``; b"" at end of input, on an error or after
+    the deadline."""
+    wait = deadline - time.monotonic()
+    if wait <= 0:
+        return b""
+    try:
+        sock.settimeout(wait)
+        return sock.recv(4096)
+    except OSError:
+        return b""
+
+
 class _Handler(BaseHTTPRequestHandler):
     server_version = "jaxgo-serve"
     protocol_version = "HTTP/1.1"
@@ -59,10 +109,20 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     def setup(self) -> None:
-        """A request must arrive within ``stall_seconds`` (a half-sent request does not hold its thread), and a
-        write that makes no progress that long ends the connection (a page that stopped reading its stream)."""
+        """A whole request must arrive within ``stall_seconds`` of its first read (a half-sent or trickled
+        request does not hold its thread), and a write that makes no progress that long ends the connection
+        (a page that stopped reading its stream)."""
         self.timeout = self.server.limits.stall_seconds
         super().setup()
+        self._reader = DeadlineReader(self.connection, self.timeout)
+        self.rfile = io.BufferedReader(self._reader)
+
+    def handle_one_request(self) -> None:
+        self._reader.deadline = time.monotonic() + self.server.limits.stall_seconds
+        try:
+            super().handle_one_request()
+        finally:
+            self._reader.deadline = None
 
     # -- helpers ----------------------------------------------------------------------------------------------
     def _send(self, status: int, body: bytes, content_type: str = "application/json") -> None:
@@ -100,6 +160,8 @@ class _Handler(BaseHTTPRequestHandler):
         if url.path == "/api/stream":
             params = urllib.parse.parse_qs(url.query)
             return self._stream(params.get("q", [""])[0])
+        if url.path == "/favicon.ico":
+            return self._send(204, b"", "image/x-icon")
         self._json(404, protocol.error_object("not found"))
 
     def do_POST(self) -> None:  # noqa: N802
@@ -188,7 +250,40 @@ class WebServer(ConnectionTracking, ThreadingHTTPServer):
                  limits: ConnectionLimits | None = None, log=None):
         self.engine = engine
         self.init_tracking(limits, log)
+        self._refusing = threading.BoundedSemaphore(MAX_REFUSING)
         super().__init__((host, port), _Handler)
+
+    def refuse(self, request, text: str) -> None:
+        """Answer a connection beyond the cap with a real HTTP ``503`` (after reading its request for at most
+        ``REFUSAL_SECONDS``, so the reply is not lost to a reset), on a short-lived thread."""
+        if not self._refusing.acquire(blocking=False):
+            self.shutdown_request(request)
+            return
+        threading.Thread(target=self._refuse_http, args=(request, text), daemon=True, name="refuse").start()
+
+    def _refuse_http(self, request, text: str) -> None:
+        body = json.dumps(protocol.error_object(text)).encode("utf-8")
+        head = (f"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+                f"Content-Length: {len(body)}\r\nRetry-After: 1\r\nConnection: close\r\n\r\n")
+        deadline = time.monotonic() + REFUSAL_SECONDS
+        try:
+            seen = b""
+            while b"\r\n\r\n" not in seen:
+                chunk = recv_before(request, deadline)
+                if not chunk:
+                    break
+                seen = (seen + chunk)[-65536:]
+            request.settimeout(REFUSAL_SECONDS)
+            request.sendall(head.encode("ascii") + body)
+            request.shutdown(socket.SHUT_WR)
+            deadline = time.monotonic() + REFUSAL_SECONDS
+            while recv_before(request, deadline):  # lingering close: the reply is not lost to a reset
+                pass
+        except OSError:
+            pass
+        finally:
+            self.shutdown_request(request)
+            self._refusing.release()
 
     def handle_error(self, request, client_address) -> None:
         """A browser that leaves early (broken pipe, reset) is normal: no traceback; other errors: one line."""

@@ -10,6 +10,7 @@ import pytest
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
+from jaxgo.go import sgf  # noqa: E402
 from jaxgo.go.config import Rules  # noqa: E402
 from jaxgo.go.coords import BLACK, WHITE, colour_letter, gtp_moves, gtp_to_point  # noqa: E402
 from jaxgo.go.sgf import GameRecord, SGFError, game_to_sgf, load_sgf, point_to_sgf, replay  # noqa: E402
@@ -209,3 +210,19 @@ def test_game_to_sgf_setup_only_keeps_side_to_move():
     again = load_sgf(game_to_sgf(game).encode())
     assert again.moves == [] and again.first_to_play() == WHITE
     assert again.setup_black == [pt("A7", 7)]
+
+
+def test_node_count_skips_property_values():
+    assert sgf.count_nodes(b"(;GM[1]C[a;b\\];c];B[aa](;W[bb])(;W[cc]))") == 4
+
+
+def test_the_caps_are_the_servers_and_name_the_limit():
+    from jaxgo.server.protocol import MAX_QUERY_MOVES
+
+    assert sgf.MAX_SGF_MOVES == MAX_QUERY_MOVES
+    with pytest.raises(sgf.SGFLimitError, match=f"at most {sgf.MAX_SGF_NODES}"):
+        sgf.load_sgf(b"(;" + b";" * (4 << 20) + b")")  # 4 MiB of empty nodes: refused before parsing
+    with pytest.raises(sgf.SGFLimitError, match="at most 3 moves"):
+        sgf.load_sgf(b"(;SZ[9];B[aa];W[bb];B[cc];W[dd])", max_moves=3)
+    with pytest.raises(sgf.SGFLimitError, match="komi KM\\[1e308\\] out of range"):
+        sgf.load_sgf(b"(;SZ[9]KM[1e308];B[aa])")

@@ -56,3 +56,24 @@ def test_the_faster_opponent_resigns_a_lost_game():
                           text=True, env=env, timeout=300)
     replies = [block for block in proc.stdout.split("\n\n") if block]
     assert proc.returncode == 0 and replies[-2] == "= resign", replies[-3:]
+
+
+def test_jaxgo_gtp_leaves_when_the_shell_that_started_it_is_killed():
+    """A GUI that SIGTERMs the ``/bin/sh -c`` it started must not be left waiting on jaxgo's pipes (issue 61)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    env = dict(os.environ, JAX_PLATFORMS="cpu")
+    command = f"{sys.executable} -m jaxgo gtp --quiet --no-warmup --size 9; true"  # sh does not exec jaxgo
+    proc = subprocess.Popen(["/bin/sh", "-c", command], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, env=env)
+    proc.stdin.write(b"name\n")
+    proc.stdin.flush()
+    assert proc.stdout.readline() == b"= jaxgo\n"  # the engine is up
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(60)
+    reader = subprocess.run(["timeout", "60", "cat"], stdin=proc.stdout, capture_output=True)
+    assert reader.returncode == 0, "jaxgo gtp kept its stdout open after its parent died"
+    proc.stdin.close()

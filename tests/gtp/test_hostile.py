@@ -192,3 +192,68 @@ def test_loadsgf_refuses_a_file_over_the_limit_and_reads_a_normal_one(tmp_path, 
     assert answer(engine, f"loadsgf {game}") == "? cannot load file"
     out = tmp_path / "out.sgf"
     assert answer(engine, f"printsgf {out}") == "= " and "B[ee]" in out.read_text()
+
+
+# -- issue 61: bounded SGF reads, the komi limit, atomic printsgf ---------------------------------------------
+def test_loadsgf_refuses_a_record_over_the_node_or_move_cap_naming_it(tmp_path):
+    """200,000 passes (800 KB) took the engine past 2 GB in 45 s with no answer; now refused before parsing."""
+    from jaxgo.go.sgf import MAX_SGF_MOVES, MAX_SGF_NODES
+
+    engine, _ = recording_engine()
+    passes = tmp_path / "passes.sgf"
+    passes.write_bytes(b"(;GM[1]SZ[9]" + b";B[];W[]" * 100_000 + b")")
+    reply = answer(engine, f"loadsgf {passes}")
+    assert reply.startswith("? cannot load file") and f"at most {MAX_SGF_NODES}" in reply, reply
+    long_line = tmp_path / "long.sgf"
+    long_line.write_bytes(b"(;GM[1]SZ[9]" + b";B[];W[]" * (MAX_SGF_MOVES // 2 + 1) + b")")
+    reply = answer(engine, f"loadsgf {long_line}")
+    assert reply.startswith("? cannot load file") and f"at most {MAX_SGF_MOVES}" in reply, reply
+    assert answer(engine, "list_stones b") == "= "  # nothing was replayed
+
+
+def test_loadsgf_refuses_a_komi_beyond_the_komi_limit(tmp_path):
+    """``KM[1e308]`` bypassed the komi bound (final_score answered W+inf)."""
+    engine, _ = recording_engine()
+    for value in ("1e308", "-1001", "nan"):
+        record = tmp_path / "komi.sgf"
+        record.write_text(f"(;GM[1]SZ[9]KM[{value}];B[ee])")
+        reply = answer(engine, f"loadsgf {record}")
+        assert reply.startswith("? cannot load file"), reply
+        assert "inf" not in answer(engine, "final_score") and answer(engine, "list_stones b") == "= "
+    record.write_text("(;GM[1]SZ[9]KM[1000];B[ee])")
+    assert answer(engine, f"loadsgf {record}") == "= "
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 24 KiB tmpfs at tmp_path / "disk"; skipped where mounting is not allowed."""
+    import subprocess
+
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=24k", "tmpfs", str(disk)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs here: {mounted.stderr.decode().strip()}")
+    yield disk
+    subprocess.run(["umount", str(disk)], check=False)
+
+
+def test_a_failed_printsgf_leaves_the_old_file_whole(small_disk):
+    """A full disk truncated the old file before writing the new one."""
+    old = small_disk / "game.sgf"
+    old.write_text("(;GM[1]SZ[9];B[ee])\n")
+    filler = small_disk / "filler"
+    with open(filler, "wb", buffering=0) as handle:
+        try:
+            while True:
+                handle.write(b"x" * 512)
+        except OSError:
+            pass
+    engine, _ = recording_engine()
+    for move in ("C3", "G7", "C7", "G3", "E3", "E7"):
+        answer(engine, f"play b {move}")
+    assert answer(engine, f"printsgf {old}") == "? cannot write file"
+    assert old.read_text() == "(;GM[1]SZ[9];B[ee])\n"
+    assert sorted(p.name for p in small_disk.iterdir()) == ["filler", "game.sgf"]  # no temporary file left
+    filler.unlink()
+    assert answer(engine, f"printsgf {old}") == "= " and "B[cg]" in old.read_text()

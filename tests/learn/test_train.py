@@ -181,3 +181,88 @@ def test_mm_denominators_keep_float32_precision_over_many_batches():
     lg = np.zeros(sum(group_sizes()), np.float32)
     denom = np.asarray(train._mm_denominator(lg, codes, meta, valid, np.int32(1)))
     assert denom[group_offsets()[1]] == pytest.approx(n, rel=1e-2)
+
+
+# -- issue 61: range-checked options, validated checkpoints, strict JSON --------------------------------------
+def strict_json(text: str):
+    """JSON that refuses the bare NaN / Infinity tokens Python's json module writes by default."""
+    def refuse(token):
+        raise ValueError(f"bare {token} in a JSON line")
+    return json.loads(text, parse_constant=refuse)
+
+
+@pytest.mark.parametrize("option,value", [("--lr", "nan"), ("--lr", "inf"), ("--lr", "-1"), ("--lr", "1e30"),
+                                          ("--batch", "0"), ("--iterations", "-1"), ("--passes", "-1"),
+                                          ("--passes", "0")])
+def test_cli_train_range_checks_its_numbers(data, tmp_path, capsys, option, value):
+    from jaxgo.learn.cli import main
+
+    out = tmp_path / "g.npz"
+    with pytest.raises(SystemExit) as info:
+        main(["train", "--shards", str(data), "--method", "sgd", "--out", str(out), "--quiet", option, value])
+    assert info.value.code == 2 and option in capsys.readouterr().err and not out.exists()
+
+
+def test_cli_json_lines_have_no_bare_nan():
+    from jaxgo.learn.cli import json_line
+
+    line = json_line({"loss": float("nan"), "rows": [1.5, float("inf")], "finished": True})
+    assert strict_json(line) == {"loss": None, "rows": [1.5, None], "finished": True}
+
+
+def corrupt(state, how: str) -> None:
+    if how == "empty":
+        state.write_bytes(b"")
+    elif how == "truncated":
+        state.write_bytes(state.read_bytes()[:100])
+    elif how == "folder":
+        state.unlink()
+        state.mkdir()
+    else:
+        with np.load(state) as z:
+            arrays = {k: z[k] for k in z.files}
+        info = json.loads(str(arrays["info"]))
+        if how == "nan":
+            arrays["params"] = np.full_like(arrays["params"], np.nan)
+        elif how == "text-pass":
+            info["pass"] = "zero"
+        elif how == "no-settings":
+            info.pop("settings")
+        elif how == "short":
+            arrays["params"] = arrays["params"][:3]
+        arrays["info"] = np.array(json.dumps(info))
+        np.savez(state, **arrays)
+
+
+@pytest.mark.parametrize("how", ["empty", "truncated", "folder", "nan", "text-pass", "no-settings", "short"])
+def test_cli_train_refuses_a_bad_checkpoint_in_one_line(data, tmp_path, capsys, how):
+    """BadZipFile / EOFError / TypeError / KeyError tracebacks, and a NaN checkpoint that trained on."""
+    from jaxgo.learn.cli import main
+
+    out = tmp_path / "g.npz"
+    argv = ["train", "--shards", str(data), "--method", "sgd", "--out", str(out), "--batch", "8", "--quiet"]
+    assert main(argv) == 0
+    capsys.readouterr()
+    out.unlink()
+    state = tmp_path / "g.npz.ckpt" / "state.npz"
+    corrupt(state, how)
+    before = state.read_bytes() if state.is_file() else None
+    assert main(argv + ["--passes", "2"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("jaxgo gammas train: checkpoint") and err.count("\n") == 1, err
+    assert not out.exists() and (before is None or state.read_bytes() == before)
+
+
+def test_cli_train_refuses_a_truncated_lmp_factor_file_in_one_line(data, tmp_path, capsys):
+    from jaxgo.learn.cli import main
+
+    ckpt = tmp_path / "ck"
+    names = json.loads((data / "manifest.json").read_text())["shards"]
+    train.train(data, "lmp", None, checkpoint=ckpt, passes=2, batch=8, stop_after=len(names) + 1)
+    for path in ckpt.glob("factors-*.npy"):
+        path.write_bytes(path.read_bytes()[:20])
+    out = tmp_path / "g.npz"
+    assert main(["train", "--shards", str(data), "--method", "lmp", "--out", str(out), "--checkpoint", str(ckpt),
+                 "--passes", "2", "--batch", "8", "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert "factor file" in err and "is unreadable" in err and err.count("\n") == 1 and not out.exists(), err

@@ -151,3 +151,44 @@ def test_the_player_chooses_the_clock_batch_size_before_its_first_timed_search()
     assert fixed.limits(game, BLACK).timed_leaves is None  # K set in the config
     flat = Player(SearchConfig(strategy="mc", playout_policy="light"), seconds=0.2)
     assert flat.limits(game, BLACK).timed_leaves is None  # no tree, no batch shape to keep
+
+
+class FixedOwnership:
+    """A search whose playouts always report one ownership map (float [P], +1 Black)."""
+
+    config = SearchConfig(**LIGHT)
+
+    def __init__(self, owner):
+        self.owner = np.asarray(owner, np.float64)
+
+    def ownership(self, game, playouts):
+        return self.owner.reshape(game.size, game.size)
+
+    def reset(self):
+        pass
+
+
+# Black's wall and two eyes; a White pair below it that the playouts give Black only weakly (+0.2): unsettled.
+UNSETTLED = [
+    "X X X X X",
+    "X . X . X",
+    "X X X X X",
+    ". . O O .",
+    ". . . . .",
+]
+
+
+def test_an_unsettled_group_is_not_dead_for_passing_or_the_score():
+    """GoGui twogtp: jaxgo passed at move 52 with play left and its final_score claimed W+5, counting an
+    unsettled group as dead that the referee did not."""
+    game = game_from_ascii(UNSETTLED, WHITE, komi=0.5)
+    game.play(WHITE, game.pass_move)
+    white = (game.board().reshape(-1) == WHITE)
+    owner = np.where(white, 0.2, 0.8)
+    player = Player(search=FixedOwnership(owner))
+    assert not player.passing_wins(game, BLACK)
+    assert not np.any(player.stone_status(game) == "dead")
+    assert player.settled_score(game) == 15 - 2 - 0.5  # the pair stays on the board; rows 4-5 are neutral
+    owner[white] = 0.9  # the playouts agree the pair is Black's: dead, and passing wins
+    player = Player(search=FixedOwnership(owner))
+    assert player.passing_wins(game, BLACK) and player.settled_score(game) == 25 - 0.5

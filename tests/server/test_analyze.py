@@ -140,7 +140,7 @@ def test_a_record_longer_than_the_protocol_allows_is_refused_and_the_process_exi
     sgf.write_text(f"(;GM[1]FF[4]SZ[9]KM[7.5]{moves})")
     proc = run_analyze(sgf, "--plot", tmp_path / "long.png", "--no-progress", *LIGHT)
     assert proc.returncode == 1, proc.stderr[-2000:]
-    assert "1600 moves: at most 1500" in proc.stderr and "FATAL" not in proc.stderr
+    assert "more than 1500 moves (at most 1500 moves are read)" in proc.stderr and "FATAL" not in proc.stderr
 
 
 def test_analyze_exits_with_status_0_after_an_analysis(tmp_path):

@@ -101,3 +101,62 @@ def test_a_device_batch_that_does_not_split_is_refused(options, message):
     proc = subprocess.run(SERVE + options, input="", capture_output=True, text=True, timeout=TIMEOUT,
                           env=environment())
     assert proc.returncode == 2 and message in proc.stderr and "Traceback" not in proc.stderr
+
+
+# -- issue 61 ------------------------------------------------------------------------------------------------
+@pytest.mark.slow
+def test_serve_leaves_when_the_shell_that_started_it_is_killed():
+    """KaTrain SIGTERMs the ``/bin/sh -c`` it started; jaxgo serve kept the pipes open and KaTrain hung."""
+    command = " ".join(SERVE) + "; true"  # the trailing command keeps sh from exec'ing jaxgo
+    proc = subprocess.Popen(["/bin/sh", "-c", command], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=environment())
+    proc.stdin.write(b'{"id":"v","action":"query_version"}\n')
+    proc.stdin.flush()
+    assert json.loads(proc.stdout.readline())["id"] == "v"  # the server is up
+    proc.send_signal(signal.SIGTERM)  # the shell only
+    assert proc.wait(TIMEOUT) != 0
+    reader = subprocess.run(["timeout", "60", "cat"], stdin=proc.stdout, capture_output=True)
+    assert reader.returncode == 0, "jaxgo serve kept its stdout open after its parent died"
+    proc.stdin.close()
+
+
+def test_serve_help_does_not_import_jax():
+    code = ("import sys\nfrom jaxgo.cli import main\ntry:\n    main(['serve', '--help'])\nexcept SystemExit:\n"
+            "    pass\nprint('jax' in sys.modules, file=sys.stderr)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=TIMEOUT,
+                          env=environment())
+    assert "--unix PATH" in proc.stdout and proc.stderr.strip() == "False", proc.stderr
+
+
+def test_serve_unix_refuses_a_path_that_is_a_regular_file(tmp_path, capsys):
+    """``--unix PATH`` replaced a regular file with its socket and removed it at exit."""
+    from jaxgo.server import cli
+
+    precious = tmp_path / "notes.txt"
+    precious.write_text("keep me\n")
+    assert cli.main(["--unix", str(precious), "--quiet"]) == 2
+    assert "is not a socket; not replacing it" in capsys.readouterr().err
+    assert precious.read_text() == "keep me\n"
+
+
+def test_the_unix_listener_removes_only_its_own_socket(tmp_path):
+    from jaxgo.server import transports
+
+    class NoEngine:
+        def client_closed(self, client) -> None:
+            pass
+
+    precious = tmp_path / "regular"
+    precious.write_text("keep me\n")
+    with pytest.raises(OSError, match="not a socket"):
+        transports.UnixServer(NoEngine(), str(precious))
+    assert precious.read_text() == "keep me\n"
+    path = tmp_path / "sock"
+    server = transports.UnixServer(NoEngine(), str(path))
+    os.unlink(path)
+    path.write_text("someone else's file\n")  # our socket was replaced while we ran
+    server.server_close()
+    assert path.read_text() == "someone else's file\n"
+    server = transports.UnixServer(NoEngine(), str(path.with_name("sock2")))
+    server.server_close()
+    assert not path.with_name("sock2").exists()

@@ -6,6 +6,7 @@ otherwise).  Set JAXGO_WEB_SCREENSHOT=PATH to keep the screenshot (docs/figures/
 
 import json
 import os
+import select
 import shutil
 import socket
 import struct
@@ -165,6 +166,7 @@ def test_web_board_drops_old_analysis_plays_engine_moves_and_names_the_win_rate(
         wait_for(driver, "return document.getElementById('status').textContent === 'done'")
         assert len(driver.find_elements(By.CSS_SELECTOR, "#moves li")) > 0
         driver.execute_script("jaxgo.newBoard(5); return 0;")
+        assert driver.find_element(By.ID, "status").text == "no analysis of this position (Analyze)"  # not "done"
         assert driver.find_element(By.ID, "winrate").text == "Black win rate: -"
         assert driver.find_elements(By.CSS_SELECTOR, "#moves li") == []
         assert driver.execute_script("return jaxgo.state.analysis") is None
@@ -253,3 +255,94 @@ def test_dropped_streams_cancel_their_queries_without_tracebacks(web, capfd):
     time.sleep(0.5)
     err = capfd.readouterr().err
     assert "Traceback" not in err and "BrokenPipeError" not in err
+
+
+# -- issue 61: the listener under hostile clients (no engine needed: these requests never reach it) -----------
+class NoEngine:
+    """Stands in for the engine behind routes that never submit a query."""
+
+    def client_closed(self, client) -> None:
+        pass
+
+
+@pytest.fixture
+def listener():
+    servers = []
+
+    def start(**limits):
+        server = WebServer(NoEngine(), 0, limits=transports.ConnectionLimits(**limits))
+        transports.start_in_thread(server)
+        servers.append(server)
+        return ("127.0.0.1", server.server_address[1]), server
+
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+def http_request(address, raw: bytes, timeout: float = 30.0) -> bytes:
+    with socket.create_connection(address, timeout=timeout) as sock:
+        sock.sendall(raw)
+        reply = b""
+        while chunk := sock.recv(65536):
+            reply += chunk
+    return reply
+
+
+def post(path: str, body: bytes) -> bytes:
+    return (f"POST {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: {len(body)}\r\n\r\n"
+            .encode("ascii") + body)
+
+
+def test_sgf_upload_of_4_mib_of_empty_nodes_is_refused_naming_the_cap(listener):
+    """4 MiB of empty nodes cost 30-40 s of CPU and about 1 GB kept; now refused before parsing."""
+    from jaxgo.go.sgf import MAX_SGF_MOVES, MAX_SGF_NODES
+
+    address, _ = listener()
+    reply = http_request(address, post("/api/sgf", b"(;" + b";" * ((4 << 20) - 3) + b")"))
+    assert reply.startswith(b"HTTP/1.1 400") and f"at most {MAX_SGF_NODES} nodes".encode() in reply, reply[:300]
+    reply = http_request(address, post("/api/sgf", b"(;SZ[9]" + b";B[];W[]" * MAX_SGF_MOVES + b")"))
+    assert reply.startswith(b"HTTP/1.1 400") and f"at most {MAX_SGF_MOVES} moves".encode() in reply, reply[:300]
+    reply = http_request(address, post("/api/sgf", GAME))
+    assert reply.startswith(b"HTTP/1.1 200") and b'"size": 9' in reply
+
+
+def test_a_request_trickled_one_header_a_second_is_cut_at_the_request_deadline(listener):
+    """Slowloris: the stall timeout applied per read, so one header line a second stayed connected forever."""
+    address, server = listener(stall_seconds=1.0)
+    with socket.create_connection(address, timeout=30) as sock:
+        sock.sendall(b"GET /api/version HTTP/1.1\r\nHost: x\r\n")
+        closed = False
+        for k in range(40):  # 40 header lines, 0.25 s apart: ten times the deadline
+            readable, _, _ = select.select([sock], [], [], 0.25)
+            if readable and sock.recv(1) == b"":
+                closed = True
+                break
+            try:
+                sock.sendall(f"X-Slow-{k}: 1\r\n".encode("ascii"))
+            except OSError:
+                closed = True
+                break
+    assert closed, "the trickled request kept its connection"
+    assert http_request(address, b"GET /api/version HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n") \
+        .startswith(b"HTTP/1.1 200")
+
+
+def test_a_connection_beyond_the_cap_gets_an_http_503_with_a_body(listener):
+    """The refusal was a bare JSON line (clients saw BadStatusLine)."""
+    address, server = listener(max_connections=1, stall_seconds=10.0)
+    with socket.create_connection(address, timeout=30) as held:
+        held.sendall(b"GET /api/version HTTP/1.1\r\nHost: x\r\n")  # holds the only slot
+        deadline = time.monotonic() + 30
+        while server.open_connections() < 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        with pytest.raises(urllib.error.HTTPError) as info:
+            urllib.request.urlopen(f"http://{address[0]}:{address[1]}/api/version", timeout=30)
+        assert info.value.code == 503 and "server busy" in json.loads(info.value.read())["error"]
+
+
+def test_favicon_is_204(listener):
+    address, _ = listener()
+    reply = http_request(address, b"GET /favicon.ico HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    assert reply.startswith(b"HTTP/1.1 204")

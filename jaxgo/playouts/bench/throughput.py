@@ -20,7 +20,9 @@ the light policy and its 3x3-gamma sampler for the others, each repeat interleav
 processes at once as jaxgo has threads (one per core), its rates from its own CPU-time report; a ``ratio``
 line per size, policy and thread count gives native / Libego (one thread: by CPU time).  pgx runs its
 documented vmapped API (uniform random legal actions, pass included) on one device, as its users run it;
-OpenSpiel plays uniform random games through its Python API (C++ game logic).
+OpenSpiel plays uniform random games through its Python API (C++ game logic).  Both play uniform random games,
+so they are compared with light playouts only (another policy says so on stderr), against the XLA lines when the
+XLA backend runs, else against the native lines (the best thread count).
 """
 
 from __future__ import annotations
@@ -264,18 +266,26 @@ def run_playouts(args) -> list[dict]:
         records.append(record)
         print(json.dumps(record), flush=True)
 
+    random_peers = [p for p in peers if p in ("pgx", "openspiel")]
+    if random_peers and "light" not in args.policy:
+        print(f"jaxgo bench: {', '.join(random_peers)} skipped: they play uniform random games, compared with "
+              "--policy light only", file=sys.stderr, flush=True)
     for size in args.size:
         for policy in args.policy:
             if "native" in backends:
+                native = []
                 for batch in args.batch or [default_batch(size, "native", policy)]:
                     for count in threads:
-                        _run_native(args, size, policy, batch, count, engines, emit)
+                        native.append(_run_native(args, size, policy, batch, count, engines, emit))
+                if "xla" not in backends and policy == "light" and random_peers:
+                    _compare_random_peers(args, size, max(native, key=lambda r: r["playouts_per_s"]),
+                                          random_peers, emit)
             if "xla" in backends:
                 _run_xla(args, size, policy, peers, emit)
     return records
 
 
-def _run_native(args, size: int, policy: str, batch: int, threads: int, engines, emit) -> None:
+def _run_native(args, size: int, policy: str, batch: int, threads: int, engines, emit) -> dict:
     """Native lines of one configuration: ``--repeats`` runs interleaved with Libego's (when compared), the best
     of each, and their ratio (one thread: by CPU time, as Libego reports)."""
     from jaxgo.playouts.bench import libego
@@ -288,6 +298,11 @@ def _run_native(args, size: int, policy: str, batch: int, threads: int, engines,
         if engines is not None and size in engines:
             peer_runs.append(libego.benchmark(engines[size], policy, libego.playouts_for(size, policy), threads))
     emit(ours)
+    _emit_libego(peer_runs, ours, size, policy, threads, emit)
+    return ours
+
+
+def _emit_libego(peer_runs, ours, size: int, policy: str, threads: int, emit) -> None:
     if peer_runs:
         peer = max(peer_runs, key=lambda r: r["playouts_per_s"])
         emit(peer)
@@ -307,9 +322,15 @@ def _run_xla(args, size: int, policy: str, peers: list, emit) -> None:
     for record in ours:
         emit(record)
     best = max(ours, key=lambda r: r["playouts_per_s"])
-    ratio = {"system": "ratio", "size": size, "jaxgo_batch": best["batch"], "jaxgo_devices": best["devices"],
-             "jaxgo_playouts_per_s": best["playouts_per_s"]}
     xla_peers = [p for p in peers if p in ("pgx", "openspiel")] if policy == "light" else []
+    _compare_random_peers(args, size, best, xla_peers, emit)
+
+
+def _compare_random_peers(args, size: int, best: dict, xla_peers: list, emit) -> None:
+    """pgx / OpenSpiel lines for ``size`` and a ratio line against ``best`` (a jaxgo line: XLA or native)."""
+    ratio = {"system": "ratio", "size": size, "jaxgo_backend": best.get("backend", "xla"),
+             "jaxgo_batch": best["batch"], "jaxgo_devices": best["devices"],
+             "jaxgo_playouts_per_s": best["playouts_per_s"]}
     if "pgx" in xla_peers:
         peer = bench_pgx(size, min(best["batch"], args.pgx_batch), args.repeats, args.komi)
         emit(peer)

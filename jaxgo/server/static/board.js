@@ -267,11 +267,15 @@ async function engineMove() {
 }
 
 // -- input ------------------------------------------------------------------------------------------------
+const NO_ANALYSIS = "no analysis of this position (Analyze)";
+
 function changed() {
+  // A new position: its old analysis is dropped; a running analysis starts again on it, else the status says
+  // that nothing is analysed (never a stale "done").
   state.version += 1;
   clearAnalysis();
   draw();
-  if (state.source) analyze();
+  if (state.source) analyze(); else $("status").textContent = NO_ANALYSIS;
 }
 
 function clickBoard(event) {
@@ -322,8 +326,8 @@ async function loadSgf(file) {
   for (const [c, v] of data.initialStones) state.setup[pointOf(v)] = c;
   state.firstPlayer = data.initialPlayer;
   state.moves = data.moves; state.turn = data.moves.length;
-  $("status").textContent = `loaded ${data.moves.length} moves`;
   changed();
+  if (!state.source) $("status").textContent = `loaded ${data.moves.length} moves`;
 }
 
 function goTo(turn) {
