@@ -120,6 +120,7 @@ class SearchConfig:
     score_utility: float = 0.1  # share u of the score in a playout's value (descent.playout_values; 0: win / loss)
     backend: str = "auto"  # playouts: native (numba, one board at a time), xla (batched kernels), auto: native on CPU
     threads: int = 0  # native playouts: threads per batch (0: one per core)
+    playouts_per_visit: int = 1  # analysis server: playouts behind one reported visit (maxVisits counts visits)
 
     def __post_init__(self):
         if self.strategy not in STRATEGIES:
@@ -130,6 +131,8 @@ class SearchConfig:
             raise ValueError("leaves_per_batch must be at least 1")
         if self.playouts_per_leaf < 1:
             raise ValueError("playouts_per_leaf must be at least 1")
+        if self.playouts_per_visit < 1:
+            raise ValueError("playouts_per_visit must be at least 1")
         if not self.playout_temperature > 0:
             raise ValueError("playout_temperature must be positive")
         if (self.widen_playouts is not None and self.widen_playouts < 0) or self.widen_factor <= 1:
@@ -255,7 +258,7 @@ def _coerce(key: str, value, default):
             raise ValueError(f"{key}: expected a string, got {value!r}")
         return value
     if key in ("leaves_per_batch", "playouts_per_leaf", "n_expand", "resign_min_playouts", "pp_min_samples",
-               "flat_playouts_per_move", "threads"):
+               "flat_playouts_per_move", "threads", "playouts_per_visit"):
         if not isinstance(value, int) and not (isinstance(value, float) and value.is_integer()):
             raise ValueError(f"{key}: expected an integer, got {value!r}")
         return int(value)

@@ -28,9 +28,10 @@ RANGES = {
     "widen_playouts": (0.0, 1e9, True), "widen_factor": (1.0, 100.0, False), "late_fill": (0.0, 1.0, True),
     "score_utility": (0.0, 0.5, True), "leaves_per_batch": (1, MAX_LEAVES_PER_BATCH, True),
     "playouts_per_leaf": (1, MAX_PLAYOUTS_PER_LEAF, True), "threads": (0, 1024, True),
+    "playouts_per_visit": (1, 64, True),
 }
 INTEGERS = {"n_expand", "resign_min_playouts", "pp_min_samples", "flat_playouts_per_move", "leaves_per_batch",
-            "playouts_per_leaf", "threads"}
+            "playouts_per_leaf", "threads", "playouts_per_visit"}
 SWITCHES = {"early_stop", "ladder_prune", "ladder_prune_tree"}
 NULLABLE = {"gammas", "leaves_per_batch", "late_playout_policy", *BY_SIZE}  # None (BY_SIZE: or auto) = the default
 TEXT_TRUE, TEXT_FALSE = ("true", "1"), ("false", "0")
