@@ -83,3 +83,24 @@ def test_the_shrunk_estimate_varies_less_over_seeds_than_the_raw_mean():
         infos = answer["moveInfos"]
         weighted = sum(m["visits"] * m["scoreLead"] for m in infos) / sum(m["visits"] for m in infos)
         assert answer["rootInfo"]["scoreLead"] == pytest.approx(weighted, abs=0.01)
+
+
+def test_a_visit_is_playouts_per_visit_playouts():
+    """overrideSettings playouts_per_visit 4 and maxVisits 64 on 9x9: 256 playouts, reported as 64 visits at the
+    root, each listed move at least one visit, the moves' visits adding up to about the root's (rounding), the
+    fields those of a one-playout visit's answer."""
+    search = SearchConfig(playout_policy="light", leaves_per_batch=8, playouts_per_leaf=4)
+    engine = AnalysisEngine(EngineConfig(search=search, max_boards=64, buckets=(64,))).start()
+    conn = LocalConnection(engine)
+    query = {"id": "q", "moves": [["B", "E5"]], "rules": "chinese", "komi": 7.5, "boardXSize": 9, "boardYSize": 9,
+             "maxVisits": 64, "includePVVisits": True}
+    scaled = conn.query(dict(query, overrideSettings={"playouts_per_visit": 4})).results(timeout=TIMEOUT)[0]
+    plain = conn.query(query).results(timeout=TIMEOUT)[0]
+    conn.close()
+    assert engine.stop(wait=False, timeout=60)
+    assert engine.playouts == 4 * 64 + 64
+    assert scaled["rootInfo"]["visits"] == plain["rootInfo"]["visits"] == 64
+    infos = scaled["moveInfos"]
+    assert all(m["visits"] >= 1 and m["pvVisits"][0] == m["visits"] for m in infos)
+    assert abs(sum(m["visits"] for m in infos) - 64) <= len(infos) / 2
+    assert scaled.keys() == plain.keys() and infos[0].keys() == plain["moveInfos"][0].keys()
