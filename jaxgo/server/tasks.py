@@ -235,8 +235,8 @@ class Task:
             pvs[int(action)] = [int(action)] + rest
         total = float(visits.sum())
         root_rate = float(np.nansum(tree.children_values[root][legal]) / total) if total > 0 else 0.5
-        scale = self.config.playouts_per_visit  # playouts -> visits; a move with under half a visit is not listed
-        shown = np.where(visits >= scale / 2, np.maximum(1.0, np.round(visits / scale)), 0.0) if scale > 1 else visits
+        scale = self.config.playouts_per_visit
+        shown = visits_shown(visits, scale) if scale > 1 else visits
         owner = stdev = None
         if self.owner_n:
             owner, stdev = mean_and_stdev(self.owner_sum, self.owner_abs_sum, self.owner_n)  # |owner| = owner ** 2
@@ -251,7 +251,8 @@ class Task:
             root_score=score_estimate.root_score(score, shown, self.root_score_sum / max(self.owner_n, 1)),
             ownership=owner,
             ownership_stdev=stdev, moves_ownership=moves_owner,
-            pv_visits={a: self._pv_visits(pv) for a, pv in pvs.items()} if query.include_pv_visits else None)
+            pv_visits={a: [int(shown[a])] + self._pv_visits(pv)[1:] for a, pv in pvs.items()}
+            if query.include_pv_visits else None)
 
     def _pv_visits(self, pv: list) -> list:
         """Visits of each move of a principal variation that starts at the root."""
@@ -263,6 +264,17 @@ class Task:
             out.append(int(round(tree.children_visits[node, action] / self.config.playouts_per_visit)))
             node = int(tree.children_index[node, action])
         return out
+
+
+def visits_shown(playouts: np.ndarray, scale: int) -> np.ndarray:
+    """float [A] visits reported for ``playouts`` float [A] through each move at ``scale`` playouts a visit: whole
+    numbers adding up to round(total / scale) (largest remainders); a move left at 0 is not listed."""
+    exact = np.asarray(playouts, np.float64) / scale
+    shown = np.floor(exact)
+    extra = int(round(exact.sum())) - int(shown.sum())
+    if extra > 0:
+        shown[np.argsort(-(exact - shown), kind="stable")[:extra]] += 1
+    return shown
 
 
 def fair_order(tasks: list, rotation: int = 0) -> list:
