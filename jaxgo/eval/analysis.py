@@ -171,8 +171,8 @@ def trust_main(args, parser) -> int:
         sizes = tuple(int(s) for s in args.sizes.split(","))
     except ValueError:
         sizes = ()
-    if not sizes or not set(sizes) <= {9, 19} or args.positions < 1:
-        parser.error("--sizes takes 19 and/or 9 (comma-separated), --positions at least 1")
+    if not sizes or not set(sizes) <= {9, 19} or args.positions < 0:
+        parser.error("--sizes takes 19 and/or 9 (comma-separated), --positions at least 0 (0: the empty board only)")
     seconds = trust.KATRAIN_SECONDS if args.seconds is None else args.seconds
     out = open(args.out, "a") if args.out else None
 
@@ -215,7 +215,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--trust", action="store_true",
                         help="issue 58's figures instead (jaxgo.eval.trust): points lost of played against random "
                              "moves at KaTrain's defaults, the empty board's spread, first-query visits")
-    parser.add_argument("--positions", type=int, default=20, help="--trust: positions per board size (default 20)")
+    parser.add_argument("--positions", type=int, default=20,
+                        help="--trust: positions per board size (default 20; 0: only the empty board)")
     parser.add_argument("--sizes", default="19,9", help="--trust: board sizes, 19 and/or 9 (default 19,9)")
     parser.add_argument("--position-seed", type=int, default=0, help="--trust: the positions' draw (default 0)")
     args = parser.parse_args(argv)

@@ -12,7 +12,8 @@ move there) this prints:
   at a move drawn from 30-150; 9x9: the project's own refereed games against GNU Go (``benchmarks/games``), one
   position per game at a move drawn from 8-40 (the played move is jaxgo's or GNU Go's);
 - on a fresh server: five identical empty-19x19-board queries (their spread and mean; the first query's visits
-  against the later ones'), then five each at komi 6.5 and 7.5 (the difference of the means);
+  against the later ones'; the median spread of the scoreLead of the moves of at least 10 visits in one answer),
+  then five at komi 6.5 (the difference of the means);
 - the median seconds of a 19x19 query after the warm-up, with the load average.
 
 Every figure depends on the search's randomness (``--seed``) and the positions drawn (``--position-seed``).
@@ -179,11 +180,18 @@ def measure_samples(ask, samples: list[Sample], emit, visits: int, seconds: floa
             "load_average": round(os.getloadavg()[0], 2)}
 
 
+def move_spread(answer: dict, min_visits: int = 10) -> float:
+    """Largest minus smallest scoreLead among the moves of ``answer`` with at least ``min_visits`` visits: how far
+    apart moves of about equal worth (the empty board's) are shown."""
+    leads = [m["scoreLead"] for m in answer["moveInfos"] if m["visits"] >= min_visits]
+    return max(leads) - min(leads) if leads else 0.0
+
+
 def empty_board_series(ask, emit, visits: int, seconds: float | None, repeats: int = 5,
                        settings: dict | None = None) -> dict:
     """On a fresh server: ``repeats`` identical empty-19x19 queries (komi 7.5), then ``repeats`` at komi 6.5:
     spread and mean of the first series, first query's visits against the later ones', the komi's effect."""
-    leads, visits_seen, times = {7.5: [], 6.5: []}, [], []
+    leads, visits_seen, times, spreads = {7.5: [], 6.5: []}, [], [], []
     for komi in (7.5, 6.5):
         for i in range(repeats):
             answer, spent = ask(katrain_query(f"empty:{komi:g}:{i}", 19, komi, [], visits, seconds, settings))
@@ -191,6 +199,7 @@ def empty_board_series(ask, emit, visits: int, seconds: float | None, repeats: i
             if komi == 7.5:
                 visits_seen.append(answer["rootInfo"]["visits"])
                 times.append(spent)
+                spreads.append(move_spread(answer))
             emit({"position": "empty", "komi": komi, "query": i, "visits": answer["rootInfo"]["visits"],
                   "scoreLead": answer["rootInfo"]["scoreLead"], "seconds": round(spent, 2)})
     first = leads[7.5]
@@ -201,7 +210,8 @@ def empty_board_series(ask, emit, visits: int, seconds: float | None, repeats: i
             "komi_effect": round(statistics.mean(leads[6.5]) - statistics.mean(first), 2),
             "first_query_visits": visits_seen[0], "later_visits": later,
             "first_over_later": round(visits_seen[0] / max(later, 1), 3),
-            "first_query_seconds": round(times[0], 2)}
+            "first_query_seconds": round(times[0], 2),
+            "moves_spread_median": round(statistics.median(spreads), 2)}
 
 
 def run(server, emit, positions: int, sizes: tuple, visits: int, seconds: float | None, position_seed: int,
@@ -216,7 +226,7 @@ def run(server, emit, positions: int, sizes: tuple, visits: int, seconds: float 
     summary = {"summary": True, "visits": visits, "seconds": seconds}
     summary.update(empty_board_series(ask, emit, visits, seconds, settings=settings))
     rng = random.Random(position_seed)
-    for size in sizes:
+    for size in sizes if positions else ():
         samples = fox_samples(positions, rng) if size == 19 else nine_samples(positions, rng)
         summary[f"points_lost_{size}"] = measure_samples(ask, samples, emit, visits, seconds, settings)
         emit(dict(summary[f"points_lost_{size}"], partial=True))
