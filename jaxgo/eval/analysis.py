@@ -18,6 +18,12 @@ scoring, 19x19, figures from Black's view as KaTrain sets them).  The positions:
 
 Prints one JSON line per position and configuration, then one summary line per configuration with the targets'
 checks; ``--out`` keeps the lines.  Each figure depends on the search's randomness (``--seed``).
+
+``--trust`` measures instead what a KaTrain user can trust (issue 58, ``jaxgo.eval.trust``): the points lost of
+played against random moves (AUC) on 19x19 and 9x9, the empty board's spread over identical queries, the komi's
+effect and a fresh server's first query, at KaTrain's defaults (500 visits, ``maxTime`` 8):
+
+    jaxgo eval analysis --trust --positions 100
 """
 
 from __future__ import annotations
