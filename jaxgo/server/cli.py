@@ -17,7 +17,7 @@ from jaxgo.server.protocol import PERSPECTIVES
 from jaxgo.server.score_estimate import SCORE_ESTIMATES
 from jaxgo.server.transports import ConnectionLimits
 
-PLAYOUTS_PER_VISIT = 8  # jaxgo serve's default: a visit of KaTrain's 500 is 8 playouts (docs/server.md)
+PLAYOUTS_PER_VISIT = 16  # jaxgo serve's default: a visit of KaTrain's 500 is 16 playouts (docs/server.md)
 
 EPILOG = """\
 transports (any combination; with none of --tcp/--unix/--http the server reads stdin):
