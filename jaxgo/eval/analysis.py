@@ -18,6 +18,12 @@ scoring, 19x19, figures from Black's view as KaTrain sets them).  The positions:
 
 Prints one JSON line per position and configuration, then one summary line per configuration with the targets'
 checks; ``--out`` keeps the lines.  Each figure depends on the search's randomness (``--seed``).
+
+``--trust`` measures instead what a KaTrain user can trust (issue 58, ``jaxgo.eval.trust``): the points lost of
+played against random moves (AUC) on 19x19 and 9x9, the empty board's spread over identical queries, the komi's
+effect and a fresh server's first query, at KaTrain's defaults (500 visits, ``maxTime`` 8):
+
+    jaxgo eval analysis --trust --positions 100
 """
 
 from __future__ import annotations
@@ -162,6 +168,42 @@ def evaluate(name: str, settings: dict, positions: list[dict], visits: int, serv
     return summary(name, rows, policy)
 
 
+def trust_main(args, parser) -> int:
+    """``--trust``: one fresh server per configuration, ``trust.run`` on it (``--visits`` 500 and ``--seconds`` 8
+    unless given: KaTrain's defaults)."""
+    from jaxgo.eval import trust
+
+    try:
+        sizes = tuple(int(s) for s in args.sizes.split(","))
+    except ValueError:
+        sizes = ()
+    if not sizes or not set(sizes) <= {9, 19} or args.positions < 0:
+        parser.error("--sizes takes 19 and/or 9 (comma-separated), --positions at least 0 (0: the empty board only)")
+    seconds = trust.KATRAIN_SECONDS if args.seconds is None else args.seconds
+    out = open(args.out, "a") if args.out else None
+
+    def emit(line: dict) -> None:
+        text = json.dumps(line)
+        print(text, flush=True)
+        if out:
+            out.write(text + "\n")
+            out.flush()
+
+    try:
+        for name, settings in args.config or [("defaults", {})]:
+            server = Server(["--seed", str(args.seed), *args.server_arg])
+            try:
+                summary = trust.run(server, emit, args.positions, sizes, args.visits, seconds, args.position_seed,
+                                    settings)
+            finally:
+                server.close()
+            emit(dict(summary, config=name))
+    finally:
+        if out:
+            out.close()
+    return 0
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="jaxgo eval analysis", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -176,7 +218,16 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--server-arg", action="append", default=[], metavar="ARG",
                         help="an extra argument of every `jaxgo serve` (repeatable)")
     parser.add_argument("--out", help="also append the JSON lines to this file")
+    parser.add_argument("--trust", action="store_true",
+                        help="issue 58's figures instead (jaxgo.eval.trust): points lost of played against random "
+                             "moves at KaTrain's defaults, the empty board's spread, first-query visits")
+    parser.add_argument("--positions", type=int, default=20,
+                        help="--trust: positions per board size (default 20; 0: only the empty board)")
+    parser.add_argument("--sizes", default="19,9", help="--trust: board sizes, 19 and/or 9 (default 19,9)")
+    parser.add_argument("--position-seed", type=int, default=0, help="--trust: the positions' draw (default 0)")
     args = parser.parse_args(argv)
+    if args.trust:
+        return trust_main(args, parser)
     configs = args.config or [("defaults", {})]
     positions = fixed_positions(args.fox)
     out = open(args.out, "a") if args.out else None

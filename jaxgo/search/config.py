@@ -147,6 +147,8 @@ class SearchConfig:
     backend: str = option("auto", "playout code: native (compiled, one board at a time on every core), xla (batched "
                                   "kernels, for GPUs), auto = native on a CPU", flag=True, choices=PLAYOUT_BACKENDS)
     threads: int = option(0, "native playouts: threads per batch, 0 = one per core", flag=True, bounds=(0, 1024))
+    playouts_per_visit: int = option(1, "analysis server: playouts behind one reported visit (maxVisits counts "
+                                        "visits; jaxgo serve sets 16)", bounds=(1, 64))
 
     def __post_init__(self):
         if self.strategy not in STRATEGIES:
@@ -157,6 +159,8 @@ class SearchConfig:
             raise ValueError("leaves_per_batch must be at least 1")
         if self.playouts_per_leaf < 1:
             raise ValueError("playouts_per_leaf must be at least 1")
+        if self.playouts_per_visit < 1:
+            raise ValueError("playouts_per_visit must be at least 1")
         if not self.playout_temperature > 0:
             raise ValueError("playout_temperature must be positive")
         if (self.widen_playouts is not None and self.widen_playouts < 0) or self.widen_factor <= 1:

@@ -96,8 +96,9 @@ def game_query(sgf_path: str, visits: int, rules: str, komi: float | None = None
         raise ValueError(f"{len(fields['moves'])} moves: at most {MAX_QUERY_MOVES} per game can be analysed")
     size = fields.pop("size")
     fields["komi"] = plausible_komi(fields["komi"]) if komi is None else float(komi)
+    override = {"reportAnalysisWinratesAs": "BLACK", "playouts_per_visit": 1, **(settings or {})}  # --visits: playouts
     query = dict(fields, id="game", rules=rules, boardXSize=size, boardYSize=size, maxVisits=visits,
-                 includeOwnership=True, overrideSettings={"reportAnalysisWinratesAs": "BLACK", **(settings or {})})
+                 includeOwnership=True, overrideSettings=override)
     return query, size
 
 

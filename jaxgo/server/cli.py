@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import signal
 import sys
@@ -12,8 +13,11 @@ import time
 from jaxgo.search import config as search_config
 from jaxgo.server.engine_config import EngineConfig, check_device_batch, default_buckets
 from jaxgo.server.protocol import PERSPECTIVES
+from jaxgo.server.score_estimate import SCORE_ESTIMATES
 from jaxgo.server.transports import ConnectionLimits, socket_inode
 from jaxgo.util.orphan import exit_with_parent
+
+PLAYOUTS_PER_VISIT = 16  # jaxgo serve's default: a visit of KaTrain's 500 is 16 playouts (docs/server.md)
 
 EPILOG = """\
 transports (any combination; with none of --tcp/--unix/--http the server reads stdin):
@@ -96,6 +100,12 @@ def build_parser() -> argparse.ArgumentParser:
                         help="cap each round's leaves at what the device played out in about S seconds, so "
                              "every client is served again that soon; 0 = no cap, rounds as large as the device "
                              "batch (default %(default)s)")
+    parser.add_argument("--playouts-per-visit", type=int, default=PLAYOUTS_PER_VISIT, metavar="N",
+                        help=f"playouts behind one visit of maxVisits (default {PLAYOUTS_PER_VISIT}; a query's "
+                             "overrideSettings playouts_per_visit wins; docs/server.md)")
+    parser.add_argument("--score-estimate", choices=SCORE_ESTIMATES, default=EngineConfig.score_estimate,
+                        help="each move's scoreLead: the playouts' raw mean, or shrunk toward the root's by its "
+                             "uncertainty (default shrunk; docs/server.md)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quiet", action="store_true", help="no log lines on stderr")
     return parser
@@ -106,10 +116,11 @@ def make_engine(args):
     from jaxgo.server.engine import AnalysisEngine
 
     buckets = default_buckets(args.max_boards, args.devices)
-    config = EngineConfig(search=search_config.from_args(args), max_leaves_per_search=args.max_leaves_per_search,
+    search = dataclasses.replace(search_config.from_args(args), playouts_per_visit=args.playouts_per_visit)
+    config = EngineConfig(search=search, max_leaves_per_search=args.max_leaves_per_search,
                           max_boards=args.max_boards, buckets=buckets, devices=args.devices,
                           perspective=args.report_as, seed=args.seed, overlap=not args.no_overlap,
-                          round_seconds=args.round_seconds)
+                          round_seconds=args.round_seconds, score_estimate=args.score_estimate)
     return AnalysisEngine(config, log=None if args.quiet else sys.stderr)
 
 
@@ -117,6 +128,9 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.max_leaves_per_search < 1 or args.max_boards < 1 or args.devices < 1:
         print("jaxgo serve: --max-leaves-per-search, --device-batch and --devices must be positive", file=sys.stderr)
+        return 2
+    if not 1 <= args.playouts_per_visit <= 64:
+        print(f"jaxgo serve: --playouts-per-visit {args.playouts_per_visit}: between 1 and 64", file=sys.stderr)
         return 2
     try:
         connection_limits(args)

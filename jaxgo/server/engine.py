@@ -49,11 +49,12 @@ from jaxgo.playouts.evaluator import evaluator_for
 from jaxgo.search.budget import auto_leaves
 from jaxgo.search.config import TREE_STRATEGIES, SearchConfig
 from jaxgo.search.searcher import KeyStream
-from jaxgo.server import positions, protocol, responses
+from jaxgo.server import positions, protocol, responses, warmup
 from jaxgo.server.connection import Client
 from jaxgo.server.engine_config import EngineConfig, auto_tree_threads, check_device_batch
 from jaxgo.server.protocol import Action, Query, RequestError
 from jaxgo.server.rounds import DeviceRounds
+from jaxgo.server.score_estimate import SCORE_ESTIMATES
 from jaxgo.server.settings import MAX_LEAVES_PER_BATCH, MAX_PLAYOUTS_PER_LEAF, check_gamma_file
 from jaxgo.server.tasks import QueryState, Task
 
@@ -70,6 +71,8 @@ class AnalysisEngine(DeviceRounds):
         self._make_evaluator = make_evaluator
         if self.config.perspective not in protocol.PERSPECTIVES:
             raise ValueError(f"perspective must be one of {protocol.PERSPECTIVES}")
+        if self.config.score_estimate not in SCORE_ESTIMATES:
+            raise ValueError(f"score_estimate must be one of {SCORE_ESTIMATES}")
         for bucket in self.config.buckets:
             check_device_batch(bucket, self.config.devices)
         self.log = log
@@ -93,6 +96,11 @@ class AnalysisEngine(DeviceRounds):
         self.queries_done = 0
         self._leaf_rate: dict = {}  # batch key -> leaves played out per second of device call (recent calls)
         self._shapes_seen: set = set()  # (batch key, bucket): a call of a new shape compiles, so is not timed
+        self._warm_keys: set = set()  # batch keys served once: their first round compiles
+        self._new_shape = False  # the round being served dispatched a shape never called before
+        self.warmup_seconds = 0.0  # seconds compiling: first rounds of a key or shape, then warmup.compile_seconds
+        warmup.install()
+        self._compiled_mark = warmup.compile_seconds()
         self.reports_skipped = 0
         self.tree_threads = self.config.tree_threads or auto_tree_threads(self.config.search)
         self._tree_pool = (ThreadPoolExecutor(self.tree_threads, thread_name_prefix="tree") if self.tree_threads > 1
@@ -289,10 +297,12 @@ class AnalysisEngine(DeviceRounds):
                 client.add_outstanding(-1)
                 return
         group = QueryState(left=len(turns))
+        self.count_compiles()
         for turn in turns:
             evaluator = (self._make_evaluator or evaluator_for)(config, self.config.devices, turn.game.state.stones)
             self._active.append(Task(client=client, query=query, turn=turn.number, seq=next(self._seq), group=group,
-                                     game=turn.game, config=config, evaluator=evaluator))
+                                     game=turn.game, config=config, evaluator=evaluator,
+                                     score_estimate=self.config.score_estimate, warmup_mark=self.warmup_seconds))
 
     def search_config(self, query: Query) -> SearchConfig:
         """The server's search config with the query's ``overrideSettings``; K chosen from ``maxVisits`` when
@@ -308,7 +318,8 @@ class AnalysisEngine(DeviceRounds):
         if config.gammas is not None and config.gammas != self.config.search.gammas:
             check_gamma_file(config.gammas)
         if config.leaves_per_batch is None:
-            leaves = min(self.config.max_leaves_per_search, auto_leaves(query.max_visits, config.playouts_per_leaf))
+            leaves = min(self.config.max_leaves_per_search, auto_leaves(query.max_visits * config.playouts_per_visit,
+                                                                           config.playouts_per_leaf))
             config = dataclasses.replace(config, leaves_per_batch=leaves)
         return config
 

@@ -18,6 +18,7 @@ import time
 
 import numpy as np
 
+from jaxgo.server import warmup
 from jaxgo.server.tasks import Task, fair_order, node_cap, tree_bytes_per_node
 
 
@@ -37,11 +38,12 @@ class DeviceRounds:
         for tasks in groups.values():
             self._step(tasks)
         self._cap_trees([t for t in ordered if t.started and t.live])
+        self.count_compiles()
         now = time.perf_counter()
         for task in list(self._active):
             if task.cancelled:
                 continue
-            if task.finished(now):
+            if task.finished(now, self.warmup_seconds):
                 self._finish(task)
             elif task.query.report_every is not None and task.job is not None and task.job.done > 0 \
                     and now - task.last_report >= task.query.report_every:
@@ -89,7 +91,7 @@ class DeviceRounds:
         now = time.perf_counter()
         limit = self._round_leaves(tasks[0].batch_key) if tasks else self.config.max_boards
         for task in tasks:
-            if not task.live or task.finished(now):
+            if not task.live or task.finished(now, self.warmup_seconds):
                 continue
             if planned >= limit:
                 break
@@ -101,6 +103,25 @@ class DeviceRounds:
             planned += task.config.leaves_per_batch
         if not chosen:
             return
+        cold = any(task.batch_key not in self._warm_keys for task in chosen)
+        self.count_compiles()
+        began = time.perf_counter()
+        self._new_shape = False
+        self._serve(chosen, planned)
+        if cold or self._new_shape:  # a first round or shape compiles: all of it is warm-up
+            self.warmup_seconds += time.perf_counter() - began
+            self._compiled_mark = warmup.compile_seconds()  # (the compiling inside it counted once)
+            self._warm_keys.update(task.batch_key for task in chosen)
+
+    def count_compiles(self) -> None:
+        """Add the compiling done since the last count (``warmup.compile_seconds``) to ``warmup_seconds``: time
+        that is not the searches' (a query's maxTime counts the search only)."""
+        now = warmup.compile_seconds()
+        self.warmup_seconds += max(0.0, now - self._compiled_mark)
+        self._compiled_mark = now
+
+    def _serve(self, chosen: list[Task], planned: int) -> None:
+        """Select, dispatch, collect and back up the chosen tasks' leaves (in two waves when ``overlap``)."""
         split = self.config.overlap and len(chosen) >= 2 and planned >= self.config.overlap_min_leaves
         waves = [chosen[0::2], chosen[1::2]] if split else [chosen]
         inflight = []
@@ -202,6 +223,7 @@ class DeviceRounds:
                 return np.concatenate([x[start:start + chunk_n], fill])
 
             chunk = jax.tree_util.tree_map(padded, merged)
+            self._new_shape |= (first.batch_key, bucket) not in self._shapes_seen
             sub = self._keys.next()
             began = time.perf_counter()
             pending = evaluator.dispatch(chunk, sub, lpl, komis[start:start + chunk_n], padded(last_moves),

@@ -19,7 +19,7 @@ import time
 import numpy as np
 
 from jaxgo.search.config import SearchConfig
-from jaxgo.server import positions, responses
+from jaxgo.server import positions, responses, score_estimate
 from jaxgo.server.protocol import Query
 
 STATE_BYTES_PER_POINT = 1 + 4 * 4  # stones int8, chain / lib_count / lib_sum / lib_sumsq int32 (tree.STATE_FIELDS)
@@ -79,7 +79,9 @@ class Task:
     root_score_sum: float = 0.0
     depths: np.ndarray | None = None  # int [nodes] depth below the root (only with deep avoid/allowMoves)
     policy: np.ndarray | None = None  # [A] the gammas' move model at the root (includePolicy), computed once
-    arrived: float = dataclasses.field(default_factory=time.perf_counter)  # maxTime counts from here
+    arrived: float = dataclasses.field(default_factory=time.perf_counter)  # maxTime counts from here ...
+    score_estimate: str = "shrunk"  # how each root move's scoreLead is estimated (score_estimate.SCORE_ESTIMATES)
+    warmup_mark: float = 0.0  # ... less the engine's warm-up (compiling) since then: its warmup_seconds on arrival
 
     @property
     def priority(self) -> int:
@@ -88,6 +90,11 @@ class Task:
     @property
     def komi(self) -> float:
         return float(self.query.rules.komi)
+
+    @property
+    def max_playouts(self) -> int:
+        """The search's playouts: ``maxVisits`` visits of ``SearchConfig.playouts_per_visit`` playouts each."""
+        return self.query.max_visits * self.config.playouts_per_visit
 
     @property
     def started(self) -> bool:
@@ -138,23 +145,27 @@ class Task:
         self.moves_owner_sum = None
         self.depths = None
 
-    def finished(self, now: float) -> bool:
-        """maxVisits reached, maxTime spent, terminated, or nothing left to search at the root."""
+    def finished(self, now: float, warmup: float = 0.0) -> bool:
+        """maxVisits reached, maxTime spent, terminated, or nothing left to search at the root.  ``warmup``: the
+        engine's warm-up seconds so far (``warmup_seconds``); the time it spent compiling since this task
+        arrived does not count against maxTime (KataGo's maxTime counts the search)."""
         job = self.job
         if self.terminated:
             return True
         if job is None:
             return False
-        if job.done >= self.query.max_visits or job.exhausted:
+        if job.done >= self.max_playouts or job.exhausted:
             return True
-        return self.query.max_time is not None and job.done > 0 and now - self.arrived >= self.query.max_time
+        if self.query.max_time is None or job.done <= 0:
+            return False
+        return now - self.arrived - max(0.0, warmup - self.warmup_mark) >= self.query.max_time
 
     def round_leaves(self) -> int:
         """K for this round's ``select_leaves``: the search's K, or fewer near ``maxVisits`` (the largest power
         of two not above the leaves still needed, so a handful of shapes is compiled) -- ``maxVisits`` is a
         hard cap, as in KataGo."""
         k = self.config.leaves_per_batch
-        remaining = self.query.max_visits - self.job.done
+        remaining = self.max_playouts - self.job.done
         needed = -(-remaining // self.config.playouts_per_leaf)
         if needed >= k:
             return k
@@ -166,7 +177,7 @@ class Task:
     def playouts_per_leaf_now(self, leaves: int) -> int:
         """Playouts of each of this round's ``leaves`` leaves to back up: L, or fewer so that the search ends
         at ``maxVisits`` exactly (the other playouts of the call are dropped); at least 1."""
-        remaining = self.query.max_visits - self.job.done
+        remaining = self.max_playouts - self.job.done
         return max(1, min(self.config.playouts_per_leaf, remaining // max(1, leaves)))
 
     def _restrict(self, nodes: np.ndarray) -> None:
@@ -213,7 +224,8 @@ class Task:
         visits[~legal] = 0
         with np.errstate(invalid="ignore", divide="ignore"):
             values = np.where(visits > 0, tree.children_values[root] / np.maximum(visits, 1e-9), np.nan)
-        score, score_stdev = mean_and_stdev(self.score_sum, self.score_sq_sum, self.score_n)
+        raw, score_stdev = mean_and_stdev(self.score_sum, self.score_sq_sum, self.score_n)
+        score = score_estimate.move_scores(self.score_estimate, raw, score_stdev, self.score_n)
         pvs = {}
         for action in rank_actions(visits, values)[:max_pv_moves]:
             if visits[action] <= 0:
@@ -223,6 +235,8 @@ class Task:
             pvs[int(action)] = [int(action)] + rest
         total = float(visits.sum())
         root_rate = float(np.nansum(tree.children_values[root][legal]) / total) if total > 0 else 0.5
+        scale = self.config.playouts_per_visit
+        shown = visits_shown(visits, scale) if scale > 1 else visits
         owner = stdev = None
         if self.owner_n:
             owner, stdev = mean_and_stdev(self.owner_sum, self.owner_abs_sum, self.owner_n)  # |owner| = owner ** 2
@@ -230,13 +244,15 @@ class Task:
         if self.moves_owner_sum is not None:
             moves_owner = self.moves_owner_sum / np.maximum(self.score_n, 1)[:, None]
         return responses.Snapshot(
-            size=query.size, to_play=int(tree.to_play[root]), visits=visits, values=values, score=score,
+            size=query.size, to_play=int(tree.to_play[root]), visits=shown, values=values, score=score,
             score_stdev=score_stdev,
             prior=np.where(legal, tree.children_prior[root], 0.0), legal=legal, pvs=pvs,
-            root_visits=int(self.job.done), root_winrate=root_rate,
-            root_score=self.root_score_sum / self.owner_n if self.owner_n else 0.0, ownership=owner,
+            root_visits=int(round(self.job.done / scale)), root_winrate=root_rate,
+            root_score=score_estimate.root_score(score, shown, self.root_score_sum / max(self.owner_n, 1)),
+            ownership=owner,
             ownership_stdev=stdev, moves_ownership=moves_owner,
-            pv_visits={a: self._pv_visits(pv) for a, pv in pvs.items()} if query.include_pv_visits else None)
+            pv_visits={a: [int(shown[a])] + self._pv_visits(pv)[1:] for a, pv in pvs.items()}
+            if query.include_pv_visits else None)
 
     def _pv_visits(self, pv: list) -> list:
         """Visits of each move of a principal variation that starts at the root."""
@@ -245,9 +261,20 @@ class Task:
         for action in pv:
             if node < 0:
                 break
-            out.append(int(round(tree.children_visits[node, action])))
+            out.append(int(round(tree.children_visits[node, action] / self.config.playouts_per_visit)))
             node = int(tree.children_index[node, action])
         return out
+
+
+def visits_shown(playouts: np.ndarray, scale: int) -> np.ndarray:
+    """float [A] visits reported for ``playouts`` float [A] through each move at ``scale`` playouts a visit: whole
+    numbers adding up to round(total / scale) (largest remainders); a move left at 0 is not listed."""
+    exact = np.asarray(playouts, np.float64) / scale
+    shown = np.floor(exact)
+    extra = int(round(exact.sum())) - int(shown.sum())
+    if extra > 0:
+        shown[np.argsort(-(exact - shown), kind="stable")[:extra]] += 1
+    return shown
 
 
 def fair_order(tasks: list, rotation: int = 0) -> list:

@@ -53,7 +53,7 @@ def test_komi_written_times_50_or_100_is_read_as_meant(tmp_path):
     assert size == 5 and query["komi"] == 7.5
     query, _ = analyze.game_query(str(sgf), 16, "chinese", komi=6.5, settings={"playout_policy": "light"})
     assert query["komi"] == 6.5 and query["overrideSettings"] == {"reportAnalysisWinratesAs": "BLACK",
-                                                                  "playout_policy": "light"}
+                                                                  "playouts_per_visit": 1, "playout_policy": "light"}
 
 
 def test_analyze_options_are_checked_before_any_search(tmp_path, capsys):

@@ -18,9 +18,9 @@ TIMEOUT = 240
 KIVY_ENV = {"KIVY_NO_ARGS": "1", "KIVY_NO_CONSOLELOG": "1", "KIVY_NO_FILELOG": "1"}
 
 
-@pytest.fixture(scope="module")
-def katrain(tmp_path_factory):
-    """(KaTrain base object, its KataGoEngine on `jaxgo serve`, the module's Game class and the strategies)."""
+def katrain_engine(tmp_path_factory, serve_options: list, **engine_options):
+    """(KaTrain base object, its KataGoEngine on `jaxgo serve SERVE_OPTIONS`, KaTrain's Game class and the
+    strategies), the engine configured with ``engine_options``; a generator (a fixture's body)."""
     saved = {key: os.environ.get(key) for key in list(KIVY_ENV) + ["KIVY_HOME"]}
     os.environ.update(KIVY_ENV, KIVY_HOME=str(tmp_path_factory.mktemp("kivy")))
     try:
@@ -54,10 +54,8 @@ def katrain(tmp_path_factory):
 
     base = HeadlessKaTrain()
     config = dict(base.config("engine"))
-    serve = " ".join([sys.executable, "-m", "jaxgo", "serve", "--quiet", "--playout-policy", "light", "--bias", "0",
-                      "--max-boards", "64"])
-    config.update(backend="custom", altcommand=f"exec env JAX_PLATFORMS=cpu {serve}", max_visits=32, fast_visits=8,
-                  max_time=30.0)  # a loaded machine must not cut the 32 visits short
+    serve = " ".join([sys.executable, "-m", "jaxgo", "serve", "--quiet", *serve_options])
+    config.update(backend="custom", altcommand=f"exec env JAX_PLATFORMS=cpu {serve}", **engine_options)
     engine = KataGoEngine(base, config)
     yield {"katrain": base, "engine": engine, "Game": Game, "ai": ai, "constants": constants}
     process = engine.katago_process
@@ -66,7 +64,21 @@ def katrain(tmp_path_factory):
     assert not base.errors(), base.errors()[:3]
 
 
+@pytest.fixture(scope="module")
+def katrain(tmp_path_factory):
+    """A small engine: light playouts, 32 visits (a loaded machine must not cut them short: maxTime 30)."""
+    yield from katrain_engine(tmp_path_factory, ["--playout-policy", "light", "--bias", "0", "--max-boards", "64"],
+                              max_visits=32, fast_visits=8, max_time=30.0)
+
+
+@pytest.fixture(scope="module")
+def katrain_defaults(tmp_path_factory):
+    """`jaxgo serve` with its defaults, KaTrain's 500 visits (maxTime 120 on a loaded machine, not KaTrain's 8)."""
+    yield from katrain_engine(tmp_path_factory, [], max_visits=500, fast_visits=500, max_time=120.0)
+
+
 def new_game(kt, size=9):
+    """A KaTrain game (komi 7.5, Chinese rules) whose empty board has been analysed."""
     game = kt["Game"](kt["katrain"], kt["engine"], game_properties={"SZ": size, "KM": 7.5, "RU": "chinese"})
     wait_for(lambda: game.current_node.analysis_complete)
     return game
@@ -172,3 +184,19 @@ def test_illegal_moves_are_caught_by_katrain_and_reported_by_the_engine(katrain)
     katrain["engine"].request_analysis(node, lambda *a: done.set(), next_move=Move.from_gtp("E5", player="W"))
     wait_for(katrain["engine"].is_idle)
     assert len(katrain["katrain"].errors()) == errors_before
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("size, bad, good", [(19, "A1", "D4"), (9, "A1", "E5")])
+def test_a_corner_point_is_shown_losing_more_than_a_good_first_move(katrain_defaults, size, bad, good):
+    """KaTrain's points lost (the parent's score minus the child's, for the mover) of Black's first move on the
+    empty board: the 1-1 point at least 5 points more than the 4-4 point (19x19) or tengen (9x9)."""
+    from pysgf import Move
+
+    lost = {}
+    for vertex in (bad, good):
+        game = new_game(katrain_defaults, size)
+        node = game.play(Move.from_gtp(vertex, player="B"))
+        wait_for(lambda n=node: n.analysis_complete)
+        lost[vertex] = node.points_lost
+    assert lost[bad] >= lost[good] + 5, lost

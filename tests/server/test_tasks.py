@@ -109,3 +109,13 @@ def test_score_statistics_per_root_move_match_numpy_over_the_playouts():
         else:
             assert np.isnan(mean[action]) and np.isnan(stdev[action])
     assert len(seen[7]) > 0 and stdev[7] > 1.0
+
+
+def test_max_time_does_not_count_the_engines_warm_up():
+    """The engine compiled for 30 s after the query arrived (its warm-up went from 2 to 32 s): that time is not the
+    search's, so maxTime 8 ends 38 s after arrival, not 8 (issue 61: KaTrain's first query got 16 visits)."""
+    task = real_task(max_visits=10 ** 7, max_time=8.0)
+    task.job.done = 16
+    task.warmup_mark = 2.0
+    assert not task.finished(task.arrived + 37.9, warmup=32.0)
+    assert task.finished(task.arrived + 38.0, warmup=32.0)
