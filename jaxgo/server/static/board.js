@@ -87,6 +87,8 @@ function query(extra) {
     id: "web" + (state.queryCount++), rules: "chinese", komi: state.komi,
     boardXSize: state.size, boardYSize: state.size, initialStones, initialPlayer: state.firstPlayer,
     moves: state.moves.slice(0, state.turn),
+    // the board's fields count playouts: one playout a visit, whatever the server's default for KaTrain
+    overrideSettings: { playouts_per_visit: 1 },
   }, extra);
 }
 
