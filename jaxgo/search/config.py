@@ -118,6 +118,8 @@ class SearchConfig:
     late_fill: float | None = None  # the fraction of the board's points covered by stones from which the late policy
     # applies; None: by board size (BOARD_DEFAULTS: 0.45, and from the first move on 19x19)
     score_utility: float = 0.1  # share u of the score in a playout's value (descent.playout_values; 0: win / loss)
+    dynamic_komi: float = 7.0  # handicap games: extra komi for White per handicap stone, fading (search.komi); 0 off
+    dynamic_komi_moves: int = 0  # ... to 0 over this many moves (0: 200 on 19x19, scaled to the board's points)
     backend: str = "auto"  # playouts: native (numba, one board at a time), xla (batched kernels), auto: native on CPU
     threads: int = 0  # native playouts: threads per batch (0: one per core)
 
@@ -144,6 +146,8 @@ class SearchConfig:
             raise ValueError("threads must be at least 0 (0: one per core)")
         if self.prior_model not in PRIOR_MODELS and not os.path.isfile(self.prior_model):
             raise ValueError(f"prior_model: {self.prior_model!r} is neither one of {PRIOR_MODELS[1:]} nor a gamma file")
+        if self.dynamic_komi < 0 or self.dynamic_komi_moves < 0:
+            raise ValueError("dynamic_komi and dynamic_komi_moves must be at least 0")
         if not 0 <= self.score_utility < 0.5:
             raise ValueError("score_utility must be at least 0 and below 0.5 (a won playout must outweigh a lost one)")
 
@@ -255,7 +259,7 @@ def _coerce(key: str, value, default):
             raise ValueError(f"{key}: expected a string, got {value!r}")
         return value
     if key in ("leaves_per_batch", "playouts_per_leaf", "n_expand", "resign_min_playouts", "pp_min_samples",
-               "flat_playouts_per_move", "threads"):
+               "flat_playouts_per_move", "threads", "dynamic_komi_moves"):
         if not isinstance(value, int) and not (isinstance(value, float) and value.is_integer()):
             raise ValueError(f"{key}: expected an integer, got {value!r}")
         return int(value)
