@@ -118,6 +118,7 @@ class SearchConfig:
     late_fill: float | None = None  # the fraction of the board's points covered by stones from which the late policy
     # applies; None: by board size (BOARD_DEFAULTS: 0.45, and from the first move on 19x19)
     score_utility: float = 0.1  # share u of the score in a playout's value (descent.playout_values; 0: win / loss)
+    prior_tactics: float = 0.0  # tree priors only: capture / escape gammas times e**t, self-atari over e**t; 0 off
     dynamic_komi: float = 7.0  # handicap games: extra komi for White per handicap stone, fading (search.komi); 0 off
     dynamic_komi_moves: int = 0  # ... to 0 over this many moves (0: 200 on 19x19, scaled to the board's points)
     backend: str = "auto"  # playouts: native (numba, one board at a time), xla (batched kernels), auto: native on CPU
