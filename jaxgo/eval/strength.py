@@ -251,37 +251,74 @@ def parse_reference(text: str) -> tuple[str, int, float]:
 
 
 def plot_curves(series: dict, games: dict, size: int, path: str, references=()) -> None:
-    """Win rate against playouts per move, one line per series, with Wilson intervals; ``references``:
-    [(name, playouts, win rate)] drawn as stars, one legend entry per name."""
+    """Win rate against playouts per move, one line per series, with Wilson intervals, drawn to ``path``
+    (``curve_figure``)."""
+    fig = curve_figure(series, games, size, references)
+    fig.savefig(path, dpi=120, bbox_inches="tight")
+    print(f"wrote {path}", file=sys.stderr)
+
+
+def curve_figure(series: dict, games: dict, size: int, references=()):
+    """The matplotlib figure of ``plot_curves``: ``series`` {name: [(playouts, rate, low, high, games)]},
+    ``references`` [(name, playouts, win rate)] drawn as stars, one legend entry per name.  The legend sits to the
+    right of the axes (it covered points inside them), the x ticks are the budgets played, labelled 1k, 3k, ...,
+    and the game counts alternate above and below the points of successive series."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullFormatter
 
     fig, ax = plt.subplots(figsize=(6, 4))
+    budgets = set()
     for index, (name, points) in enumerate(series.items()):
         points.sort()
+        budgets.update(p[0] for p in points)
         xs = [p[0] * (1.06 ** index) for p in points]  # a small offset per series so bars do not overlap
         ys = [p[1] for p in points]
         err = [[max(0.0, p[1] - p[2]) for p in points], [max(0.0, p[3] - p[1]) for p in points]]
         ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=name)
+        offset = (4, 4) if index % 2 == 0 else (4, -10)
         for x, y, n in zip(xs, ys, [p[4] for p in points]):
-            ax.annotate(f"n={n}", (x, y), textcoords="offset points", xytext=(4, 4), fontsize=7)
+            ax.annotate(f"n={n}", (x, y), textcoords="offset points", xytext=offset, fontsize=7)
     for name in dict.fromkeys(r[0] for r in references):
         points = sorted((x, y) for n, x, y in references if n == name)
+        budgets.update(x for x, _ in points)
         ax.plot([x for x, _ in points], [y for _, y in points], "*--", ms=10, lw=0.8, label=name)
     ax.set_xscale("log")
+    if budgets:
+        ticks = spaced_ticks(sorted(budgets))
+        ax.set_xticks(ticks, [budget_label(b) for b in ticks])
+        ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_ylim(0, 1)
     ax.axhline(0.5, color="grey", lw=0.5)
     ax.set_xlabel("playouts per move")
-    ax.set_ylabel("win rate vs GNU Go")
-    levels = sorted({rec.get("level") for recs in games.values() for rec in recs})
-    ax.set_title(f"jaxgo vs GNU Go 3.8 level {'/'.join(map(str, levels))}, {size}x{size}, komi 7.5\n"
-                 "(95% Wilson intervals; n = games)", fontsize=10)
-    ax.legend(fontsize=7)
+    opponents = sorted({rec.get("opponent") or "gnugo" for recs in games.values() for rec in recs})
+    levels = sorted({rec.get("level") for recs in games.values() for rec in recs if rec.get("level") is not None})
+    names = [f"GNU Go 3.8 level {'/'.join(map(str, levels))}" if o == "gnugo" else o.capitalize() for o in opponents]
+    ax.set_ylabel("win rate vs " + (names[0] if len(names) == 1 else "the opponent"))
+    ax.set_title(f"jaxgo vs {' / '.join(names)}, {size}x{size}, komi 7.5\n(95% Wilson intervals; n = games)",
+                 fontsize=10)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    print(f"wrote {path}", file=sys.stderr)
+    return fig
+
+
+def spaced_ticks(budgets: list[int], ratio: float = 1.5) -> list[int]:
+    """The budgets to label on a log axis: ascending, each at least ``ratio`` times the last kept (1000 and 1200
+    would print over each other)."""
+    kept = []
+    for budget in budgets:
+        if not kept or budget >= ratio * kept[-1]:
+            kept.append(budget)
+    return kept
+
+
+def budget_label(playouts: int) -> str:
+    """A tick label for a playout budget: 500, 1k, 2.5k, 10k, 1M."""
+    if playouts >= 1_000_000:
+        return f"{playouts / 1_000_000:g}M"
+    return f"{playouts / 1000:g}k" if playouts >= 1000 else str(playouts)
 
 
 def plot_forest(rows: list[dict], path: str) -> None:
@@ -304,10 +341,10 @@ def plot_forest(rows: list[dict], path: str) -> None:
     ax.axvline(0.0, color="grey", lw=0.8)
     ax.set_xlim(-0.6, 1.0)
     ax.set_xlabel("win rate minus the baseline's (95% Newcombe interval)")
-    ax.set_title("jaxgo vs GNU Go: each change against its baseline\n"
+    ax.set_title("jaxgo: each change against its baseline\n"
                  "(baseline: " + ", ".join(sorted({r["baseline"] for r in rows})) + ")", fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    fig.savefig(path, dpi=120, bbox_inches="tight")
     print(f"wrote {path}", file=sys.stderr)
 
 
