@@ -161,12 +161,14 @@ def add_series_arguments(parser) -> None:
     parser.add_argument("--strategy", default="rave")
     parser.add_argument("--playouts", type=int, default=None, help="the series' playouts per move")
     parser.add_argument("--time", default=None, help="the series' clock (MAIN:BYOYOMI:STONES)")
+    parser.add_argument("--series-opponent", default="gnugo", metavar="TAG",
+                        help="the series' opponent as the report names it: gnugo (default), pachi, 'pachi =5000'")
 
 
 def series_selection(args) -> tuple[dict, list, str]:
     """(SGF sources, the series' log records, its budget as the SGF folders name it) of ``add_series_arguments``."""
     sources = sgf_sources(Path(args.sgf_dir), args.sgf_folder)
-    wanted = (args.size, args.label, args.strategy, args.playouts, args.time, "gnugo")
+    wanted = (args.size, args.label, args.strategy, args.playouts, args.time, args.series_opponent)
     series = [r for r in load(Path(args.log)) if series_key(r) == wanted]
     budget = str(args.playouts) if args.playouts else args.time.replace(":", "-")
     return sources, series, budget

@@ -112,3 +112,24 @@ def test_a_short_real_game_against_pachi():
     record = play_game(jaxgo, series.pachi_command(binary, 500, 1, 3), size=9, komi=7.5, max_moves=12,
                        timeout=60.0)
     assert record.get("forfeit") is None and record["moves"] == 12 and record["reason"] == "move limit"
+
+
+def test_a_pachi_series_is_picked_by_its_opponent_and_audited_by_estimate_only(tmp_path, monkeypatch, capsys):
+    fake = fake_gtp_engine(tmp_path / "engine.py")
+    monkeypatch.setattr(series, "find_gnugo", lambda: fake)
+    log = tmp_path / "log.jsonl"
+    rows = [{"strategy": "rave", "playouts": 2000, "label": "d", "size": 9, "time": None, "opponent": opponent,
+             "opponent_playouts": 2000 if opponent == "pachi" else None, "jaxgo_won": False, "reason": "resign",
+             "moves": 40, "game": 0, "jaxgo_colour": "black"} for opponent in ("pachi", "gnugo")]
+    log.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (tmp_path / "sgf").mkdir()
+    argv = ["audit", "--log", str(log), "--sgf-dir", str(tmp_path / "sgf"), "--label", "d", "--playouts", "2000",
+            "--series-opponent", "pachi", "--out", str(tmp_path / "out.jsonl")]
+    assert strength.main(argv) == 2
+    assert "takes --estimate" in capsys.readouterr().err
+    import argparse
+
+    picked = series.series_selection(argparse.Namespace(sgf_dir=str(tmp_path / "sgf"), sgf_folder=None, size=9,
+                                                        label="d", strategy="rave", playouts=2000, time=None,
+                                                        log=str(log), series_opponent="pachi"))[1]
+    assert [r["opponent"] for r in picked] == ["pachi"]
