@@ -39,6 +39,7 @@ from jaxgo.features import moves as mf
 from jaxgo.go import rules
 from jaxgo.playouts.evaluator import load_log_gammas, resolve_backend
 from jaxgo.search import positions
+from jaxgo.search.config import board_default
 
 
 def uniform(legal) -> np.ndarray:
@@ -148,7 +149,13 @@ def root_prior(config, game, searched, last=None, backend: str | None = None) ->
     if not config.uses_gammas:
         return uniform(searched)
     return gamma_prior(game, searched, config.gammas, last, backend or config.backend, config.prior_model,
-                       getattr(config, "prior_tactics", 0.0))
+                       tactics_of(config, game.size))
+
+
+def tactics_of(config, size: int) -> float:
+    """The config's ``prior_tactics`` t on an N x N board (its board-size default when left at None)."""
+    tactics = getattr(config, "prior_tactics", 0.0)
+    return board_default("prior_tactics", size) if tactics is None else float(tactics)
 
 
 TACTICAL_GROUPS = {"capture": 1.0, "extension": 1.0, "self_atari": -1.0}  # sign of t in each group's log-gamma
@@ -221,9 +228,8 @@ def children_prior(config, child_states, rows, searched, actions, parent_actions
         return uniform(searched)
     rows = np.asarray(rows)
     backend = resolve_backend(backend or config.backend)
-    log_gamma, large_model = model_gammas(config.gammas, config.prior_model,
-                                          rules.board_size(np.shape(child_states.stones)[-1]),
-                                          getattr(config, "prior_tactics", 0.0))
+    size = rules.board_size(np.shape(child_states.stones)[-1])
+    log_gamma, large_model = model_gammas(config.gammas, config.prior_model, size, tactics_of(config, size))
     if backend == "native" or large_model is not None:  # only the rows asked for
         whole = len(rows) == np.shape(child_states.stones)[0] and np.array_equal(rows, np.arange(len(rows)))
         subset = child_states if whole else jax.tree_util.tree_map(lambda x: np.asarray(x)[rows], child_states)

@@ -180,5 +180,11 @@ def test_tactical_priors_sharpen_captures_escapes_and_self_ataris():
     game.setup_stones(BLACK, [gtp_to_point(v, 7) for v in ("C6", "B5", "D5", "E4")])
     game.setup_stones(WHITE, [gtp_to_point(v, 7) for v in ("C5", "D4", "F4", "E3")])
     root = priors.root_prior(config, game, searched, last=(-1, -1), backend="native")
-    plain_root = priors.root_prior(SearchConfig(prior_model=None), game, searched, last=(-1, -1), backend="native")
+    plain_config = SearchConfig(prior_tactics=0.0, prior_model=None)
+    plain_root = priors.root_prior(plain_config, game, searched, last=(-1, -1), backend="native")
     assert root[capture] / root[quiet] > 4 * plain_root[capture] / plain_root[quiet]
+    # by default (None) t = 1.5 below 19x19, where it was measured, and 0 from 19x19 on
+    assert SearchConfig().prior_tactics is None and SearchConfig().for_size(9).prior_tactics == 1.5
+    assert priors.tactics_of(SearchConfig(), 9) == 1.5 and priors.tactics_of(SearchConfig(), 19) == 0.0
+    default_root = priors.root_prior(SearchConfig(prior_model=None), game, searched, last=(-1, -1), backend="native")
+    np.testing.assert_allclose(default_root, root, rtol=1e-6)
