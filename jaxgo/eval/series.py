@@ -1,16 +1,20 @@
-"""The logs and game records of strength series against GNU Go (``jaxgo eval strength``).
+"""The logs and game records of strength series against GNU Go or Pachi (``jaxgo eval strength``).
 
-A series is the games of one configuration: (board size, label, strategy, playouts per move, clock), its
-``series_key``.  Its log holds one JSON line per game, plain or gzip-compressed (``X.jsonl`` or ``X.jsonl.gz``,
-either name finds the other: ``resolve``); its SGFs are the folders ``STRATEGY_BUDGET_FIRST/game_K.sgf`` that
-``run --sgf-dir`` writes, or tars of them (``sgf_sources``).  ``add_series_arguments`` / ``series_selection``
-pick one series and its SGFs for the commands that read a finished series (``jaxgo.eval.strength_audit``)."""
+A series is the games of one configuration: (board size, label, strategy, playouts per move, clock, opponent), its
+``series_key`` (the opponent as ``opponent_tag`` names it: ``gnugo``, ``pachi``, ``pachi =5000`` where Pachi's
+playouts differ from jaxgo's, `` H3`` added for three handicap stones). Its log holds one JSON line per game, plain
+or gzip-compressed (``X.jsonl`` or ``X.jsonl.gz``, either name finds the other: ``resolve``); its SGFs are the
+folders ``STRATEGY_BUDGET_FIRST/game_K.sgf`` that ``run --sgf-dir`` writes, or tars of them (``sgf_sources``).
+``add_series_arguments`` / ``series_selection`` pick one series and its SGFs for the commands that read a finished
+series (``jaxgo.eval.strength_audit``)."""
 
 from __future__ import annotations
 
 import gzip
 import json
+import os
 import shlex
+import shutil
 import sys
 from pathlib import Path
 
@@ -18,6 +22,10 @@ from jaxgo.go.gtp_client import find_gnugo
 from jaxgo.match import sgf_files
 
 DEFAULT_ENGINE = f"{shlex.quote(sys.executable)} -m jaxgo gtp"
+OPPONENTS = ("gnugo", "pachi")
+PACHI_MIN_PLAYOUTS = 500  # Pachi refuses `-t =N` below this
+# Where scripts/pachi.sh builds Pachi (the checkout's git-ignored .peers/pachi); JAXGO_PACHI names another binary.
+PACHI_BUILD = Path(__file__).resolve().parents[2] / ".peers" / "pachi" / "pachi"
 
 
 def engine_command(strategy: str, playouts: int | None, extra: str = "", engine: str = DEFAULT_ENGINE,
@@ -29,9 +37,20 @@ def engine_command(strategy: str, playouts: int | None, extra: str = "", engine:
 
 
 def series_key(rec: dict) -> tuple:
-    """(size, label, strategy, playouts, time) of a game record; records from before sizes and clocks were
-    logged are 9x9 without a clock."""
-    return (rec.get("size", 9), rec.get("label", ""), rec["strategy"], rec.get("playouts"), rec.get("time"))
+    """(size, label, strategy, playouts, time, opponent tag) of a game record; records from before sizes, clocks
+    and opponents were logged are 9x9 games against GNU Go without a clock."""
+    return (rec.get("size", 9), rec.get("label", ""), rec["strategy"], rec.get("playouts"), rec.get("time"),
+            opponent_tag(rec))
+
+
+def opponent_tag(rec: dict) -> str:
+    """The opponent of a game record in a word or two: ``gnugo`` (also for old records), ``pachi``, ``pachi =N``
+    where Pachi played N playouts per move against jaxgo's other number, and `` Hn`` after it for n handicap
+    stones given by jaxgo."""
+    name = rec.get("opponent") or "gnugo"
+    own = rec.get("opponent_playouts")
+    tag = f"{name} ={own}" if own and own != rec.get("playouts") else name
+    return tag + (f" H{rec['handicap']}" if rec.get("handicap") else "")
 
 
 def resolve(log: Path) -> Path:
@@ -64,6 +83,41 @@ def gnugo_command(level: int) -> str | None:
         print("gnugo not found (apt-get install -y gnugo)", file=sys.stderr)
         return None
     return f"{gnugo} --mode gtp --chinese-rules --level {level}"
+
+
+def find_pachi() -> str | None:
+    """The Pachi binary: ``$JAXGO_PACHI``, else the one ``scripts/pachi.sh`` built (``PACHI_BUILD``), else
+    ``pachi`` on the PATH; None when there is none."""
+    named = os.environ.get("JAXGO_PACHI")
+    if named:
+        return named if os.access(named, os.X_OK) else None
+    if os.access(PACHI_BUILD, os.X_OK):
+        return str(PACHI_BUILD)
+    return shutil.which("pachi")
+
+
+def pachi_command(binary: str, playouts: int | None, threads: int = 2, seed: int = 0) -> str:
+    """Pachi's GTP command: ``playouts`` per move (``-t =N``; None: the GTP clock the referee sends), on
+    ``threads`` threads, random seed ``seed``, without board diagrams on stderr (Chinese rules are its default;
+    komi and handicap come by GTP)."""
+    budget = f"-t ={playouts} " if playouts else ""
+    return f"{shlex.quote(binary)} -D -d 0 -s {seed} {budget}threads={threads}"
+
+
+def opponent_command(name: str, level: int = 10, playouts: int | None = None, threads: int = 2,
+                     seed: int = 0) -> str | None:
+    """The GTP command of the opponent ``name`` (``OPPONENTS``): GNU Go at ``level``, or Pachi at ``playouts``
+    per move on ``threads`` threads; None (with a message on stderr) when it is missing."""
+    if name == "gnugo":
+        return gnugo_command(level)
+    if name != "pachi":
+        raise ValueError(f"unknown opponent {name!r}; one of {OPPONENTS}")
+    binary = find_pachi()
+    if binary is None:
+        print("pachi not found: build it with `bash scripts/pachi.sh` (from ../shared/peers/pachi) or name a "
+              "binary in JAXGO_PACHI", file=sys.stderr)
+        return None
+    return pachi_command(binary, playouts, threads, seed)
 
 
 def budget_text(playouts, time) -> str:
@@ -107,12 +161,14 @@ def add_series_arguments(parser) -> None:
     parser.add_argument("--strategy", default="rave")
     parser.add_argument("--playouts", type=int, default=None, help="the series' playouts per move")
     parser.add_argument("--time", default=None, help="the series' clock (MAIN:BYOYOMI:STONES)")
+    parser.add_argument("--series-opponent", default="gnugo", metavar="TAG",
+                        help="the series' opponent as the report names it: gnugo (default), pachi, 'pachi =5000'")
 
 
 def series_selection(args) -> tuple[dict, list, str]:
     """(SGF sources, the series' log records, its budget as the SGF folders name it) of ``add_series_arguments``."""
     sources = sgf_sources(Path(args.sgf_dir), args.sgf_folder)
-    wanted = (args.size, args.label, args.strategy, args.playouts, args.time)
+    wanted = (args.size, args.label, args.strategy, args.playouts, args.time, args.series_opponent)
     series = [r for r in load(Path(args.log)) if series_key(r) == wanted]
     budget = str(args.playouts) if args.playouts else args.time.replace(":", "-")
     return sources, series, budget

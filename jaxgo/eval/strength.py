@@ -67,24 +67,31 @@ from pathlib import Path
 
 from jaxgo.eval.series import (
     DEFAULT_ENGINE,
+    OPPONENTS,
+    PACHI_MIN_PLAYOUTS,
     add_series_arguments,
     budget_text,
     engine_command,
-    gnugo_command,
     load,
     open_log,
+    opponent_command,
     resolve,
     series_key,
 )
 from jaxgo.eval.strength_audit import audit, ladders, swings
 from jaxgo.match import TimeControl, difference_interval, run_match, wilson_interval
+from jaxgo.match.referee import handicap_points
 
 
 def run(args) -> int:
-    opponent = gnugo_command(args.level)
-    if opponent is None:
+    problem = run_arguments_problem(args)
+    if problem:
+        print(f"jaxgo eval strength run: {problem}", file=sys.stderr)
+        return 2
+    if opponent_command(args.opponent, args.level, args.opponent_playouts, args.opponent_threads) is None:
         return 2
     time_control = TimeControl.parse(args.time) if args.time else None
+    komi = args.komi if args.komi is not None else (0.5 if args.handicap else 7.5)
     log = resolve(Path(args.log))
     log.parent.mkdir(parents=True, exist_ok=True)
     budgets = [None] if args.time else args.playouts
@@ -94,36 +101,74 @@ def run(args) -> int:
         for rec in load(log):
             done[series_key(rec)] += 1
             won[series_key(rec)] += bool(rec["jaxgo_won"])
-        key = lambda strategy, playouts: (args.size, args.label, strategy, playouts, args.time)  # noqa: E731
-        todo = [(s, p) for s, p in configs if done[key(s, p)] < args.games]
+        todo = [(s, p) for s, p in configs if done[series_key(opponent_fields(args, s, p))] < args.games]
         if not todo:
             return 0
         for strategy, playouts in todo:
-            first = done[key(strategy, playouts)]
+            fields = opponent_fields(args, strategy, playouts)
+            key = series_key(fields)
+            first = done[key]
             # A fresh seed per game: GNU Go is deterministic, so repeated seeds would repeat games.
             command = engine_command(strategy, playouts, args.engine_options, args.engine, args.size).replace(
                 "{seed}", str(1000 + first))
+            opponent = opponent_command(args.opponent, args.level, fields.get("opponent_playouts"),
+                                        args.opponent_threads, seed=1000 + first)
             budget = playouts or args.time.replace(":", "-")
             sgf_dir = str(Path(args.sgf_dir) / f"{strategy}_{budget}_{first:04d}") if args.sgf_dir else None
-            summary = run_match(command, opponent, games=2, size=args.size, komi=7.5, alternate=True,
+            summary = run_match(command, opponent, games=2, size=args.size, komi=komi, alternate=True,
                                 sgf_dir=sgf_dir, parallel=args.parallel, timeout=args.timeout, progress=None,
-                                time_control=time_control, pin=not args.no_pin)
+                                time_control=time_control, pin=not args.no_pin, handicap=args.handicap)
             with open_log(log, "a") as out:
                 for rec in summary["games_detail"]:
                     out.write(json.dumps({
-                        "strategy": strategy, "playouts": playouts, "label": args.label, "level": args.level,
-                        "size": args.size, "time": args.time, "game": first + rec["index"],
+                        **fields, "game": first + rec["index"],
                         "jaxgo_colour": rec["a_colour"], "result": rec["result"],
                         "jaxgo_won": rec["winner_name"] == "A", "forfeit": rec.get("forfeit"),
                         "reason": rec.get("reason"), "moves": rec.get("moves"),
                     }) + "\n")
             games = first + len(summary["games_detail"])
-            wins = won[key(strategy, playouts)] + summary["wins_a"]
+            wins = won[key] + summary["wins_a"]
             low, high = wilson_interval(wins, games)
             results = ", ".join(f"{r['result']} ({'won' if r['winner_name'] == 'A' else 'lost'} as "
                                 f"{r['a_colour']})" for r in summary["games_detail"])
-            print(f"{args.size}x{args.size} {strategy} {budget} {args.label}: {results}; {wins} of {games} "
-                  f"({low:.2f}-{high:.2f}), {summary['seconds'] / 60:.1f} min", file=sys.stderr, flush=True)
+            print(f"{args.size}x{args.size} {strategy} {budget} {args.label} vs {key[-1]}: {results}; {wins} of "
+                  f"{games} ({low:.2f}-{high:.2f}), {summary['seconds'] / 60:.1f} min", file=sys.stderr, flush=True)
+
+
+def run_arguments_problem(args) -> str | None:
+    """What is wrong with a ``run`` command line in one line (options that do not go together), or None."""
+    if args.opponent == "gnugo" and args.opponent_playouts:
+        return "--opponent-playouts is for --opponent pachi (GNU Go plays by --level)"
+    if args.opponent == "pachi" and not args.time:
+        low = min([args.opponent_playouts] if args.opponent_playouts else args.playouts)
+        if low < PACHI_MIN_PLAYOUTS:
+            return f"Pachi plays at least {PACHI_MIN_PLAYOUTS} playouts per move (asked for {low})"
+    if args.opponent_threads < 1:
+        return "--opponent-threads must be at least 1"
+    if args.time and args.opponent_playouts:
+        return "--opponent-playouts and --time exclude each other (on a clock both engines play by it)"
+    if args.handicap:
+        try:
+            handicap_points(args.size, args.handicap)
+        except ValueError:
+            return f"--handicap {args.handicap}: no fixed placement of that many stones on {args.size}x{args.size}"
+    return None
+
+
+def opponent_fields(args, strategy: str, playouts: int | None) -> dict:
+    """The fields of a log record that say which series a game of ``run`` belongs to (``series_key``)."""
+    pachi = args.opponent == "pachi"
+    fields = {"strategy": strategy, "playouts": playouts, "label": args.label,
+              "level": None if pachi else args.level, "size": args.size, "time": args.time,
+              "opponent": args.opponent}
+    if pachi:
+        fields["opponent_playouts"] = None if args.time else (args.opponent_playouts or playouts)
+        fields["opponent_threads"] = args.opponent_threads
+    if args.handicap:
+        fields.update(handicap=args.handicap, komi=args.komi if args.komi is not None else 0.5)
+    elif args.komi is not None:
+        fields["komi"] = args.komi
+    return fields
 
 
 def report(args) -> int:
@@ -133,11 +178,12 @@ def report(args) -> int:
     print("| board | engine | per move | games | jaxgo wins | win rate | 95% interval | forfeits |")
     print("|---|---|---|---|---|---|---|---|")
     series = defaultdict(list)
-    for (size, label, strategy, playouts, clock), recs in sorted(games.items(), key=lambda kv: str(kv[0])):
+    for key, recs in sorted(games.items(), key=lambda kv: str(kv[0])):
+        size, label, strategy, playouts, clock = key[:5]
         wins = sum(r["jaxgo_won"] for r in recs)
         low, high = wilson_interval(wins, len(recs))
         forfeits = sum(1 for r in recs if r.get("forfeit"))
-        name = strategy + (f" ({label})" if label else "")
+        name = series_name(key)
         print(f"| {size}x{size} | {name} | {budget_text(playouts, clock)} | {len(recs)} | {wins} | "
               f"{wins / len(recs):.2f} | {low:.2f}-{high:.2f} | {forfeits} |")
         if size == args.size and playouts and (not args.plot_labels or label in args.plot_labels):
@@ -159,6 +205,14 @@ def report(args) -> int:
     return 0
 
 
+def series_name(key: tuple) -> str:
+    """A series' name in tables and plots: its strategy, label in brackets, and ``vs OPPONENT`` unless the
+    opponent is GNU Go (``key``: ``series_key``, or a key from before opponents were logged)."""
+    name = key[2] + (f" ({key[1]})" if key[1] else "")
+    opponent = key[5] if len(key) > 5 else "gnugo"
+    return name if opponent == "gnugo" else f"{name} vs {opponent}"
+
+
 def ablation_rows(games: dict, baselines: list[str]) -> list[dict]:
     """Every series against its baseline: the series of the first label in ``baselines`` with the same board,
     strategy and budget, or for a series named in a ``LABEL=BASE`` item the series BASE at its board, strategy and
@@ -168,17 +222,18 @@ def ablation_rows(games: dict, baselines: list[str]) -> list[dict]:
     chosen = dict(item.split("=", 1) for item in baselines if "=" in item)  # LABEL=BASE: that series' own
     plain = [item for item in baselines if "=" not in item]
     rows = []
-    for (size, label, strategy, playouts, clock), recs in games.items():
+    for key, recs in games.items():
+        size, label, strategy, playouts, clock = key[:5]
         if label in plain:
             continue
         candidates = [chosen[label]] if label in chosen else plain
-        base_label = next((b for b in candidates if (size, b, strategy, playouts, clock) in games), None)
+        base_label = next((b for b in candidates if (size, b) + key[2:] in games), None)
         if base_label is None:
             continue
-        base = games[(size, base_label, strategy, playouts, clock)]
+        base = games[(size, base_label) + key[2:]]
         wins, base_wins = sum(r["jaxgo_won"] for r in recs), sum(r["jaxgo_won"] for r in base)
         d, low, high = difference_interval(wins, len(recs), base_wins, len(base))
-        rows.append({"size": size, "name": strategy + (f" ({label})" if label else ""), "label": label,
+        rows.append({"size": size, "name": series_name(key), "label": label,
                      "playouts": playouts, "clock": clock, "budget": budget_text(playouts, clock),
                      "games": len(recs), "rate": wins / len(recs), "baseline": base_label,
                      "baseline_games": len(base), "baseline_rate": base_wins / len(base),
@@ -196,37 +251,74 @@ def parse_reference(text: str) -> tuple[str, int, float]:
 
 
 def plot_curves(series: dict, games: dict, size: int, path: str, references=()) -> None:
-    """Win rate against playouts per move, one line per series, with Wilson intervals; ``references``:
-    [(name, playouts, win rate)] drawn as stars, one legend entry per name."""
+    """Win rate against playouts per move, one line per series, with Wilson intervals, drawn to ``path``
+    (``curve_figure``)."""
+    fig = curve_figure(series, games, size, references)
+    fig.savefig(path, dpi=120, bbox_inches="tight")
+    print(f"wrote {path}", file=sys.stderr)
+
+
+def curve_figure(series: dict, games: dict, size: int, references=()):
+    """The matplotlib figure of ``plot_curves``: ``series`` {name: [(playouts, rate, low, high, games)]},
+    ``references`` [(name, playouts, win rate)] drawn as stars, one legend entry per name.  The legend sits to the
+    right of the axes (it covered points inside them), the x ticks are the budgets played, labelled 1k, 3k, ...,
+    and the game counts alternate above and below the points of successive series."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullFormatter
 
     fig, ax = plt.subplots(figsize=(6, 4))
+    budgets = set()
     for index, (name, points) in enumerate(series.items()):
         points.sort()
+        budgets.update(p[0] for p in points)
         xs = [p[0] * (1.06 ** index) for p in points]  # a small offset per series so bars do not overlap
         ys = [p[1] for p in points]
         err = [[max(0.0, p[1] - p[2]) for p in points], [max(0.0, p[3] - p[1]) for p in points]]
         ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=name)
+        offset = (4, 4) if index % 2 == 0 else (4, -10)
         for x, y, n in zip(xs, ys, [p[4] for p in points]):
-            ax.annotate(f"n={n}", (x, y), textcoords="offset points", xytext=(4, 4), fontsize=7)
+            ax.annotate(f"n={n}", (x, y), textcoords="offset points", xytext=offset, fontsize=7)
     for name in dict.fromkeys(r[0] for r in references):
         points = sorted((x, y) for n, x, y in references if n == name)
+        budgets.update(x for x, _ in points)
         ax.plot([x for x, _ in points], [y for _, y in points], "*--", ms=10, lw=0.8, label=name)
     ax.set_xscale("log")
+    if budgets:
+        ticks = spaced_ticks(sorted(budgets))
+        ax.set_xticks(ticks, [budget_label(b) for b in ticks])
+        ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_ylim(0, 1)
     ax.axhline(0.5, color="grey", lw=0.5)
     ax.set_xlabel("playouts per move")
-    ax.set_ylabel("win rate vs GNU Go")
-    levels = sorted({rec.get("level") for recs in games.values() for rec in recs})
-    ax.set_title(f"jaxgo vs GNU Go 3.8 level {'/'.join(map(str, levels))}, {size}x{size}, komi 7.5\n"
-                 "(95% Wilson intervals; n = games)", fontsize=10)
-    ax.legend(fontsize=7)
+    opponents = sorted({rec.get("opponent") or "gnugo" for recs in games.values() for rec in recs})
+    levels = sorted({rec.get("level") for recs in games.values() for rec in recs if rec.get("level") is not None})
+    names = [f"GNU Go 3.8 level {'/'.join(map(str, levels))}" if o == "gnugo" else o.capitalize() for o in opponents]
+    ax.set_ylabel("win rate vs " + (names[0] if len(names) == 1 else "the opponent"))
+    ax.set_title(f"jaxgo vs {' / '.join(names)}, {size}x{size}, komi 7.5\n(95% Wilson intervals; n = games)",
+                 fontsize=10)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    print(f"wrote {path}", file=sys.stderr)
+    return fig
+
+
+def spaced_ticks(budgets: list[int], ratio: float = 1.5) -> list[int]:
+    """The budgets to label on a log axis: ascending, each at least ``ratio`` times the last kept (1000 and 1200
+    would print over each other)."""
+    kept = []
+    for budget in budgets:
+        if not kept or budget >= ratio * kept[-1]:
+            kept.append(budget)
+    return kept
+
+
+def budget_label(playouts: int) -> str:
+    """A tick label for a playout budget: 500, 1k, 2.5k, 10k, 1M."""
+    if playouts >= 1_000_000:
+        return f"{playouts / 1_000_000:g}M"
+    return f"{playouts / 1000:g}k" if playouts >= 1000 else str(playouts)
 
 
 def plot_forest(rows: list[dict], path: str) -> None:
@@ -249,10 +341,10 @@ def plot_forest(rows: list[dict], path: str) -> None:
     ax.axvline(0.0, color="grey", lw=0.8)
     ax.set_xlim(-0.6, 1.0)
     ax.set_xlabel("win rate minus the baseline's (95% Newcombe interval)")
-    ax.set_title("jaxgo vs GNU Go: each change against its baseline\n"
+    ax.set_title("jaxgo: each change against its baseline\n"
                  "(baseline: " + ", ".join(sorted({r["baseline"] for r in rows})) + ")", fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    fig.savefig(path, dpi=120, bbox_inches="tight")
     print(f"wrote {path}", file=sys.stderr)
 
 
@@ -267,7 +359,15 @@ def main(argv=None) -> int:
                    help="play on this clock (seconds, Canadian byo-yomi) instead of --playouts")
     r.add_argument("--size", type=int, default=9, help="board size (default 9)")
     r.add_argument("--games", type=int, default=100, help="games per configuration")
-    r.add_argument("--level", type=int, default=10)
+    r.add_argument("--level", type=int, default=10, help="GNU Go's level (--opponent gnugo)")
+    r.add_argument("--opponent", choices=OPPONENTS, default="gnugo",
+                   help="gnugo (default) or pachi (built by `bash scripts/pachi.sh` from ../shared/peers/pachi)")
+    r.add_argument("--opponent-playouts", type=int, default=None, metavar="N",
+                   help="Pachi's playouts per move (default: jaxgo's --playouts; with --time both play the clock)")
+    r.add_argument("--opponent-threads", type=int, default=2, help="Pachi's threads (default %(default)s)")
+    r.add_argument("--handicap", type=int, default=0, metavar="N",
+                   help="jaxgo gives N stones (fixed placement): the opponent plays Black in every game")
+    r.add_argument("--komi", type=float, default=None, help="komi (default 7.5; 0.5 with --handicap)")
     r.add_argument("--log", default="benchmarks/strength_9x9.jsonl", help="JSONL log (.jsonl or .jsonl.gz)")
     r.add_argument("--label", default="", help="tag for these games (e.g. heavy) kept apart in the report")
     r.add_argument("--engine-options", default="", help="extra `jaxgo gtp` options")

@@ -40,6 +40,10 @@ def audit(args) -> int:
     opponent = gnugo_command(args.level)
     if opponent is None:
         return 2
+    if args.series_opponent != "gnugo" and not args.estimate:
+        print(f"audit: plays on against GNU Go; a series against {args.series_opponent} takes --estimate",
+              file=sys.stderr)
+        return 2
     if (args.playouts is None) == (args.time is None):
         print("audit: give one of --playouts N and --time MAIN:BYOYOMI:STONES (the series' budget)", file=sys.stderr)
         return 2

@@ -67,19 +67,25 @@ def cpu_shares(cpus: list[int], parallel: int) -> list[tuple[int, ...]]:
 def play_game(black_cmd: str, white_cmd: str, size: int = 9, komi: float = 7.5, max_moves: int | None = None,
               timeout: float = 120.0, sgf_path: str | None = None, black_name: str = "black",
               white_name: str = "white", stderr=None, time_control: TimeControl | None = None,
-              setup: dict | None = None, cpus=None, opening=None) -> dict:
+              setup: dict | None = None, cpus=None, opening=None, handicap: int = 0) -> dict:
     """Play one game; returns a record with winner (BLACK / WHITE / 0), result, reason, moves and scores.
 
     ``stderr``: a file for both engines' stderr, or a dict {BLACK: file, WHITE: file}; ``setup``: {colour: [GTP
     commands]} sent after boardsize / clear_board / komi; ``time_control``: both sides' clocks (a loss on time
     is ``B+Time`` / ``W+Time``).  An engine that exits on its own (a crash) has its exit status in
     ``exit_status`` (by name; negative: killed by that signal).  ``cpus``: both engines run on these CPUs only
-    (``CpuShares``: games played at once do not compete for the same cores).
+    (``CpuShares``: games played at once do not compete for the same cores).  ``handicap``: Black's stones on
+    the fixed points of GTP's ``fixed_handicap`` (``handicap_points``), told to both engines by
+    ``set_free_handicap``; White moves first.
     """
     from jaxgo.go.game import IllegalMove, new_game
     from jaxgo.go.sgf import game_to_sgf
 
     game = new_game(size=size, komi=komi)
+    stones = handicap_points(size, handicap) if handicap else []
+    if stones:
+        game.setup_stones(BLACK, stones)
+        game.set_to_play(WHITE)
     max_moves = max_moves or 3 * size * size
     engines = {}
     names = {BLACK: black_name, WHITE: white_name}
@@ -97,6 +103,8 @@ def play_game(black_cmd: str, white_cmd: str, size: int = 9, komi: float = 7.5, 
                 engine = GtpProcess(command, timeout, log, cpus=cpus)
                 engines[color] = engine
                 engine.set_position(size, komi)
+                if handicap:
+                    engine.send("set_free_handicap " + " ".join(point_to_gtp(p, size) for p in stones))
                 for line in (setup or {}).get(color, []):
                     engine.send(line)
                 if time_control:
@@ -197,6 +205,14 @@ def play_game(black_cmd: str, white_cmd: str, size: int = 9, komi: float = 7.5, 
     return record
 
 
+def handicap_points(size: int, count: int) -> list[int]:
+    """The points of ``count`` handicap stones on a ``size`` board (GTP's fixed placement); ValueError where GTP
+    defines none (fewer than 2 or more than 9 stones, 4 at most on 7x7 and even sizes)."""
+    from jaxgo.gtp.play import fixed_handicap_points
+
+    return fixed_handicap_points(size, count)
+
+
 def _exit_status(engine: GtpProcess, wait: bool) -> int | None:
     """The exit status of an engine that stopped on its own (None while it runs); with ``wait`` (its output has
     closed) it is given a moment to finish exiting."""
@@ -235,20 +251,22 @@ def _settled_score(game, dead) -> float:
 
 def run_match(a_cmd: str, b_cmd: str, games: int, size: int = 9, komi: float = 7.5, alternate: bool = True,
               sgf_dir: str | None = None, parallel: int = 1, timeout: float = 120.0, max_moves: int | None = None,
-              names=("A", "B"), progress=None, time_control: TimeControl | None = None, pin: bool = True) -> dict:
+              names=("A", "B"), progress=None, time_control: TimeControl | None = None, pin: bool = True,
+              handicap: int = 0) -> dict:
     """Play ``games`` games of A against B; the JSON-ready summary.  With ``parallel`` > 1 each game in play gets
-    its own share of the CPUs (``CpuShares``; ``pin=False``: no pinning)."""
+    its own share of the CPUs (``CpuShares``; ``pin=False``: no pinning).  ``handicap``: A gives B that many stones
+    (B plays Black in every game, ``alternate`` is ignored)."""
     shares = CpuShares(parallel, pin)
 
     def one(index):
-        a_black = not (alternate and index % 2 == 1)
+        a_black = not (alternate and index % 2 == 1) and not handicap
         black, white = (a_cmd, b_cmd) if a_black else (b_cmd, a_cmd)
         black, white = black.replace("{seed}", str(index)), white.replace("{seed}", str(index))
         bname, wname = (names[0], names[1]) if a_black else (names[1], names[0])
         sgf = os.path.join(sgf_dir, f"game_{index:04d}.sgf") if sgf_dir else None
         with shares.take() as cpus:
             rec = play_game(black, white, size, komi, max_moves, timeout, sgf, bname, wname,
-                            time_control=time_control, cpus=cpus)
+                            time_control=time_control, cpus=cpus, handicap=handicap)
         rec["index"] = index
         rec["a_colour"] = "black" if a_black else "white"
         winner_name = bname if rec["winner"] == BLACK else (wname if rec["winner"] == WHITE else None)
@@ -266,7 +284,7 @@ def run_match(a_cmd: str, b_cmd: str, games: int, size: int = 9, komi: float = 7
     draws = games - wins_a - wins_b
     rate = (wins_a + 0.5 * draws) / games if games else 0.0
     low, high = wilson_interval(wins_a + 0.5 * draws, games)
-    return {"engine_a": a_cmd, "engine_b": b_cmd, "size": size, "komi": komi, "games": games,
+    return {"engine_a": a_cmd, "engine_b": b_cmd, "size": size, "komi": komi, "handicap": handicap, "games": games,
             "wins_a": wins_a, "wins_b": wins_b, "draws": draws, "win_rate_a": rate, "ci95_a": [low, high],
             "forfeits": [{"index": r["index"], "engine": r.get("forfeit"), "reason": r["reason"]}
                          for r in records if r.get("forfeit")],

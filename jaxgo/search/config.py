@@ -144,6 +144,14 @@ class SearchConfig:
                                      by_size=(0.45, 0.0))
     score_utility: float = option(0.1, "share u of the score in a playout's value (descent.playout_values; 0: win / "
                                        "loss)", bounds=(0.0, 0.5))
+    prior_tactics: float | None = option(None, "tree priors: the capture and atari-escape gammas times e**t, the "
+                                               "self-atari gamma over e**t (0 = off); None: by board size (1.5 below "
+                                               "19x19, measured on 9x9 against Pachi; 0 from 19x19 on, unmeasured)",
+                                         bounds=(0.0, 10.0), by_size=(1.5, 0.0))
+    dynamic_komi: float = option(7.0, "handicap games: extra komi for White per handicap stone, fading to 0 "
+                                      "(search.komi); 0 = off", bounds=(0.0, 50.0))
+    dynamic_komi_moves: int = option(0, "moves over which the dynamic komi fades (0: 200 on 19x19, scaled to the "
+                                        "board's points)", bounds=(0, 10_000))
     backend: str = option("auto", "playout code: native (compiled, one board at a time on every core), xla (batched "
                                   "kernels, for GPUs), auto = native on a CPU", flag=True, choices=PLAYOUT_BACKENDS)
     threads: int = option(0, "native playouts: threads per batch, 0 = one per core", flag=True, bounds=(0, 1024))
@@ -175,6 +183,8 @@ class SearchConfig:
             raise ValueError("threads must be at least 0 (0: one per core)")
         if self.prior_model not in PRIOR_MODELS and not os.path.isfile(self.prior_model):
             raise ValueError(f"prior_model: {self.prior_model!r} is neither one of {PRIOR_MODELS[1:]} nor a gamma file")
+        if self.dynamic_komi < 0 or self.dynamic_komi_moves < 0:
+            raise ValueError("dynamic_komi and dynamic_komi_moves must be at least 0")
         if not 0 <= self.score_utility < 0.5:
             raise ValueError("score_utility must be at least 0 and below 0.5 (a won playout must outweigh a lost one)")
 

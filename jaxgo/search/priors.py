@@ -13,6 +13,11 @@ strength of a move is the product of its base features' gammas (that file's own,
 the gamma of its largest frequent pattern (``jaxgo.features.large_levels``, compiled, about 0.1 ms per 19x19
 position).
 
+With ``SearchConfig.prior_tactics`` t > 0 the tree's K sees the tactical features more sharply than the move model
+learnt them (Pachi's capture, atari-escape and self-atari priors, ``uct/prior.c``): the gammas of capturing a chain
+in atari and of extending a chain out of atari are multiplied by e^t, that of a self-atari divided by e^t
+(``tactical_log_gamma``); the playouts keep their gammas.
+
 ``jaxgo.search.tree_search`` calls ``root_prior`` and ``children_prior`` where nodes are expanded; the same K also
 serves as virtual RAVE experience (``prior_pattern``, ``reference.virtual_rave``).  With ``bias_c2 == 0`` and
 ``prior_pattern == 0`` they return the uniform prior without a device call; ``gamma_prior`` gives K whatever
@@ -34,6 +39,7 @@ from jaxgo.features import moves as mf
 from jaxgo.go import rules
 from jaxgo.playouts.evaluator import load_log_gammas, resolve_backend
 from jaxgo.search import positions
+from jaxgo.search.config import board_default
 
 
 def uniform(legal) -> np.ndarray:
@@ -142,22 +148,55 @@ def root_prior(config, game, searched, last=None, backend: str | None = None) ->
     ``prior_probabilities`` (None: the config's)."""
     if not config.uses_gammas:
         return uniform(searched)
-    return gamma_prior(game, searched, config.gammas, last, backend or config.backend, config.prior_model)
+    return gamma_prior(game, searched, config.gammas, last, backend or config.backend, config.prior_model,
+                       tactics_of(config, game.size))
+
+
+def tactics_of(config, size: int) -> float:
+    """The config's ``prior_tactics`` t on an N x N board (its board-size default when left at None)."""
+    tactics = getattr(config, "prior_tactics", 0.0)
+    return board_default("prior_tactics", size) if tactics is None else float(tactics)
+
+
+TACTICAL_GROUPS = {"capture": 1.0, "extension": 1.0, "self_atari": -1.0}  # sign of t in each group's log-gamma
+_TACTICAL: dict = {}  # (id of a log-gamma array, t) -> (that array, its tactical version)
+
+
+def tactical_log_gamma(log_gamma: np.ndarray, tactics: float) -> np.ndarray:
+    """float32 [K]: ``log_gamma`` with t = ``tactics`` added to the present levels of the capture and extension
+    (escape from atari) groups and taken from the self-atari level (``TACTICAL_GROUPS``); the same array for t = 0.
+    One array per (input array, t), so that ``positions.move_gammas`` finds its tables by identity."""
+    if not tactics:
+        return log_gamma
+    key = (id(log_gamma), float(tactics))
+    hit = _TACTICAL.get(key)
+    if hit is not None and hit[0] is log_gamma:
+        return hit[1]
+    out = np.array(log_gamma, np.float32)
+    sizes, offsets = mf.group_sizes(), mf.group_offsets()
+    for name, sign in TACTICAL_GROUPS.items():
+        index = mf.GROUPS.index(name)
+        start = int(offsets[index])
+        out[start + 1:start + int(sizes[index])] += np.float32(sign * tactics)  # level 0 (absent) stays
+    if len(_TACTICAL) >= 32:
+        _TACTICAL.clear()
+    _TACTICAL[key] = (log_gamma, out)
+    return out
 
 
 LARGE_FROM_SIZE = 13  # "auto": the large-pattern model on boards this large and larger (it learnt from 19x19)
 
 
-def model_gammas(gammas: str | None, prior_model: str | None, size: int):
+def model_gammas(gammas: str | None, prior_model: str | None, size: int, tactics: float = 0.0):
     """(log gammas float32 [K] of the base features, the large model or None) of the priors on an N x N board:
     the playouts' ``gammas`` unless a ``prior_model`` is named (``move_model``); ``"auto"``: ``"large"`` from
-    ``LARGE_FROM_SIZE`` on, else the gammas."""
+    ``LARGE_FROM_SIZE`` on, else the gammas; ``tactics``: ``tactical_log_gamma``'s t."""
     if prior_model == "auto":
         prior_model = "large" if size >= LARGE_FROM_SIZE else None
     if prior_model is None:
-        return log_gammas(gammas), None
+        return tactical_log_gamma(log_gammas(gammas), tactics), None
     model = move_model(prior_model)
-    return _base_log_gamma(prior_model), (model if model.large is not None else None)
+    return tactical_log_gamma(_base_log_gamma(prior_model), tactics), (model if model.large is not None else None)
 
 
 @functools.lru_cache(maxsize=8)
@@ -168,13 +207,13 @@ def _base_log_gamma(prior_model: str) -> np.ndarray:
 
 
 def gamma_prior(game, searched, gammas: str | None = None, last=None, backend: str = "auto",
-                prior_model: str | None = "auto") -> np.ndarray:
+                prior_model: str | None = "auto", tactics: float = 0.0) -> np.ndarray:
     """float32 [A]: the move model's probabilities over ``searched`` bool [A] in the game's position, under the
     gamma file ``gammas`` (None: shipped) or the ``prior_model`` when one is named (``model_gammas``); ``last`` as
-    in ``root_prior``; ``backend`` as in ``prior_probabilities``."""
+    in ``root_prior``; ``backend`` as in ``prior_probabilities``; ``tactics`` as in ``tactical_log_gamma``."""
     prev, prev2 = game_last_moves(game) if last is None else last
     state = jax.tree_util.tree_map(lambda x: np.asarray(x)[None], game.state)
-    log_gamma, large_model = model_gammas(gammas, prior_model, game.size)
+    log_gamma, large_model = model_gammas(gammas, prior_model, game.size, tactics)
     return prior_probabilities(state, np.asarray(searched)[None], [prev], [prev2], log_gamma, backend,
                                large_model)[0]
 
@@ -189,8 +228,8 @@ def children_prior(config, child_states, rows, searched, actions, parent_actions
         return uniform(searched)
     rows = np.asarray(rows)
     backend = resolve_backend(backend or config.backend)
-    log_gamma, large_model = model_gammas(config.gammas, config.prior_model,
-                                          rules.board_size(np.shape(child_states.stones)[-1]))
+    size = rules.board_size(np.shape(child_states.stones)[-1])
+    log_gamma, large_model = model_gammas(config.gammas, config.prior_model, size, tactics_of(config, size))
     if backend == "native" or large_model is not None:  # only the rows asked for
         whole = len(rows) == np.shape(child_states.stones)[0] and np.array_equal(rows, np.arange(len(rows)))
         subset = child_states if whole else jax.tree_util.tree_map(lambda x: np.asarray(x)[rows], child_states)

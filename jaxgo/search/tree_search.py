@@ -32,7 +32,7 @@ import numpy as np
 from jaxgo.go.hostboard import state_board
 from jaxgo.go.ladder import failed_escapes
 from jaxgo.go.rules import hash_key
-from jaxgo.search import descent, priors  # descent: the compiled tree loops; K(s, a): uniform unless bias_c2 > 0
+from jaxgo.search import descent, komi, priors  # descent: the compiled tree loops; K(s, a): uniform unless bias_c2 > 0
 from jaxgo.search.budget import first_batch_size
 from jaxgo.search.limits import SearchLimits
 from jaxgo.search.result import SearchResult, search_result
@@ -76,6 +76,7 @@ class TreeJob:
     last_moves: np.ndarray | None = None  # int32 [K, 2]: last two moves of each selected leaf's position
     stopped_early: bool = False  # a time-limited search ended because its move was decided (``early_stop``)
     on_expand: object = None  # called with the nodes int32 [n] an expansion completes, before their priors
+    extra_komi: float = 0.0  # points added to White's komi in the playouts' values (``komi.extra_komi``)
 
 
 class TreeSearch:
@@ -158,7 +159,8 @@ class TreeSearch:
         """
         leaves = leaves or first_batch_size(self.config, limits.playouts, None, game.size)
         return TreeJob(tree=self.prepare_tree(game, limits.forbid_pass), history=self.history(game), limits=limits,
-                       leaves=leaves, root_last=priors.game_last_moves(game))
+                       leaves=leaves, root_last=priors.game_last_moves(game),
+                       extra_komi=komi.extra_komi(self.config, game))
 
     def leaves_for_seconds(self, seconds: float, size: int, given: int | None = None) -> int:
         """K for a search on a time budget: ``given`` (the limits' ``timed_leaves``: the shape compiled for the
@@ -269,11 +271,12 @@ class TreeSearch:
     def backup_leaves(self, job: "TreeJob", winner: np.ndarray, first: np.ndarray, score: np.ndarray) -> None:
         """Back up the playouts of the last ``select_leaves``: winner int [K, L], first colour int [K, L, P],
         score float [K, L] (Black - White - komi) (rows beyond the valid leaves are padding and ignored); each
-        playout's value is ``descent.playout_values`` under the config's ``score_utility``."""
+        playout's value is ``descent.playout_values`` under the config's ``score_utility``, of the results
+        re-scored with the job's dynamic komi (``komi.shifted_results``; none in an even game)."""
         pending, tree = job.pending, job.tree
         n = pending.count
-        value = descent.playout_values(np.asarray(winner)[:n], np.asarray(score)[:n], self.config.score_utility,
-                                       self.rules.size)
+        winner, score = komi.shifted_results(np.asarray(winner)[:n], np.asarray(score)[:n], job.extra_komi)
+        value = descent.playout_values(winner, score, self.config.score_utility, self.rules.size)
         descent.backup_batch(np.arange(n), pending.nodes, pending.actions, pending.lengths, pending.leaves, value,
                              np.asarray(first, np.int8)[:n], tree.to_play, tree.children_visits,
                              tree.children_values, tree.children_rave_visits, tree.children_rave_values,

@@ -22,7 +22,7 @@ def test_defaults_are_the_strongest_measured_configuration():
 
 
 def test_board_size_defaults_leave_given_values_alone():
-    given = SearchConfig(prior_pattern=20.0, widen_playouts=0.0, late_fill=0.45)
+    given = SearchConfig(prior_pattern=20.0, widen_playouts=0.0, late_fill=0.45, prior_tactics=1.5)
     assert given.for_size(19) is given
     half = SearchConfig(widen_playouts=10.0).for_size(19)
     assert (half.prior_pattern, half.widen_playouts) == (500.0, 10.0)

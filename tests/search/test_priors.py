@@ -8,7 +8,7 @@ import numpy as np
 
 from jaxgo.features import moves as mf
 from jaxgo.go import rules
-from jaxgo.go.coords import BLACK, gtp_to_point
+from jaxgo.go.coords import BLACK, WHITE, gtp_to_point
 from jaxgo.go.game import new_game
 from jaxgo.go.reference import ReferenceBoard
 from jaxgo.learn import bt
@@ -151,3 +151,40 @@ def test_virtual_experience_alone_computes_the_move_model_priors():
     root_prior = searcher.tree.children_prior[searcher.tree.root]
     assert abs(root_prior.sum() - 1.0) < 1e-5
     assert root_prior.max() > 3.0 / searcher.tree.children_legal[searcher.tree.root].sum()  # not uniform
+
+
+def test_tactical_priors_sharpen_captures_escapes_and_self_ataris():
+    """prior_tactics t: the capture and escape levels' log-gammas rise by t, the self-atari's falls by t; in
+    POSITION (Black to play) the capture C4 gains e^t against a quiet move (B6) on the native and XLA paths alike,
+    and the search's root prior takes it from the config."""
+    board, states = _state(POSITION)
+    searched = np.concatenate([board.legal_mask()[:-1] & ~board.eye_mask(BLACK), [True]])
+    base = priors.log_gammas()
+    sharp = priors.tactical_log_gamma(base, 1.5)
+    assert priors.tactical_log_gamma(base, 0.0) is base and priors.tactical_log_gamma(base, 1.5) is sharp
+    offsets, sizes = mf.group_offsets(), mf.group_sizes()
+    change = sharp - base
+    for name, sign in (("capture", 1.0), ("extension", 1.0), ("self_atari", -1.0), ("pattern", 0.0)):
+        index = mf.GROUPS.index(name)
+        start = int(offsets[index])
+        assert change[start] == 0.0  # the absent level keeps gamma 1
+        np.testing.assert_allclose(change[start + 1:start + int(sizes[index])], sign * 1.5, rtol=1e-6)
+    quiet, capture = gtp_to_point("B6", 7), gtp_to_point("C4", 7)
+    for backend in ("native", "xla"):
+        plain = priors.prior_probabilities(states, searched[None], [-1], [-1], base, backend)[0]
+        tactical = priors.prior_probabilities(states, searched[None], [-1], [-1], sharp, backend)[0]
+        ratio = (tactical[capture] / tactical[quiet]) / (plain[capture] / plain[quiet])
+        assert abs(ratio - np.exp(1.5)) < 1e-2 * np.exp(1.5)
+    config = SearchConfig(prior_tactics=1.5, prior_model=None)
+    game = new_game(7, 7.5)
+    game.setup_stones(BLACK, [gtp_to_point(v, 7) for v in ("C6", "B5", "D5", "E4")])
+    game.setup_stones(WHITE, [gtp_to_point(v, 7) for v in ("C5", "D4", "F4", "E3")])
+    root = priors.root_prior(config, game, searched, last=(-1, -1), backend="native")
+    plain_config = SearchConfig(prior_tactics=0.0, prior_model=None)
+    plain_root = priors.root_prior(plain_config, game, searched, last=(-1, -1), backend="native")
+    assert root[capture] / root[quiet] > 4 * plain_root[capture] / plain_root[quiet]
+    # by default (None) t = 1.5 below 19x19, where it was measured, and 0 from 19x19 on
+    assert SearchConfig().prior_tactics is None and SearchConfig().for_size(9).prior_tactics == 1.5
+    assert priors.tactics_of(SearchConfig(), 9) == 1.5 and priors.tactics_of(SearchConfig(), 19) == 0.0
+    default_root = priors.root_prior(SearchConfig(prior_model=None), game, searched, last=(-1, -1), backend="native")
+    np.testing.assert_allclose(default_root, root, rtol=1e-6)
