@@ -168,7 +168,7 @@ def test_each_field_has_one_schema_that_coercion_and_the_options_follow():
         assert spec.by_size is None or (spec.nullable and spec.default is None)  # None: by board size
         if spec.kind is int:  # every integer field comes back an integer, whatever list it is (not) on
             assert type(SearchConfig().with_overrides({name: float(spec.bounds[0] + 1)})[0].to_dict()[name]) is int
-    assert search_config.BY_SIZE == ("prior_pattern", "widen_playouts", "late_fill")
+    assert search_config.BY_SIZE == ("prior_pattern", "widen_playouts", "late_fill", "prior_tactics")
     assert search_config.DEPRECATED_NAMES == {"playouts": "playout_policy", "late_playouts": "late_playout_policy"}
     flags = {spec.flag for spec in options.values() if spec.flag}
     assert {"--strategy", "--bias", "--leaves", "--playouts-per-leaf", "--threads"} <= flags
