@@ -94,6 +94,15 @@ def test_demo_game_prints_a_board_and_a_result():
     assert "Tromp-Taylor result" in out
 
 
+def test_bench_without_a_name_is_a_usage_error_as_jaxgo_is(capsys):
+    from jaxgo import bench, cli
+
+    assert bench.main([]) == 2 and cli.main([]) == 2
+    assert "playouts" in capsys.readouterr().err
+    assert bench.main(["nosuch"]) == 2 and bench.main(["--help"]) == 0
+    assert "playouts" in capsys.readouterr().out
+
+
 def test_cli_help_lists_the_commands():
     out = run_jaxgo("--help").stdout
     for command in ("demo", "bench", "gtp"):
