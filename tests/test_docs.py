@@ -14,7 +14,7 @@ LINK = re.compile(r"\]\(([^)\s]+)\)")
 
 def pages() -> list[Path]:
     found = [ROOT / "README.md", ROOT / "benchmarks" / "RESULTS.md"]
-    for folder in ("docs", "studies", "benchmarks/history"):
+    for folder in ("docs", "studies", "benchmarks/history", "benchmarks/logs"):
         found += sorted((ROOT / folder).rglob("*.md"))
     return found
 
