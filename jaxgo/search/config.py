@@ -117,7 +117,7 @@ class SearchConfig:
     late_playout_policy: str | None = "rules"  # the playout policy of the searches from late_fill on; None = off
     late_fill: float | None = None  # the fraction of the board's points covered by stones from which the late policy
     # applies; None: by board size (BOARD_DEFAULTS: 0.45, and from the first move on 19x19)
-    score_utility: float = 0.1  # share u of the score in a playout's value (descent.playout_values; 0: win / loss)
+    score_utility: float = 0.1  # share u of the score in a playout's value (backup.playout_values; 0: win / loss)
     backend: str = "auto"  # playouts: native (numba, one board at a time), xla (batched kernels), auto: native on CPU
     threads: int = 0  # native playouts: threads per batch (0: one per core)
 
