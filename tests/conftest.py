@@ -9,6 +9,10 @@ Under ``CI=true`` (or ``JAXGO_REQUIRE_DATA=1``) a missing shared data folder (``
 ``JAXGO_DATA``: game archives, regression suites) stops the run the same way: without it about half of the
 default tests skip, and a run that skipped them must not count as green.  A fresh clone outside CI still runs
 (the tests that need the data skip with the reason).
+
+The tests compile through the ``jaxgo`` command's persistent XLA cache (``jaxgo.util.jitcache``: ``~/.cache/jaxgo/xla``
+or ``JAXGO_CACHE_DIR``), so a second run on the same machine reuses the kernels the first compiled instead of
+compiling them again in every worker; ``JAXGO_NO_CACHE=1`` runs cold.
 """
 
 from __future__ import annotations
@@ -34,6 +38,23 @@ def missing_data() -> list[str]:
 
     root = data_dir()
     return [str(root / name) for name in DATA_FOLDERS if not (root / name).is_dir()]
+
+
+def pytest_configure(config):
+    """Point this process's JAX at the persistent compilation cache (``jitcache.configure``: the environment of the
+    ``jaxgo`` subprocesses that tests start stays as it is)."""
+    from jaxgo.util import jitcache
+
+    path = jitcache.cache_dir()
+    if path is None:
+        return
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return
+    import jax
+
+    jitcache.configure(jax, path)
 
 
 def pytest_sessionstart(session):
