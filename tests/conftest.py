@@ -41,8 +41,11 @@ def missing_data() -> list[str]:
 
 
 def pytest_configure(config):
-    """Point this process's JAX at the persistent compilation cache (``jitcache.configure``: the environment of the
-    ``jaxgo`` subprocesses that tests start stays as it is)."""
+    """Point JAX at the persistent compilation cache without importing it here (a run that never needs JAX, such
+    as tests/test_suite_checks.py's, stays light): through the environment, which JAX reads when the test modules
+    import it during collection, or through its configuration if it is already imported."""
+    import sys
+
     from jaxgo.util import jitcache
 
     path = jitcache.cache_dir()
@@ -52,9 +55,24 @@ def pytest_configure(config):
         path.mkdir(parents=True, exist_ok=True)
     except OSError:
         return
-    import jax
+    if "jax" in sys.modules:
+        jitcache.configure(sys.modules["jax"], path)
+        return
+    ours = {"JAX_COMPILATION_CACHE_DIR": str(path), **jitcache.SETTINGS}
+    # a variable the user set stays; one with our value came from this suite (an xdist worker inherits it)
+    ADDED.update({name: value for name, value in ours.items() if os.environ.get(name, value) == value})
+    os.environ.update(ADDED)
 
-    jitcache.configure(jax, path)
+
+def pytest_collection_finish(session):
+    """Take the cache variables out of the environment again once the test modules have imported JAX, so that
+    the ``jaxgo`` subprocesses tests start choose their own cache (``jaxgo.util.jitcache``)."""
+    for name, value in ADDED.items():
+        if os.environ.get(name) == value:
+            del os.environ[name]
+
+
+ADDED: dict[str, str] = {}  # the variables pytest_configure put into the environment
 
 
 def pytest_sessionstart(session):
