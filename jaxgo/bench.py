@@ -28,9 +28,14 @@ BENCHMARKS = {
 
 
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] in ("-h", "--help") or argv[0] not in BENCHMARKS:
-        print(__doc__, file=sys.stderr if argv and argv[0] not in ("-h", "--help") else sys.stdout)
-        return 0 if not argv or argv[0] in ("-h", "--help") else 2
+    """Run benchmark ``argv[0]``; ``--help`` prints the list and exits 0, no name or an unknown one exits 2 (as
+    ``jaxgo`` without a command does)."""
+    if argv and argv[0] in ("-h", "--help"):
+        print(__doc__)
+        return 0
+    if not argv or argv[0] not in BENCHMARKS:
+        print(__doc__, file=sys.stderr)
+        return 2
     return int(importlib.import_module(BENCHMARKS[argv[0]]).main(argv[1:]) or 0)
 
 

@@ -9,6 +9,10 @@ Under ``CI=true`` (or ``JAXGO_REQUIRE_DATA=1``) a missing shared data folder (``
 ``JAXGO_DATA``: game archives, regression suites) stops the run the same way: without it about half of the
 default tests skip, and a run that skipped them must not count as green.  A fresh clone outside CI still runs
 (the tests that need the data skip with the reason).
+
+The tests compile through the ``jaxgo`` command's persistent XLA cache (``jaxgo.util.jitcache``: ``~/.cache/jaxgo/xla``
+or ``JAXGO_CACHE_DIR``), so a second run on the same machine reuses the kernels the first compiled instead of
+compiling them again in every worker; ``JAXGO_NO_CACHE=1`` runs cold.
 """
 
 from __future__ import annotations
@@ -34,6 +38,41 @@ def missing_data() -> list[str]:
 
     root = data_dir()
     return [str(root / name) for name in DATA_FOLDERS if not (root / name).is_dir()]
+
+
+def pytest_configure(config):
+    """Point JAX at the persistent compilation cache without importing it here (a run that never needs JAX, such
+    as tests/test_suite_checks.py's, stays light): through the environment, which JAX reads when the test modules
+    import it during collection, or through its configuration if it is already imported."""
+    import sys
+
+    from jaxgo.util import jitcache
+
+    path = jitcache.cache_dir()
+    if path is None:
+        return
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return
+    if "jax" in sys.modules:
+        jitcache.configure(sys.modules["jax"], path)
+        return
+    ours = {"JAX_COMPILATION_CACHE_DIR": str(path), **jitcache.SETTINGS}
+    # a variable the user set stays; one with our value came from this suite (an xdist worker inherits it)
+    ADDED.update({name: value for name, value in ours.items() if os.environ.get(name, value) == value})
+    os.environ.update(ADDED)
+
+
+def pytest_collection_finish(session):
+    """Take the cache variables out of the environment again once the test modules have imported JAX, so that
+    the ``jaxgo`` subprocesses tests start choose their own cache (``jaxgo.util.jitcache``)."""
+    for name, value in ADDED.items():
+        if os.environ.get(name) == value:
+            del os.environ[name]
+
+
+ADDED: dict[str, str] = {}  # the variables pytest_configure put into the environment
 
 
 def pytest_sessionstart(session):

@@ -1,7 +1,7 @@
 """Tune search constants by SPSA on self-play (Spall 1998; the method Stockfish's and Leela's testers use).
 
     jaxgo eval spsa --param bias_c2=1.0:0:4:0.5 --param rave_c3=1e-3:1e-5:1e-1:1:log \\
-        --param rave_c1=0.0:0:0.3:0.05 --playouts 500 --iterations 100 --log benchmarks/tune_spsa.jsonl
+        --param rave_c1=0.0:0:0.3:0.05 --playouts 500 --iterations 100 --log benchmarks/logs/tune_spsa.jsonl
 
 Each ``--param NAME=START:LOW:HIGH:STEP[:log]`` is a ``SearchConfig`` field, its start value, its bounds and the
 size of the perturbation ``c`` in its own units (``log``: the field is tuned as log10 of its value, STEP in
@@ -210,7 +210,7 @@ def main(argv=None) -> int:
     parser.add_argument("--engine-options", default="", help="further options of both engines")
     parser.add_argument("--parallel", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=600.0)
-    parser.add_argument("--log", default="benchmarks/tune_spsa.jsonl")
+    parser.add_argument("--log", default="benchmarks/logs/tune_spsa.jsonl")
     parser.add_argument("--report", action="store_true", help="print the trajectory's summary without playing")
     parser.add_argument("--plot", default=None, help="with --report: draw the parameters against the iteration")
     args = parser.parse_args(argv)

@@ -1,18 +1,18 @@
 """Strength of jaxgo vs GNU Go: win rate vs playouts (or time) per move for each search strategy.
 
     jaxgo eval strength run --strategies uct rave --playouts 1000 3000 10000 30000 \\
-        --games 100 --level 10 --log benchmarks/strength_9x9.jsonl
+        --games 100 --level 10 --log benchmarks/logs/strength_9x9.jsonl
     jaxgo eval strength run --strategies rave --time 0:2:1 --games 100 --parallel 2 \\
-        --log benchmarks/strength_9x9_time.jsonl          # 2 s per move on a clock (Canadian byo-yomi)
+        --log benchmarks/logs/strength_9x9_time.jsonl          # 2 s per move on a clock (Canadian byo-yomi)
     jaxgo eval strength run --size 19 --strategies rave --time 0:10:1 --games 20 \\
-        --log benchmarks/strength_19x19.jsonl
-    jaxgo eval strength report --log benchmarks/strength_9x9.jsonl \\
+        --log benchmarks/logs/strength_19x19.jsonl
+    jaxgo eval strength report --log benchmarks/logs/strength_9x9.jsonl \\
         --plot docs/figures/strength_9x9.png
-    jaxgo eval strength report --log benchmarks/strength_9x9.jsonl --plot-labels default \\
+    jaxgo eval strength report --log benchmarks/logs/strength_9x9.jsonl --plot-labels default \\
         --plot curve.png --baseline default --forest ablations.png   # each series minus the default's win rate
-    jaxgo eval strength audit --log benchmarks/strength_9x9.jsonl --sgf-dir games.tar.xz \\
+    jaxgo eval strength audit --log benchmarks/logs/strength_9x9.jsonl --sgf-dir games.tar.xz \\
         --label default --playouts 10000 --out resign_audit.jsonl   # were the resignations right?
-    jaxgo eval strength audit --log benchmarks/strength_19x19_time.jsonl.gz --size 19 \\
+    jaxgo eval strength audit --log benchmarks/logs/strength_19x19_time.jsonl.gz --size 19 \\
         --sgf-dir benchmarks/games/sgf_19x19_time.tar.xz --label default-10s --time 0:10:1 --estimate \\
         --out resign_estimates.jsonl                              # GNU Go's score estimate where jaxgo resigned
 
@@ -33,14 +33,14 @@ Every game is refereed by ``jaxgo.match`` (komi 7.5, area scoring, positional su
 ``ladders`` counts, in one series' SGFs, the moves of each side that extend a string in atari into a ladder
 that still captures it (``jaxgo.go.ladder.failed_escapes``; heavy playouts do not read ladders):
 
-    jaxgo eval strength ladders --log benchmarks/strength_9x9_default.jsonl.gz \\
+    jaxgo eval strength ladders --log benchmarks/logs/strength_9x9_default.jsonl.gz \\
         --sgf-dir benchmarks/games/sgf_9x9_default.tar.xz --sgf-folder sgf_default --label default --playouts 10000
 
 ``swings`` asks GNU Go's ``estimate_score`` after every jaxgo move of one series' games (with GNU Go to move, so the
 tempo does not zigzag the series) and tells where each game turned: its largest fall from one jaxgo move to the next
 and, in a lost game, the move from which jaxgo stays behind for good, summarised for lost and won games:
 
-    jaxgo eval strength swings --log benchmarks/strength_9x9_default.jsonl.gz \\
+    jaxgo eval strength swings --log benchmarks/logs/strength_9x9_default.jsonl.gz \\
         --sgf-dir benchmarks/games/sgf_9x9_default.tar.xz --sgf-folder sgf_default --label default --playouts 10000 \\
         --out swings_10k.jsonl
 
@@ -368,7 +368,7 @@ def main(argv=None) -> int:
     r.add_argument("--handicap", type=int, default=0, metavar="N",
                    help="jaxgo gives N stones (fixed placement): the opponent plays Black in every game")
     r.add_argument("--komi", type=float, default=None, help="komi (default 7.5; 0.5 with --handicap)")
-    r.add_argument("--log", default="benchmarks/strength_9x9.jsonl", help="JSONL log (.jsonl or .jsonl.gz)")
+    r.add_argument("--log", default="benchmarks/logs/strength_9x9.jsonl", help="JSONL log (.jsonl or .jsonl.gz)")
     r.add_argument("--label", default="", help="tag for these games (e.g. heavy) kept apart in the report")
     r.add_argument("--engine-options", default="", help="extra `jaxgo gtp` options")
     r.add_argument("--engine", default=DEFAULT_ENGINE,
@@ -378,7 +378,7 @@ def main(argv=None) -> int:
     r.add_argument("--no-pin", action="store_true", help="do not pin the games in play to their own CPUs")
     r.add_argument("--timeout", type=float, default=600.0)
     p = sub.add_parser("report", help="table and plot from the log")
-    p.add_argument("--log", nargs="+", default=["benchmarks/strength_9x9.jsonl"],
+    p.add_argument("--log", nargs="+", default=["benchmarks/logs/strength_9x9.jsonl"],
                    help="one or more logs (.jsonl or .jsonl.gz)")
     p.add_argument("--plot", default=None)
     p.add_argument("--size", type=int, default=9, help="board size of the plotted playout series (default 9)")

@@ -382,7 +382,7 @@ def main(argv=None) -> int:
     ap.add_argument("--sigma0", type=float, default=1.0, help="gauss_tuned: prior s.d. of the T0 latent")
     ap.add_argument("--noise", type=float, default=1.0, help="gauss_tuned: observation noise variance")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--out", default="studies/proof/runs/learn", help="folder for rows and figures")
+    ap.add_argument("--out", default="benchmarks/logs/proof/runs/learn", help="folder for rows and figures")
     ap.add_argument("--no-coverage", action="store_true", help="no per-template coverage counts (pure timing)")
     ap.add_argument("--json", action="store_true", help="print only the JSON summary lines")
     a = ap.parse_args(argv)

@@ -142,7 +142,7 @@ class SearchConfig:
     late_fill: float | None = option(None, "the fraction of the board's points covered by stones from which the late "
                                            "policy applies; None: by board size", bounds=(0.0, 1.0),
                                      by_size=(0.45, 0.0))
-    score_utility: float = option(0.1, "share u of the score in a playout's value (descent.playout_values; 0: win / "
+    score_utility: float = option(0.1, "share u of the score in a playout's value (backup.playout_values; 0: win / "
                                        "loss)", bounds=(0.0, 0.5))
     prior_tactics: float | None = option(None, "tree priors: the capture and atari-escape gammas times e**t, the "
                                                "self-atari gamma over e**t (0 = off); None: by board size (1.5 below "

@@ -138,7 +138,7 @@ def descend_reference(cfg: SearchConfig, tree: Tree, k: int, max_nodes: int | No
 
 def backup_reference(cfg: SearchConfig, tree: Tree, path, leaf: int, value: np.ndarray, first: np.ndarray) -> None:
     """Add a leaf's L playout results along ``path`` [(node, action)] (its virtual loss already counted one
-    visit per edge): value float [L] (Black's value of each playout in [0, 1], ``descent.playout_values``),
+    visit per edge): value float [L] (Black's value of each playout in [0, 1], ``backup.playout_values``),
     first int [L, P] (the colour that played each point first)."""
     value = np.asarray(value, np.float64)
     count = len(value)

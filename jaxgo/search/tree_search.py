@@ -32,7 +32,7 @@ import numpy as np
 from jaxgo.go.hostboard import state_board
 from jaxgo.go.ladder import failed_escapes
 from jaxgo.go.rules import hash_key
-from jaxgo.search import descent, komi, priors  # descent: the compiled tree loops; K(s, a): uniform unless bias_c2 > 0
+from jaxgo.search import backup, descent, komi, priors  # the compiled tree loops; K(s, a): uniform unless bias_c2 > 0
 from jaxgo.search.budget import first_batch_size
 from jaxgo.search.limits import SearchLimits
 from jaxgo.search.result import SearchResult, search_result
@@ -217,11 +217,11 @@ class TreeSearch:
         k = job.leaves
         path_nodes, path_actions, lengths, ends = self._descend(job)
         pair_nodes, pair_actions, pair_of = (np.empty(k, np.int32) for _ in range(3))
-        count = descent.number_pending(path_nodes, path_actions, lengths, ends, tree.children_index, pair_nodes,
+        count = backup.number_pending(path_nodes, path_actions, lengths, ends, tree.children_index, pair_nodes,
                                        pair_actions, pair_of)
         created = self._create_nodes(job, pair_nodes[:count], pair_actions[:count])
         valid = np.empty(k, np.int32)
-        n = descent.resolve_leaves(created, pair_of, ends, path_nodes, path_actions, lengths, tree.children_visits,
+        n = backup.resolve_leaves(created, pair_of, ends, path_nodes, path_actions, lengths, tree.children_visits,
                                    valid)
         valid = valid[:n]
         job.exhausted = n == 0 and not tree.children_legal[tree.root].any()
@@ -255,7 +255,7 @@ class TreeSearch:
         keep = np.ones(count, bool)
         if self.rules.ko_rule != "simple":
             repeated = np.empty(count, bool)
-            descent.repeated_positions(hash_key(child_np["hash"][:count]), parents, actions, pass_action, tree.parents,
+            backup.repeated_positions(hash_key(child_np["hash"][:count]), parents, actions, pass_action, tree.parents,
                                        tree.hashes, tree.root, job.history, repeated)
             tree.children_legal[parents[repeated], actions[repeated]] = False
             keep = ~repeated
@@ -271,13 +271,13 @@ class TreeSearch:
     def backup_leaves(self, job: "TreeJob", winner: np.ndarray, first: np.ndarray, score: np.ndarray) -> None:
         """Back up the playouts of the last ``select_leaves``: winner int [K, L], first colour int [K, L, P],
         score float [K, L] (Black - White - komi) (rows beyond the valid leaves are padding and ignored); each
-        playout's value is ``descent.playout_values`` under the config's ``score_utility``, of the results
+        playout's value is ``backup.playout_values`` under the config's ``score_utility``, of the results
         re-scored with the job's dynamic komi (``komi.shifted_results``; none in an even game)."""
         pending, tree = job.pending, job.tree
         n = pending.count
         winner, score = komi.shifted_results(np.asarray(winner)[:n], np.asarray(score)[:n], job.extra_komi)
-        value = descent.playout_values(winner, score, self.config.score_utility, self.rules.size)
-        descent.backup_batch(np.arange(n), pending.nodes, pending.actions, pending.lengths, pending.leaves, value,
+        value = backup.playout_values(winner, score, self.config.score_utility, self.rules.size)
+        backup.backup_batch(np.arange(n), pending.nodes, pending.actions, pending.lengths, pending.leaves, value,
                              np.asarray(first, np.int8)[:n], tree.to_play, tree.children_visits,
                              tree.children_values, tree.children_rave_visits, tree.children_rave_values,
                              self.config.strategy == "rave")

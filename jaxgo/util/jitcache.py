@@ -43,8 +43,15 @@ def enable() -> Path | None:
     import sys
 
     if "jax" in sys.modules:
-        jax = sys.modules["jax"]
-        jax.config.update("jax_compilation_cache_dir", os.environ["JAX_COMPILATION_CACHE_DIR"])
-        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
-        jax.config.update("jax_persistent_cache_min_entry_size_bytes", -1)
+        configure(sys.modules["jax"], os.environ["JAX_COMPILATION_CACHE_DIR"])
     return path
+
+
+def configure(jax, path) -> None:
+    """Point an imported ``jax`` at the cache in ``path`` through its configuration only (the environment, and so
+    any subprocess's choice of cache, stays as it is): what the test suite does (tests/conftest.py)."""
+    jax.config.update("jax_compilation_cache_dir", str(path))
+    jax.config.update("jax_persistent_cache_min_compile_time_secs",
+                      float(SETTINGS["JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"]))
+    jax.config.update("jax_persistent_cache_min_entry_size_bytes",
+                      int(SETTINGS["JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES"]))

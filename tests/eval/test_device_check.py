@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 
 from jaxgo.eval import device_check as check
 
@@ -20,11 +21,14 @@ def test_compare_marks_each_playout_that_differs_anywhere():
     assert check.compare(a, b).tolist() == [False, True, False]
 
 
-def test_a_run_on_one_device_prints_identical_playouts(capsys):
-    policies = ["light", "light_wide", "rules"]
+# The default run checks one policy (the light kernel's lane independence for each kernel is in
+# tests/playouts/xla/test_light.py); ``-m slow`` runs the tool over three.
+@pytest.mark.parametrize("policies", [["light"], pytest.param(["light", "light_wide", "rules"],
+                                                               marks=pytest.mark.slow)], ids=["light", "three"])
+def test_a_run_on_one_device_prints_identical_playouts(capsys, policies):
     assert check.main(["--size", "7", "--batch", "24", "--lanes", "5", "--policies", *policies]) == 0
     records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert [(r["policy"], r["size"]) for r in records] == [("light", 7), ("light_wide", 7), ("rules", 7)]
+    assert [(r["policy"], r["size"]) for r in records] == [(policy, 7) for policy in policies]
     for record in records:
         assert record["same_device"] and record["device"] == "cpu"
         # lanes 5 against the CPU run's 256: the playouts do not depend on the lanes

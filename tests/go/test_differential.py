@@ -12,7 +12,8 @@ candidate is left).  Half of the games use every legal point as candidates ("uni
 own-eye filling, many captures, ko and suicide); the other half leave out the mover's own eyes ("eye-avoiding"
 games: they reach living groups, seki-like shapes and a real end by two passes, so the scoring is exercised).
 
-Batches (1,000 games in all; one compile per batch):
+Batches (1,000 games in all under ``-m slow``; one compile per batch; the default run plays a quarter of each,
+``QUICK_BATCHES``):
 
 =====  =======  =====  =========
 size   suicide  games  max moves
@@ -54,7 +55,7 @@ KOMI = 7.5
 PASS_PROBABILITY = 0.02
 CONSISTENCY_SAMPLES = 40  # states per batch checked with rules.check_consistency
 
-# (size, suicide, games, max_moves, seed)
+# (size, suicide, games, max_moves, seed): the 1,000 games of ``-m slow``
 BATCHES = [
     (5, False, 320, 100, 1),
     (5, True, 100, 100, 2),
@@ -64,11 +65,18 @@ BATCHES = [
     (13, False, 40, 250, 6),
     (19, False, 20, 250, 7),
 ]
+# The default run's twin: every size and rule of BATCHES, a quarter of the games each (over 20,000 positions),
+# with other seeds, so that the slow run adds new games rather than repeating these.
+QUICK_GAMES = {(5, False): 80, (5, True): 40, (7, False): 60, (7, True): 20, (9, False): 50, (13, False): 10,
+               (19, False): 6}
+QUICK_BATCHES = [(size, suicide, QUICK_GAMES[size, suicide], moves, seed + 10)
+                 for size, suicide, _, moves, seed in BATCHES]
 
 
 def test_batches_cover_at_least_1000_games():
     assert sum(b[2] for b in BATCHES) >= 1000
     assert {b[0] for b in BATCHES} >= {5, 7, 9, 13, 19}
+    assert {b[:2] for b in QUICK_BATCHES} == {b[:2] for b in BATCHES}
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -201,11 +209,15 @@ def _compare(board: ReferenceBoard, rec: dict, history: list[int], game: int, wh
     assert score == pytest.approx(ref_score), fail(f"score fast={score} reference={ref_score}")
 
 
+def _batch_id(batch: tuple) -> str:
+    return f"{batch[0]}x{batch[0]}{'-suicide' if batch[1] else ''}-{batch[2]}"
+
+
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize(
     "size,suicide,games,max_moves,seed",
-    BATCHES,
-    ids=[f"{b[0]}x{b[0]}{'-suicide' if b[1] else ''}" for b in BATCHES],
+    QUICK_BATCHES + [pytest.param(*b, marks=pytest.mark.slow) for b in BATCHES],
+    ids=[_batch_id(b) for b in QUICK_BATCHES + BATCHES],
 )
 def test_random_games_match_reference(size, suicide, games, max_moves, seed):
     keys = jax.random.split(jax.random.PRNGKey(seed), games)

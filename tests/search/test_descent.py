@@ -10,7 +10,7 @@ import pytest
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
-from jaxgo.search import descent  # noqa: E402
+from jaxgo.search import backup, descent  # noqa: E402
 from jaxgo.search.config import SearchConfig  # noqa: E402
 from jaxgo.search.reference import backup_reference, descend_reference, edge_scores_reference  # noqa: E402
 from jaxgo.search.tree import Tree  # noqa: E402
@@ -165,7 +165,7 @@ def test_backup_matches_the_reference(strategy):
         descend_reference(config, tree, k)
         winner = rng.choice(np.array([-1, 0, 1], np.int8), (k, playouts), p=[0.45, 0.1, 0.45])
         score = winner * rng.uniform(0.5, 40.0, (k, playouts))
-        value = descent.playout_values(winner, score, float(rng.choice([0.0, 0.1, 0.3])), 9.0)
+        value = backup.playout_values(winner, score, float(rng.choice([0.0, 0.1, 0.3])), 9.0)
         first = rng.choice(np.array([-1, 0, 1], np.int8), (k, playouts, points))
         rows = [i for i, (path, leaf) in enumerate(paths) if leaf != descent.PENDING]
         depth = max([len(p) for p, _ in paths] + [1])
@@ -176,7 +176,7 @@ def test_backup_matches_the_reference(strategy):
             actions[i, :len(path)] = [a for _, a in path]
         lengths = np.array([len(p) for p, _ in paths], np.int32)
         leaves = np.array([leaf for _, leaf in paths], np.int32)
-        descent.backup_batch(np.array(rows, np.int64), nodes, actions, lengths, leaves, value, first,
+        backup.backup_batch(np.array(rows, np.int64), nodes, actions, lengths, leaves, value, first,
                              fast_tree.to_play, fast_tree.children_visits, fast_tree.children_values,
                              fast_tree.children_rave_visits, fast_tree.children_rave_values, strategy == "rave")
         for i in rows:
@@ -185,19 +185,6 @@ def test_backup_matches_the_reference(strategy):
             assert np.array_equal(getattr(fast_tree, name), getattr(tree, name)), name
         for name in ("children_values", "children_rave_values"):  # summed in another order when u > 0
             np.testing.assert_allclose(getattr(fast_tree, name), getattr(tree, name), rtol=1e-12, err_msg=name)
-
-
-def test_playout_values_plain_and_with_a_share_of_the_score():
-    winner = np.array([1, -1, 0, 1, 1, -1], np.int8)
-    score = np.array([0.5, -0.5, 0.0, 30.0, 3.0, -60.0])
-    assert descent.playout_values(winner, score).tolist() == [1.0, 0.0, 0.5, 1.0, 1.0, 0.0]
-    value = descent.playout_values(winner, score, 0.1, 9.0)
-    won, lost = value[winner == 1], value[winner == -1]
-    assert won.min() > 0.9 > 0.1 > lost.max()  # every win outweighs every loss
-    assert value[3] > value[4] > value[0]  # between wins, the larger margin is worth more
-    assert value[2] == 0.5
-    mirrored = descent.playout_values(-winner, -score, 0.1, 9.0)
-    np.testing.assert_allclose(value + mirrored, 1.0)  # White's value is 1 - Black's
 
 
 def test_score_params_pack_each_field_at_its_index():

@@ -36,3 +36,13 @@ def test_cache_can_be_turned_off(tmp_path):
                      JAXGO_CACHE_DIR=str(tmp_path / "xla"))
     assert out.strip() == "None"
     assert not (tmp_path / "xla").exists()
+
+
+def test_configure_sets_jax_and_leaves_the_environment_alone(tmp_path):
+    out = run_python(
+        "import os, jax\n"
+        "from jaxgo.util import jitcache\n"
+        f"jitcache.configure(jax, {str(tmp_path / 'xla')!r})\n"
+        "print(jax.config.jax_compilation_cache_dir, jax.config.jax_persistent_cache_min_compile_time_secs,\n"
+        "      'JAX_COMPILATION_CACHE_DIR' in os.environ)\n")
+    assert out.split() == [str(tmp_path / "xla"), "0.5", "False"]

@@ -69,10 +69,11 @@ def test_playouts_from_empty_board_follow_the_rules(size, batch, tables):
         _replay_and_check(ReferenceBoard(size, komi=KOMI), result, index, 3 * size * size)
 
 
-@pytest.mark.parametrize("size", [7, pytest.param(9, marks=pytest.mark.slow)])
-def test_playouts_from_played_positions_follow_the_rules(size, tables):
+@pytest.mark.parametrize("size,positions", [(7, 16), pytest.param(7, 40, marks=pytest.mark.slow),
+                                            pytest.param(9, 40, marks=pytest.mark.slow)])
+def test_playouts_from_played_positions_follow_the_rules(size, positions, tables):
     """Positions with captures, kos and chains of every liberty class; 3 playouts each, lanes refilled."""
-    boards, last = random_positions(size, 40, seed=size, komi=KOMI)
+    boards, last = random_positions(size, positions, seed=size, komi=KOMI)
     per_state = 3
     result = hp.run(_to_states(boards), jax.random.PRNGKey(1), KOMI, gammas=tables, num_per_state=per_state,
                     record_moves=True, last_moves=last, lanes=32)

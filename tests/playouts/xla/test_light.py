@@ -111,13 +111,15 @@ def test_deterministic_given_the_key(kernel):
 
 
 @KERNELS
-def test_results_do_not_depend_on_the_number_of_lanes(kernel):
-    """Finished lanes take the next pending playout; every playout keeps its own start and random stream."""
+@pytest.mark.parametrize("other_lanes", [(7,), pytest.param((7, 32), marks=pytest.mark.slow)], ids=["7", "7-32"])
+def test_results_do_not_depend_on_the_number_of_lanes(kernel, other_lanes):
+    """Finished lanes take the next pending playout; every playout keeps its own start and random stream (the
+    default run against 7 lanes, the most refills; ``-m slow`` also 32)."""
     boards = random_positions(7, 6, seed=11, komi=KOMI)[0]
     states = _to_states(boards)
     key = jax.random.PRNGKey(5)
     reference = kernel.run(states, key, KOMI, num_per_state=20, lanes=120, record_moves=True)
-    for lanes in (7, 32):
+    for lanes in other_lanes:
         other = kernel.run(states, key, KOMI, num_per_state=20, lanes=lanes, record_moves=True)
         for field in ("score", "num_moves", "ownership", "first_colour", "first_ply", "moves"):
             np.testing.assert_array_equal(np.asarray(getattr(other, field)), np.asarray(getattr(reference, field)),

@@ -71,9 +71,13 @@ def _check_lane(board: ReferenceBoard, seen, lane: int, moves: np.ndarray, steps
     return compared
 
 
-@pytest.mark.parametrize("size,count,steps,from_played", [(5, 160, 80, False), (7, 100, 150, True),
-                                                         (9, 64, 250, False), (9, 48, 150, True),
-                                                         (19, 8, 400, True)])
+# (size, lanes, steps, from played positions): ``-m slow`` runs FULL, the default run a quarter of its lanes
+FULL = [(5, 160, 80, False), (7, 100, 150, True), (9, 64, 250, False), (9, 48, 150, True), (19, 8, 400, True)]
+QUICK = [(size, max(2, count // 4), steps, played) for size, count, steps, played in FULL]
+
+
+@pytest.mark.parametrize("size,count,steps,from_played",
+                         QUICK + [pytest.param(*case, marks=pytest.mark.slow) for case in FULL])
 def test_incremental_state_matches_the_reference(size, count, steps, from_played):
     if from_played:
         boards = random_positions(size, count, seed=size, komi=KOMI)[0]
