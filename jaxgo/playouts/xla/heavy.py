@@ -11,15 +11,15 @@ the playout picks ``a`` with probability gamma_a / sum_b gamma_b.  Everything el
 (``jaxgo.playouts.xla.light``): pass only when no candidate is left, simple ko, no suicide, at most ``3 * N * N`` moves,
 Tromp-Taylor area scoring with komi, the same ``PlayoutResult``.
 
-Modules: ``heavy_tables`` (the gammas as the loop reads them), ``heavy_board`` (loop state, playing a move,
-start positions), ``heavy_features`` (tactical sets, pattern codes, weights, the draw) and this one (the step
+Modules: ``jaxgo.playouts.tables`` (the gammas as the loop reads them), ``board`` (loop state, playing a move,
+start positions), ``features`` (tactical sets, pattern codes, weights, the draw) and this one (the step
 and the lane loop, the public API).
 
 Implementation.  The boards are row bitboards with the batch axis innermost (``jaxgo.playouts.xla.bitboard``) plus, kept
 up to date move by move, the *liberty class* of every chain: ``lib1`` / ``lib2`` hold the stones of chains
 with exactly one / exactly two liberties, and ``libsum`` (dense int16 [N, N, B]) the sum of the liberty
 indices of a one- or two-liberty chain.  Every tactical feature of every point follows from the 4 neighbours'
-classes without playing the move, as word operations on the bitboards (``heavy_features._tactics``):
+classes without playing the move, as word operations on the bitboards (``features._tactics``):
 
 - capture: next to an opponent ``lib1`` stone (its only liberty is the point); level 2 when that chain is the
   chain of the previous move (``last_chain``), level 3 when it touches an own ``lib1`` chain (a flood within
@@ -29,7 +29,7 @@ classes without playing the move, as word operations on the bitboards (``heavy_f
   liberty ``libsum - point`` of each own two-liberty neighbour, plus at least two from any own neighbour with
   three or more: counted exactly as 0, 1 or >= 2.  That gives legality (0 and no capture = suicide),
   self-atari (exactly 1, no capture) and escape from atari (next to an own ``lib1`` stone, and >= 2 or a
-  capture).  Only "exactly 1" needs the dense ``libsum`` comparison (``heavy_features``);
+  capture).  Only "exactly 1" needs the dense ``libsum`` comparison (``features``);
 - the 3x3 pattern code is the 8 neighbours' colours plus the ``lib1`` bit of the 4 orthogonal ones, looked up
   in a gamma table over all 2**20 raw codes (canonicalisation folded in).
 
@@ -37,7 +37,7 @@ Sampling: row sums, a cumulative sum over the N rows, then over the N points of 
 move reads the (at most 4) neighbouring chains off a dense chain-id array (``ids``, one comparison per point;
 no flood fill): opponent chains left without liberties are captured, the others and the merged own chain get
 their new class from their liberty count.  Own chains next to captured stones gain liberties
-(``heavy_board``): two-liberty ones leave ``lib2`` (a bitboard flood), one-liberty ones gain the captured
+(``board``): two-liberty ones leave ``lib2`` (a bitboard flood), one-liberty ones gain the captured
 points next to them (``libsum`` + the point when they touch one, none left otherwise); only several one-liberty
 chains sharing two or more captured points are re-counted one chain at a time.  Lanes that finish take the
 next pending playout, as in ``jaxgo.playouts.xla.light``; randomness is one xorshift32 stream per playout, so results
@@ -46,10 +46,10 @@ depend only on the key.
 XLA CPU notes (measured, see docs/heavy.md): a cheap producer used by a fused consumer is recomputed for
 every consumer element -- a bitboard word once per point of its row, a per-board sum once per point of the
 board -- and such a fusion with a gather in it is not vectorised.  So per-board counts are real reductions
-(``heavy_board.count_points``, ``nonempty``: their results are buffers), bitboard sets and row sums read point
-by point are computed into buffers first (``heavy_board.materialize``; ``optimization_barrier`` is expanded
+(``board.count_points``, ``nonempty``: their results are buffers), bitboard sets and row sums read point
+by point are computed into buffers first (``board.materialize``; ``optimization_barrier`` is expanded
 away before fusion on CPU), and short sums that stay inside one fusion are unrolled into elementwise adds
-(``heavy_features``, ``heavy_board.pack``).
+(``features``, ``board.pack``).
 """
 
 from __future__ import annotations
