@@ -20,6 +20,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -99,3 +100,16 @@ def pytest_sessionstart(session):
                 if importlib.util.find_spec(name) is None]
     if missing:
         pytest.exit("required tools missing (scripts/setup.sh installs them): " + ", ".join(missing), returncode=3)
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 24 KiB tmpfs at tmp_path / "disk", for the full-disk tests (a test may remount it larger); skipped where
+    mounting is not allowed."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=24k", "tmpfs", str(disk)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs here: {mounted.stderr.decode().strip()}")
+    yield disk
+    subprocess.run(["umount", str(disk)], check=False)

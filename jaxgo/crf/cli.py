@@ -19,6 +19,7 @@ import time
 
 import numpy as np
 
+from jaxgo.util.args import at_least
 from jaxgo.util.files import save_npz_atomic
 
 
@@ -78,14 +79,6 @@ def _positive_float(text: str) -> float:
     return value
 
 
-def _at_least(low: int):
-    def parse(text: str) -> int:
-        value = int(text)
-        if value < low:
-            raise argparse.ArgumentTypeError(f"must be at least {low}, got {text}")
-        return value
-    return parse
-
 
 def train_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
@@ -101,20 +94,20 @@ def train_parser() -> argparse.ArgumentParser:
     ap.add_argument("--inference", choices=("bp", "sw"), default="bp",
                     help="model expectations by loopy BP or persistent Swendsen-Wang chains")
     ap.add_argument("--moves", type=_moves, default=(20, 80, 150))
-    ap.add_argument("--steps", type=_at_least(1), default=300, help="optimiser steps, at least 1 (default 300)")
-    ap.add_argument("--batch", type=_at_least(1), default=32, help="positions per step, at least 1 (default 32)")
+    ap.add_argument("--steps", type=at_least(1), default=300, help="optimiser steps, at least 1 (default 300)")
+    ap.add_argument("--batch", type=at_least(1), default=32, help="positions per step, at least 1 (default 32)")
     ap.add_argument("--lr", type=_positive_float, default=0.05, help="Adam learning rate, finite and > 0")
-    ap.add_argument("--sweeps", type=_at_least(1), default=5, help="SW sweeps per step and chain (at least 1)")
+    ap.add_argument("--sweeps", type=at_least(1), default=5, help="SW sweeps per step and chain (at least 1)")
     ap.add_argument("--chains", choices=("persistent", "fresh"), default="persistent",
                     help="SW chains: persistent (start at the data, PCD) or fresh each step (stones at their "
                          "colour, empty points random, --burn-in sweeps first) like the evaluation sampler")
-    ap.add_argument("--burn-in", type=_at_least(0), default=10, help="burn-in sweeps of fresh chains")
+    ap.add_argument("--burn-in", type=at_least(0), default=10, help="burn-in sweeps of fresh chains")
     ap.add_argument("--init", default="paper", help="zeros | paper (B5 values) | MODEL.json (b5 -> blib allowed)")
-    ap.add_argument("--limit", type=_at_least(0), default=0, help="use only the first N positions")
+    ap.add_argument("--limit", type=at_least(0), default=0, help="use only the first N positions")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", required=True)
     ap.add_argument("--checkpoint", default=None)
-    ap.add_argument("--checkpoint-every", type=_at_least(1), default=25, help="steps between checkpoints (>= 1)")
+    ap.add_argument("--checkpoint-every", type=at_least(1), default=25, help="steps between checkpoints (>= 1)")
     return ap
 
 
@@ -337,9 +330,9 @@ def eval_main(argv) -> int:
     ap.add_argument("--positions", required=True, help="labelled set from `jaxgo territory label`")
     ap.add_argument("--inference", choices=("bp", "sw", "gibbs", "exact"), default="bp")
     ap.add_argument("--moves", type=_moves, default=(20, 80, 150))
-    ap.add_argument("--sweeps", type=_at_least(1), default=200, help="sampler sweeps (sw, gibbs), at least 1")
-    ap.add_argument("--burn-in", type=_at_least(0), default=20)
-    ap.add_argument("--limit", type=_at_least(0), default=0, help="at most N positions per move number")
+    ap.add_argument("--sweeps", type=at_least(1), default=200, help="sampler sweeps (sw, gibbs), at least 1")
+    ap.add_argument("--burn-in", type=at_least(0), default=20)
+    ap.add_argument("--limit", type=at_least(0), default=0, help="at most N positions per move number")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args(argv)

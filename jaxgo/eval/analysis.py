@@ -168,6 +168,18 @@ def evaluate(name: str, settings: dict, positions: list[dict], visits: int, serv
     return summary(name, rows, policy)
 
 
+def json_lines(out):
+    """A function printing each result dict as one JSON line, and appending it to ``out`` (an open text file) too
+    unless ``out`` is None."""
+    def emit(line: dict) -> None:
+        text = json.dumps(line)
+        print(text, flush=True)
+        if out:
+            out.write(text + "\n")
+            out.flush()
+    return emit
+
+
 def trust_main(args, parser) -> int:
     """``--trust``: one fresh server per configuration, ``trust.run`` on it (``--visits`` 500 and ``--seconds`` 8
     unless given: KaTrain's defaults)."""
@@ -181,13 +193,7 @@ def trust_main(args, parser) -> int:
         parser.error("--sizes takes 19 and/or 9 (comma-separated), --positions at least 0 (0: the empty board only)")
     seconds = trust.KATRAIN_SECONDS if args.seconds is None else args.seconds
     out = open(args.out, "a") if args.out else None
-
-    def emit(line: dict) -> None:
-        text = json.dumps(line)
-        print(text, flush=True)
-        if out:
-            out.write(text + "\n")
-            out.flush()
+    emit = json_lines(out)
 
     try:
         for name, settings in args.config or [("defaults", {})]:
@@ -231,13 +237,7 @@ def main(argv: list[str]) -> int:
     configs = args.config or [("defaults", {})]
     positions = fixed_positions(args.fox)
     out = open(args.out, "a") if args.out else None
-
-    def emit(line: dict) -> None:
-        text = json.dumps(line)
-        print(text, flush=True)
-        if out:
-            out.write(text + "\n")
-            out.flush()
+    emit = json_lines(out)
 
     try:
         for name, settings in configs:

@@ -29,17 +29,9 @@ import json
 import math
 import sys
 
+from jaxgo.util.args import at_least
+
 MAX_LR = 10.0  # an Adam step this large already sends every gamma to infinity
-
-
-def _count(low: int):
-    """argparse type: an integer >= ``low``."""
-    def parse(text: str) -> int:
-        value = int(text)
-        if value < low:
-            raise argparse.ArgumentTypeError(f"must be at least {low}, got {text}")
-        return value
-    return parse
 
 
 def _learning_rate(text: str) -> float:
@@ -97,12 +89,12 @@ def _parser() -> argparse.ArgumentParser:
     tr.add_argument("--method", choices=["mm", "lmp", "sgd"], default="lmp")
     tr.add_argument("--out", required=True, help="gamma file to write (.npz)")
     tr.add_argument("--checkpoint", default=None, help="checkpoint folder (default: OUT.ckpt)")
-    tr.add_argument("--passes", type=_count(1), default=1,
+    tr.add_argument("--passes", type=at_least(1), default=1,
                     help="LMP / SGD passes over the data, at least 1 (a checkpoint of the same run continues to "
                          "more passes; an LMP run continued so must have had >= 2 passes: one pass keeps no "
                          "per-batch factors)")
-    tr.add_argument("--iterations", type=_count(1), default=20, help="MM sweeps, at least 1")
-    tr.add_argument("--batch", type=_count(1), default=256, help="positions per batch, at least 1")
+    tr.add_argument("--iterations", type=at_least(1), default=20, help="MM sweeps, at least 1")
+    tr.add_argument("--batch", type=at_least(1), default=256, help="positions per batch, at least 1")
     tr.add_argument("--lr", type=_learning_rate, default=0.05,
                     help=f"Adam learning rate (sgd), finite, in (0, {MAX_LR:g}]")
     tr.add_argument("--devices", type=int, default=None,

@@ -53,4 +53,4 @@ def test_device_check_launcher_runs_from_scripts():
 
 def test_scripts_holds_only_the_product_scripts():
     assert sorted(p.name for p in (ROOT / "scripts").iterdir()) == [
-        "device_check.py", "gpu_bench.sh", "main.sh", "setup.sh", "test.sh"]
+        "device_check.py", "gpu_bench.sh", "main.sh", "pachi.sh", "setup.sh", "test.sh"]

@@ -224,20 +224,6 @@ def test_loadsgf_refuses_a_komi_beyond_the_komi_limit(tmp_path):
     assert answer(engine, f"loadsgf {record}") == "= "
 
 
-@pytest.fixture
-def small_disk(tmp_path):
-    """A 24 KiB tmpfs at tmp_path / "disk"; skipped where mounting is not allowed."""
-    import subprocess
-
-    disk = tmp_path / "disk"
-    disk.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=24k", "tmpfs", str(disk)], capture_output=True)
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a small tmpfs here: {mounted.stderr.decode().strip()}")
-    yield disk
-    subprocess.run(["umount", str(disk)], check=False)
-
-
 def test_a_failed_printsgf_leaves_the_old_file_whole(small_disk):
     """A full disk truncated the old file before writing the new one."""
     old = small_disk / "game.sgf"

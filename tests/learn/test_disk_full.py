@@ -12,18 +12,6 @@ from jaxgo.learn.cli import main
 from jaxgo.learn.synthetic import random_game_sgf
 
 
-@pytest.fixture
-def small_disk(tmp_path):
-    """A 24 KiB tmpfs at tmp_path / "disk" (grown by ``grow``); skipped where mounting is not allowed."""
-    disk = tmp_path / "disk"
-    disk.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=24k", "tmpfs", str(disk)], capture_output=True)
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a small tmpfs here: {mounted.stderr.decode().strip()}")
-    yield disk
-    subprocess.run(["umount", str(disk)], check=False)
-
-
 def grow(disk) -> None:
     subprocess.run(["mount", "-o", "remount,size=4m", str(disk)], check=True)
 
