@@ -20,6 +20,10 @@ if [ "${JAXGO_NO_BROWSER:-}" = "" ]; then
     command -v node >/dev/null 2>&1 || missing+=(nodejs)
     command -v npm >/dev/null 2>&1 || missing+=(npm)
     [ -f /usr/share/java/lizzie.jar ] || missing+=(liblizzie-java)  # Lizzie's own code checks its version test
+    if [ -d ../shared/peers/pachi ]; then  # Pachi, the peer the tests play a short game against, builds with these
+        command -v make >/dev/null 2>&1 || missing+=(make)
+        command -v cc >/dev/null 2>&1 || missing+=(gcc)
+    fi
 fi
 if [ "${#missing[@]}" -gt 0 ]; then
     echo "setup: installing ${missing[*]} (apt-get install -y)" >&2
@@ -50,6 +54,12 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
         --repeats 1 --json >/dev/null
     JAX_PLATFORMS=cpu .venv/bin/jaxgo demo --no-bench --size 9 --max-moves 1 --playouts 32 >/dev/null 2>&1
     touch "$stamp"
+fi
+
+# Pachi (GPL, a peer used only as an opponent: `jaxgo eval strength run --opponent pachi` and one short test game),
+# built once from ../shared/peers/pachi into .peers/pachi when that source is there.
+if [ "${JAXGO_NO_BROWSER:-}" = "" ] && [ -d ../shared/peers/pachi ]; then
+    bash scripts/pachi.sh >/dev/null
 fi
 
 # Sabaki's GTP library for tests/gtp/test_clients.py (versions pinned by tests/gtp/sabaki/package-lock.json).

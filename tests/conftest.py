@@ -2,8 +2,9 @@
 
 ``scripts/test.sh`` (what CI runs) sets ``JAXGO_REQUIRE_TOOLS=1``: then a missing GNU Go or a missing extra
 (pgx, open_spiel, python-chess, selenium, hypothesis, katrain), Chromium or ChromeDriver, Node.js or Sabaki's GTP
-library (tests/gtp/sabaki), Java or Lizzie's jar stops the run with an error instead of letting the tests that need
-them skip, so a broken install step can never hide behind a green run.
+library (tests/gtp/sabaki), Java or Lizzie's jar, or Pachi (built by scripts/pachi.sh when ../shared/peers/pachi
+is there) stops the run with an error instead of letting the tests that need them skip, so a broken install step
+can never hide behind a green run.
 
 Under ``CI=true`` (or ``JAXGO_REQUIRE_DATA=1``) a missing shared data folder (``../shared/data`` or
 ``JAXGO_DATA``: game archives, regression suites) stops the run the same way: without it about half of the
@@ -95,6 +96,10 @@ def pytest_sessionstart(session):
     missing += [] if lizzie.is_file() else [f"{lizzie} (apt-get install -y liblizzie-java)"]
     sabaki = Path(__file__).parent / "gtp" / "sabaki" / "node_modules" / "@sabaki" / "gtp"
     missing += [] if sabaki.is_dir() else ["@sabaki/gtp (npm ci in tests/gtp/sabaki)"]
+    from jaxgo.eval.series import find_pachi
+
+    peers = Path(__file__).parent.parent.parent / "shared" / "peers" / "pachi"
+    missing += [] if find_pachi() or not peers.is_dir() else ["Pachi (bash scripts/pachi.sh)"]
     missing += [f"python package {name}" for name in ("pgx", "pyspiel", "chess", "sgfmill", "selenium", "hypothesis",
                                                       "katrain")
                 if importlib.util.find_spec(name) is None]
