@@ -79,8 +79,8 @@ from jaxgo.eval.series import (
     series_key,
 )
 from jaxgo.eval.strength_audit import audit, ladders, swings
+from jaxgo.gtp.play import fixed_handicap_points
 from jaxgo.match import TimeControl, difference_interval, run_match, wilson_interval
-from jaxgo.match.referee import handicap_points
 
 
 def run(args) -> int:
@@ -149,7 +149,7 @@ def run_arguments_problem(args) -> str | None:
         return "--opponent-playouts and --time exclude each other (on a clock both engines play by it)"
     if args.handicap:
         try:
-            handicap_points(args.size, args.handicap)
+            fixed_handicap_points(args.size, args.handicap)
         except ValueError:
             return f"--handicap {args.handicap}: no fixed placement of that many stones on {args.size}x{args.size}"
     return None

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from jaxgo.go.coords import BLACK, WHITE, colour_letter, gtp_to_point, point_to_gtp
 from jaxgo.go.gtp_client import GtpError, GtpFailure, GtpProcess
+from jaxgo.gtp.play import fixed_handicap_points
 from jaxgo.match.clock import GameClock, TimeControl
 from jaxgo.match.stats import wilson_interval
 
@@ -75,14 +76,14 @@ def play_game(black_cmd: str, white_cmd: str, size: int = 9, komi: float = 7.5, 
     is ``B+Time`` / ``W+Time``).  An engine that exits on its own (a crash) has its exit status in
     ``exit_status`` (by name; negative: killed by that signal).  ``cpus``: both engines run on these CPUs only
     (``CpuShares``: games played at once do not compete for the same cores).  ``handicap``: Black's stones on
-    the fixed points of GTP's ``fixed_handicap`` (``handicap_points``), told to both engines by
+    the fixed points of GTP's ``fixed_handicap`` (``fixed_handicap_points``), told to both engines by
     ``set_free_handicap``; White moves first.
     """
     from jaxgo.go.game import IllegalMove, new_game
     from jaxgo.go.sgf import game_to_sgf
 
     game = new_game(size=size, komi=komi)
-    stones = handicap_points(size, handicap) if handicap else []
+    stones = fixed_handicap_points(size, handicap) if handicap else []
     if stones:
         game.setup_stones(BLACK, stones)
         game.set_to_play(WHITE)
@@ -203,14 +204,6 @@ def play_game(black_cmd: str, white_cmd: str, size: int = 9, komi: float = 7.5, 
 
             atomic_write_text(sgf_path, game_to_sgf(game, record.get("result"), black_name, white_name))
     return record
-
-
-def handicap_points(size: int, count: int) -> list[int]:
-    """The points of ``count`` handicap stones on a ``size`` board (GTP's fixed placement); ValueError where GTP
-    defines none (fewer than 2 or more than 9 stones, 4 at most on 7x7 and even sizes)."""
-    from jaxgo.gtp.play import fixed_handicap_points
-
-    return fixed_handicap_points(size, count)
 
 
 def _exit_status(engine: GtpProcess, wait: bool) -> int | None:

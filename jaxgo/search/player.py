@@ -264,7 +264,7 @@ class Player:
         if np.mean(np.abs(owner) > 0.5) < settled_fraction:
             return False
         board = game.board().reshape(-1)
-        status = judged_status(board, owner)
+        status = stone_status(board, owner)  # no unsettled chain past the check below: judged_status's own
         if (unsettled_stones(board, owner) & (status != "seki")).any():
             return False
         dead = status == "dead"

@@ -154,7 +154,7 @@ def root_prior(config, game, searched, last=None, backend: str | None = None) ->
 
 def tactics_of(config, size: int) -> float:
     """The config's ``prior_tactics`` t on an N x N board (its board-size default when left at None)."""
-    tactics = getattr(config, "prior_tactics", 0.0)
+    tactics = config.prior_tactics
     return board_default("prior_tactics", size) if tactics is None else float(tactics)
 
 
