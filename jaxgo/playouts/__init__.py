@@ -1,6 +1,6 @@
 """Playouts: random games from batches of positions to their end, scored.
 
-Two implementations of the same policies (light, heavy, rules, safe_rules): the XLA kernels (``light``,
+Two implementations of the same policies (light, heavy and the rule policies): the XLA kernels (``light``,
 ``light_wide``, ``heavy``, ``rule_policy``) for accelerators, and ``native``, numba code that plays one board at a
 time on every CPU core.  ``evaluator.Evaluator`` (``make_evaluator(policy, gammas, backend)``) chooses between
 them and is all the rest of jaxgo calls: positions come in from ``jaxgo.go``; winners, scores, ownership and the
@@ -10,5 +10,5 @@ them against peers.
 
 # The one list of playout policies and backends (``jaxgo.search.config`` offers them as options; the evaluator
 # builds them): no module above needs JAX to know them.
-POLICIES = ("light", "heavy", "rules", "safe_rules")
+POLICIES = ("light", "heavy", "rules", "safe_rules", "safe_atari_rules")
 BACKENDS = ("auto", "native", "xla")

@@ -1,13 +1,14 @@
 """The Evaluator: how a search values its leaves (mctx's injected ``RecurrentFn``, here a playout policy).
 
-``make_evaluator(policy, gammas, backend=...)`` builds one of four evaluators, chosen once from a ``SearchConfig``:
+``make_evaluator(policy, gammas, backend=...)`` builds one of five evaluators, chosen once from a ``SearchConfig``:
 
     light   uniform playouts (``jaxgo.playouts.xla.light``), no own-eye fills;
     heavy   gamma-proportional playouts (``jaxgo.playouts.xla.heavy``) under the given or shipped gammas;
     rules   MoGo-style capture / save / shape tiers (``jaxgo.playouts.xla.rules``) on the heavy lane loop;
-    safe_rules  the same tiers with self-ataris that join an own chain played last.
+    safe_rules  the same tiers with self-ataris that join an own chain played last;
+    safe_atari_rules  safe_rules whose shape tier also holds the ataris next to the previous move.
 
-All four have one interface::
+All five have one interface::
 
     evaluator.evaluate(states, key, playouts_per_state, komi, last_moves=None) -> PlayoutBatch
 
@@ -338,8 +339,8 @@ def _evaluator(policy: str, gammas: str | None, devices: int, temperature: float
         return Evaluator("light", **options)
     if policy == "heavy":
         return Evaluator("heavy", heavy.policy_tables(load_log_gammas(gammas) / np.float32(temperature)), **options)
-    if policy in ("rules", "safe_rules"):
-        return Evaluator(policy, rule_policy.rule_tables(avoid_self_atari=policy == "safe_rules"), **options)
+    if policy in rule_policy.RULE_POLICIES:
+        return Evaluator(policy, rule_policy.tables_of_policy(policy), **options)
     raise ValueError(f"unknown playout policy {policy!r}; one of {POLICIES}")
 
 

@@ -48,7 +48,8 @@ _STRATEGY_TEXT = {"uct": "UCT tree search", "rave": "RAVE tree search", "mc": "f
                   "amaf": "flat AMAF", "pp": "flat progressive pruning", "depth2": "depth-2 minimax of playouts",
                   "random": "uniform random legal moves (no search)"}
 _POLICY_TEXT = {"light": "light (uniform) playouts", "heavy": "heavy (gamma-proportional) playouts",
-                "rules": "MoGo-style rule playouts", "safe_rules": "rule playouts with joined self-ataris last"}
+                "rules": "MoGo-style rule playouts", "safe_rules": "rule playouts with joined self-ataris last",
+                "safe_atari_rules": "safe rule playouts that chase with ataris next to the last move"}
 
 
 PRIOR_MODELS = (None, "auto", "large", "base")  # named move models of the priors (else a gamma file)
@@ -101,8 +102,10 @@ class SearchConfig:
     bias_c2: float = option(3.0, "progressive-bias weight c2: c2 * K(s, a) / (n + 1), K(s,a) = the gammas' move "
                                  "probability, 0 = off", flag="--bias", bounds=(0.0, 1e6))
     playout_policy: str = option("heavy", "leaf playouts: light (uniform), heavy (gamma-proportional), rules "
-                                          "(MoGo-style capture / save / shape tiers) or safe_rules (the same, joined "
-                                          "self-ataris last)", flag=True, choices=PLAYOUT_POLICIES, old_name="playouts")
+                                          "(MoGo-style capture / save / shape tiers), safe_rules (the same, joined "
+                                          "self-ataris last) or safe_atari_rules (safe_rules, ataris next to the "
+                                          "last move in the shape tier)", flag=True, choices=PLAYOUT_POLICIES,
+                                 old_name="playouts")
     gammas: str | None = option(None, "gamma file for heavy playouts and priors (default: the shipped gammas)",
                                 flag=True)
     prior_model: str | None = option("auto", "move model of the tree's priors and the reported policy: large (the "

@@ -189,3 +189,10 @@ def test_light_kernel_follows_the_backend(monkeypatch):
     assert evaluator.light_kernel() is light_wide and evaluator.light_kernel("validate") is light
     with pytest.raises(ValueError, match="light kernel"):
         evaluator.light_kernel("fast")
+
+
+@pytest.mark.parametrize("backend", ["xla", "native"])
+def test_chasing_rule_playouts_are_well_formed(backend):
+    evaluator = make_evaluator("safe_atari_rules", backend=backend)
+    assert float(evaluator.tables.self_atari_factor) < 1e-6 and float(evaluator.tables.atari_near_previous) == 1.0
+    check_well_formed(summarise("safe_atari_rules", 1, backend))

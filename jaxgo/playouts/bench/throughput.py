@@ -12,7 +12,7 @@ Backends (``--backend``, default auto: native on a CPU, XLA on an accelerator):
             rate per CPU-second of the process (``cpu_playouts_per_s``), which Libego reports.
     xla     the batched kernels; on a CPU the host is split into ``--devices`` XLA devices (default: one per
             core) and the batch is sharded across them with ``shard_map``; the same code shards over GPUs.
-Policies (``--policy``): light (default), heavy, rules, safe_rules.
+Policies (``--policy``): light (default), heavy and the rule policies (``jaxgo.playouts.POLICIES``).
 
 Peers: Libego (``libego``, built once from ``../shared/peers/libego`` with its ``build.sh`` into
 ``--libego-dir``; skipped with a message when the source or a compiler is missing) runs its light playouts for
@@ -32,6 +32,7 @@ import json
 import sys
 import time
 
+from jaxgo.playouts import POLICIES
 from jaxgo.util.devices import configure_host_devices, shard_batch
 
 
@@ -53,7 +54,7 @@ def parse_args(argv):
     parser.add_argument("--refill-every", type=int, nargs="+", default=[None],
                         help="wide kernel: iterations between hand-ins of finished lanes (default: the kernel's); "
                              "several values sweep")
-    parser.add_argument("--policy", nargs="+", default=["light"], choices=["light", "heavy", "rules", "safe_rules"],
+    parser.add_argument("--policy", nargs="+", default=["light"], choices=list(POLICIES),
                         help="playout policies (default light)")
     parser.add_argument("--threads", type=int, nargs="+", default=None,
                         help="native: threads to spread a batch over; several values sweep (default 1 and one "

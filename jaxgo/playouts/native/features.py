@@ -19,8 +19,8 @@ two-liberty neighbour, and at least two with an own neighbour of three or more; 
 [6**4 * 4**4] (``compact_index``: each orthogonal cell one of empty, own, opponent, off board, own in atari,
 opponent in atari; each diagonal one of the first four -- the reachable raw codes of ``jaxgo.features.moves``,
 in a table of 2.6 MB instead of 8 MB, so that its lookups stay in cache), then the small groups at ``CAPTURE``
-... ``LINE``; rules use ``SHAPE`` (4**8 entries by the raw code's low 16 bits, 1.0 where a MoGo shape matches)
-and ``SA_FACTOR``.
+... ``LINE``; rules use ``SHAPE`` (4**8 entries by the raw code's low 16 bits, 1.0 where a MoGo shape matches),
+``SA_FACTOR`` and ``ATARI_NEAR``.
 """
 
 from __future__ import annotations
@@ -40,7 +40,8 @@ ATARI = SELF_ATARI + 2  # 3
 LINE = ATARI + 3  # 6 (times the pass group's level-0 gamma)
 SHAPE = LINE + 6  # 4**8 (rules)
 SA_FACTOR = SHAPE + (1 << 16)  # 1 (rules)
-TABLE_SIZE = SA_FACTOR + 1
+ATARI_NEAR = SA_FACTOR + 1  # 1 (rules): 1.0 = ataris next to the previous move join the shape tier (chase variant)
+TABLE_SIZE = ATARI_NEAR + 1
 TIER_ANY, TIER_SHAPE, TIER_SAVE, TIER_CAPTURE = 1.0, 1e8, 1e16, 1e24
 
 # point_info flags (bits of the second result)
@@ -67,6 +68,7 @@ def rule_tables(rule_tables_) -> np.ndarray:
     out = np.zeros(TABLE_SIZE, np.float64)
     out[SHAPE:SHAPE + (1 << 16)] = np.asarray(rule_tables_.shape, np.float64)
     out[SA_FACTOR] = float(np.asarray(rule_tables_.self_atari_factor))
+    out[ATARI_NEAR] = float(np.asarray(rule_tables_.atari_near_previous))
     return out
 
 
@@ -328,6 +330,8 @@ def _weight(policy, tables, line, code, eye, left, captures, capture_saves, own_
         else:
             weight = TIER_ANY
             flags |= PLAIN
+        if atari:
+            flags |= ATARI_FLAG
         if self_atari and own_next:
             weight *= tables[SA_FACTOR]
             flags |= JOINED_SA

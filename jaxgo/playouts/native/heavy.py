@@ -237,10 +237,12 @@ def move_weights(st, g, base, flags, policy, tables, dist1, dist2, plain_of, wei
                 if flags[c - 1, lib] & ft.CAPTURE_ONE:
                     weights[lib] *= tables[ft.CAPTURE + 2] / tables[ft.CAPTURE + 1]
         else:
+            chase = tables[ft.ATARI_NEAR] > 0
             for k in range(8):
                 p = prev + (nb.neighbour_offset(k, w) if k < 4 else nb.diagonal_offset(k - 4, w))
                 if flags[c - 1, p] & ft.PLAIN and weights[p] > 0:
-                    if tables[ft.SHAPE + ft.cells_code(st, p, c, w)] > 0:
+                    shaped = tables[ft.SHAPE + ft.cells_code(st, p, c, w)] > 0
+                    if shaped or (chase and flags[c - 1, p] & ft.ATARI_FLAG):
                         weights[p] *= ft.TIER_SHAPE
     return row_sums(weights, rowsum, size, w)
 

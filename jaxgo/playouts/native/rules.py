@@ -8,7 +8,8 @@ in order:
 1. capture: the liberty of an opponent chain in atari (the chains in atari are kept in a set, updated for the
    chains a move touches);
 2. save: the liberty of an own chain in atari where the new chain keeps two liberties or captures;
-3. shape: the 8 neighbours of the last move that match a MoGo pattern;
+3. shape: the 8 neighbours of the last move that match a MoGo pattern (the chase variant: or put an opponent
+   chain in atari without capturing);
 4. anything: "sample, then validate" over the empty list as the light playouts do, a point's tier and
    self-atari read by ``features.point_infos``;
 then, in the safe variant, the joined self-ataris set aside on the way: those of the shape tier first.
@@ -156,13 +157,17 @@ def choose_tiered(st, g, atari, tables, lines, rng, scratch):
     shape_sa = scratch[1]
     n_sa = 0
     prev = g[nb.LAST]
-    if prev >= 0 and st[nb.COLOUR, prev] != nb.EMPTY:  # 3. shapes next to the last move
+    chase = tables[ft.ATARI_NEAR] > 0
+    if prev >= 0 and st[nb.COLOUR, prev] != nb.EMPTY:  # 3. shapes (chase: and ataris) next to the last move
         for k in range(8):
             p = prev + (nb.neighbour_offset(k, w) if k < 4 else nb.diagonal_offset(k - 4, w))
-            if st[nb.COLOUR, p] != nb.EMPTY or p == ko or tables[ft.SHAPE + ft.cells_code(st, p, c, w)] == 0:
+            if st[nb.COLOUR, p] != nb.EMPTY or p == ko:
+                continue
+            shaped = tables[ft.SHAPE + ft.cells_code(st, p, c, w)] != 0
+            if not shaped and not chase:
                 continue
             weight, flags = ft.point_info(st, g, p, c, ft.RULES, tables, lines)
-            if weight > 0 and flags & ft.PLAIN:
+            if weight > 0 and flags & ft.PLAIN and (shaped or flags & ft.ATARI_FLAG):
                 if safe and flags & ft.JOINED_SA:
                     shape_sa[n_sa] = p
                     n_sa += 1

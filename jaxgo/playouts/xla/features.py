@@ -219,18 +219,21 @@ def weights(boards: Boards, tables: PolicyTables, size: int, rows=None):
 
 def _rule_weights(boards: Boards, tables, size: int):
     """float32 [N, N, B]: the rule policy's tier weight of every candidate (``rule_policy.tier_weights``:
-    capture, save, MoGo shape next to the previous move, anything else), 0 elsewhere."""
+    capture, save, MoGo shape -- or in the chase variant an atari -- next to the previous move, anything else),
+    0 elsewhere."""
     sets, _ = _tactics(boards, size)
     own = jnp.where(boards.to_play == BLACK, boards.black, boards.white)
     sets["joined_self_atari"] = sets["self_atari"] & bb.neighbours(own, size)
-    sets = {name: materialize(sets[name]) for name in ("capture", "extension", "legal", "eye", "joined_self_atari")}
+    sets = {name: materialize(sets[name])
+            for name in ("capture", "extension", "legal", "eye", "joined_self_atari", "atari")}
 
     def bit(name):
         return dense(sets[name], size)
 
     return rule_policy.tier_weights(_pattern_code(boards, size), bit("capture"), bit("extension"),
                                     _distance_levels(boards.prev, size), dense(sets["legal"] & ~sets["eye"], size),
-                                    tables.shape, bit("joined_self_atari"), tables.self_atari_factor)
+                                    tables.shape, bit("joined_self_atari"), tables.self_atari_factor,
+                                    bit("atari"), tables.atari_near_previous)
 
 
 def pick(weights, u):

@@ -12,7 +12,11 @@ uniformly at random within the tier.  The ``safe`` variant (``rule_tables(avoid_
 policy ``safe_rules``) also puts last, below tier 4, every self-atari that joins an own chain (the new chain keeps
 one liberty and captures nothing): such moves are played only when nothing else is.  A lone stone in self-atari
 (a throw-in, or a stone inside an eye space) keeps its tier, as do the self-ataris of the shape tier that stand
-alone. Fuego and Pachi filter self-ataris the same way, with finer exceptions for nakade shapes. The tiers are
+alone. Fuego and Pachi filter self-ataris the same way, with finer exceptions for nakade shapes.  The
+``chase`` variant (``rule_tables(avoid_self_atari=True, atari_near_previous=True)``, policy ``safe_atari_rules``)
+is the safe variant whose shape tier also holds every atari (a move that leaves an opponent chain with one
+liberty and captures nothing) among the 8 neighbours of the previous move: a chain that escaped is chased, as
+Pachi's and Fuego's playouts do with their atari and two-liberty rules near the last move. The tiers are
 implemented as weights (``TIER_WEIGHTS``) on the move candidates of the heavy playout loop
 (``jaxgo.playouts.xla.heavy``): a weight ratio of 1e8 between tiers makes a lower tier's chance at most 81 / 1e8 on 9x9,
 i.e. the ordering above for every practical purpose, and lets the
@@ -121,16 +125,21 @@ def near_previous(dist_prev_level):
 
 
 def tier_weights(code, capture, extension, dist_prev, candidate, table, joined_self_atari=None,
-                 self_atari_factor=1.0):
+                 self_atari_factor=1.0, atari=None, atari_near_previous=0.0):
     """float32 [...]: the rule policy's weight of every point.
 
     code: raw 3x3 codes int32 [...] (bits above 16 ignored); capture, extension: tactical levels int32 [...]
     (``jaxgo.features.moves``); dist_prev: distance level to the previous move int32 [...]; candidate: bool
     [...] (legal and not the mover's own eye); table: ``pattern_table()`` as a bool array; joined_self_atari:
     bool [...] or None, the moves that leave a chain of two or more stones with one liberty and capture nothing,
-    whose weight is multiplied by ``self_atari_factor`` (float32 scalar; 1 = the plain rule policy).
+    whose weight is multiplied by ``self_atari_factor`` (float32 scalar; 1 = the plain rule policy); atari:
+    bool [...] or None, the moves that put an opponent chain in atari without capturing, which join the shape
+    tier next to the previous move where ``atari_near_previous`` (float32 scalar, 0 or 1) is 1.
     """
-    shape = table[code & ((1 << CODE_BITS) - 1)] & near_previous(dist_prev)
+    shaped = table[code & ((1 << CODE_BITS) - 1)]
+    if atari is not None:
+        shaped = shaped | (atari & (atari_near_previous > 0))
+    shape = shaped & near_previous(dist_prev)
     weight = jnp.where(capture > 0, TIER_WEIGHTS[3],
                        jnp.where(extension > 0, TIER_WEIGHTS[2],
                                  jnp.where(shape, TIER_WEIGHTS[1], TIER_WEIGHTS[0])))
@@ -145,11 +154,24 @@ class RuleTables:
 
     shape: chex.Array  # bool [4**8]: ``pattern_table()``
     self_atari_factor: chex.Array  # float32 []: weight factor of a self-atari joining an own chain (1 = none)
+    atari_near_previous: chex.Array  # float32 []: 1 = ataris next to the previous move join the shape tier
+
+
+# The rule policies by name: (avoid_self_atari, atari_near_previous) of ``rule_tables``.
+RULE_POLICIES = {"rules": (False, False), "safe_rules": (True, False), "safe_atari_rules": (True, True)}
 
 
 @functools.lru_cache(maxsize=None)
-def rule_tables(avoid_self_atari: bool = False) -> RuleTables:
-    """The plain rule policy's tables, or with ``avoid_self_atari`` the safe variant's (the same arrays but for
-    one scalar, so both run the same compiled loop)."""
+def rule_tables(avoid_self_atari: bool = False, atari_near_previous: bool = False) -> RuleTables:
+    """The plain rule policy's tables, with ``avoid_self_atari`` the safe variant's, with ``atari_near_previous``
+    too the chase variant's (the same arrays but for two scalars, so all run the same compiled loop)."""
     factor = SELF_ATARI_FACTOR if avoid_self_atari else 1.0
-    return RuleTables(shape=jnp.asarray(pattern_table()), self_atari_factor=jnp.float32(factor))
+    return RuleTables(shape=jnp.asarray(pattern_table()), self_atari_factor=jnp.float32(factor),
+                      atari_near_previous=jnp.float32(1.0 if atari_near_previous else 0.0))
+
+
+def tables_of_policy(policy: str) -> RuleTables:
+    """The tables of the rule policy named ``policy`` (a key of ``RULE_POLICIES``)."""
+    if policy not in RULE_POLICIES:
+        raise ValueError(f"{policy!r} is not a rule policy; one of {tuple(RULE_POLICIES)}")
+    return rule_tables(*RULE_POLICIES[policy])

@@ -23,7 +23,7 @@ from jaxgo.playouts.xla import heavy as hp
 from jaxgo.playouts.xla import light, light_wide
 from jaxgo.playouts.xla import rules as rule_policy
 
-POLICIES = ("light", "heavy", "rules", "safe_rules")
+POLICIES = ("light", "heavy", "rules", "safe_rules", "safe_atari_rules")
 
 
 def policy_arrays(policy: str, size: int, log_gamma=None):
@@ -32,7 +32,7 @@ def policy_arrays(policy: str, size: int, log_gamma=None):
     if policy == "heavy":
         tables = hp.policy_tables(load_log_gammas() if log_gamma is None else log_gamma)
         return runner.heavy_policy(tables, size)
-    return runner.rule_policy(rule_policy.rule_tables(avoid_self_atari=policy == "safe_rules"))
+    return runner.rule_policy(rule_policy.tables_of_policy(policy))
 
 
 def play(policy, boards, last, per_state: int, seed: int = 0, threads: int = 2, record: bool = True):
@@ -74,7 +74,7 @@ def test_playouts_replay_on_the_reference_board(policy, size, count):
     assert replayed > 400  # positions checked per size and policy (thousands over the whole test)
 
 
-@pytest.mark.parametrize("policy", ["heavy", "rules", "safe_rules"])
+@pytest.mark.parametrize("policy", ["heavy", "rules", "safe_rules", "safe_atari_rules"])
 @pytest.mark.parametrize("size, games", [(9, 6), (13, 2)])
 def test_incremental_weights_equal_weights_from_scratch(policy, size, games):
     arrays = policy_arrays(policy, size)
@@ -92,14 +92,14 @@ def xla_states(boards):
     return jax.tree_util.tree_map(lambda *xs: jnp.stack(xs), *states)
 
 
-@pytest.mark.parametrize("policy", ["heavy", "synthetic", "rules", "safe_rules"])
+@pytest.mark.parametrize("policy", ["heavy", "synthetic", "rules", "safe_rules", "safe_atari_rules"])
 @pytest.mark.parametrize("size", [9, 13])
 def test_first_move_probabilities_equal_the_xla_kernels(policy, size):
     boards, last = random_positions(size, 30, seed=3 * size)
     log_gamma = hp.synthetic_log_gammas(1) if policy == "synthetic" else None
     arrays = policy_arrays("heavy" if policy == "synthetic" else policy, size, log_gamma)
     tables = (hp.policy_tables(load_log_gammas() if log_gamma is None else log_gamma) if "rules" not in policy
-              else rule_policy.rule_tables(avoid_self_atari=policy == "safe_rules"))
+              else rule_policy.tables_of_policy(policy))
     expected = np.asarray(hp.move_probabilities(xla_states(boards), tables, jnp.asarray(last)))
     for i, board in enumerate(boards):
         got = runner.move_probabilities(arrays, board.stones, board.to_play, board.ko_point, last[i])
@@ -128,7 +128,7 @@ MIDDLE_GAME = """
 """
 
 
-@pytest.mark.parametrize("policy", ["heavy", "safe_rules"])
+@pytest.mark.parametrize("policy", ["heavy", "safe_rules", "safe_atari_rules"])
 def test_sampled_first_moves_follow_the_probabilities(policy):
     board = ReferenceBoard.from_ascii(MIDDLE_GAME)
     last = np.array([[4 * 9 + 4, 3 * 9 + 6]], np.int32)
@@ -158,7 +158,7 @@ def test_results_agree_with_the_xla_kernels_in_distribution(policy):
         xla = (light if policy == "light" else light_wide).run(state, key, 0.0, num_per_state=count)
     else:
         tables = (hp.policy_tables(load_log_gammas()) if policy == "heavy"
-                  else rule_policy.rule_tables(avoid_self_atari=policy == "safe_rules"))
+                  else rule_policy.tables_of_policy(policy))
         xla = hp.run(state, key, 0.0, gammas=tables, num_per_state=count, last_moves=jnp.asarray(last))
     for native_values, xla_values in ((raw.score > 0, np.asarray(xla.score) > 0), (raw.score, np.asarray(xla.score)),
                                       (raw.moves, np.asarray(xla.num_moves))):

@@ -188,10 +188,10 @@ def _reference_code(board: ReferenceBoard, move: int) -> int:
     return code
 
 
-def _reference_tiers(board: ReferenceBoard, prev: int, safe: bool = False) -> np.ndarray:
-    """int [P]: the rule tier of every point (-100: not a candidate; 0 plain, 1 shape, 2 save, 3 capture; with
-    ``safe``, 10 less for a move that joins an own chain and leaves it one liberty), computed by playing each
-    candidate on a copy of the reference board."""
+def _reference_tiers(board: ReferenceBoard, prev: int, safe: bool = False, chase: bool = False) -> np.ndarray:
+    """int [P]: the rule tier of every point (-100: not a candidate; 0 plain, 1 shape (with ``chase`` also an
+    atari next to the previous move), 2 save, 3 capture; with ``safe``, 10 less for a move that joins an own
+    chain and leaves it one liberty), computed by playing each candidate on a copy of the reference board."""
     size, points = board.size, board.size ** 2
     candidates = board.legal_mask()[:-1] & ~board.eye_mask(board.to_play)
     table = rp.pattern_table()
@@ -209,7 +209,7 @@ def _reference_tiers(board: ReferenceBoard, prev: int, safe: bool = False) -> np
             tiers[move] = 3
         elif own_in_atari and after.liberties(int(move)).sum() >= 2:
             tiers[move] = 2
-        elif near and table[_reference_code(board, int(move))]:
+        elif near and (table[_reference_code(board, int(move))] or (chase and _ataris(board, after, neighbours))):
             tiers[move] = 1
         else:
             tiers[move] = 0
@@ -219,22 +219,30 @@ def _reference_tiers(board: ReferenceBoard, prev: int, safe: bool = False) -> np
     return tiers
 
 
-@pytest.mark.parametrize("safe", [False, True], ids=["rules", "safe_rules"])
-def test_rule_playouts_take_the_highest_tier_and_follow_the_rules(safe):
+def _ataris(board: ReferenceBoard, after: ReferenceBoard, neighbours) -> bool:
+    """Whether the move that turned ``board`` into ``after`` left an opponent chain next to it one liberty."""
+    return any(board.stones[n] == -board.to_play and after.stones[n] != 0 and after.liberties(n).sum() == 1
+               for n in neighbours)
+
+
+@pytest.mark.parametrize("safe, chase", [(False, False), (True, False), (True, True)],
+                         ids=["rules", "safe_rules", "safe_atari_rules"])
+def test_rule_playouts_take_the_highest_tier_and_follow_the_rules(safe, chase):
     from jaxgo.playouts.xla import heavy as hp
 
     size, per_state = 7, 2
     boards, last = random_positions(size, 24, seed=3, komi=KOMI)
     states = [rules.from_board(b.stones, b.to_play).replace(ko=jnp.int32(b.ko_point)) for b in boards]
     states = jax.tree_util.tree_map(lambda *xs: jnp.stack(xs), *states)
-    result = hp.run(states, jax.random.PRNGKey(2), KOMI, gammas=rp.rule_tables(avoid_self_atari=safe),
+    tables = rp.rule_tables(avoid_self_atari=safe, atari_near_previous=chase)
+    result = hp.run(states, jax.random.PRNGKey(2), KOMI, gammas=tables,
                     num_per_state=per_state, record_moves=True, last_moves=last, lanes=16)
-    points, checked, by_tier, avoidable = size * size, 0, np.zeros(4, int), 0
+    points, checked, by_tier, avoidable, chased = size * size, 0, np.zeros(4, int), 0, 0
     for index in range(len(boards) * per_state):
         board, prev = boards[index // per_state].copy(), int(last[index // per_state, 0])
         played = np.asarray(result.moves[index])
         for move in played[played >= 0]:
-            tiers = _reference_tiers(board, prev, safe)
+            tiers = _reference_tiers(board, prev, safe, chase)
             where = f"playout {index}, move {move}\n{board.to_ascii()}"
             if move == points:
                 assert (tiers == -100).all(), f"passed with candidates left: {where}"
@@ -243,6 +251,7 @@ def test_rule_playouts_take_the_highest_tier_and_follow_the_rules(safe):
                 by_tier[tiers[move] % 10] += 1
                 safe_tiers = tiers if safe else _reference_tiers(board, prev, safe=True)
                 avoidable += safe_tiers[move] < 0 <= safe_tiers.max()
+                chased += bool(chase and tiers[move] % 10 == 1 and _reference_tiers(board, prev, safe)[move] % 10 == 0)
                 checked += 1
             board.play(int(move))
             prev = int(move)
@@ -252,3 +261,4 @@ def test_rule_playouts_take_the_highest_tier_and_follow_the_rules(safe):
     # Joined self-ataris with something else left: the plain policy plays them, the safe one never (the tier
     # check above), so these positions do exercise the difference.
     assert (avoidable > 0) != safe, avoidable
+    assert (chased > 0) == chase, chased  # ataris next to the previous move raised to the shape tier: chase only
