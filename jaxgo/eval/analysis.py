@@ -192,6 +192,7 @@ def trust_main(args, parser) -> int:
     if not sizes or not set(sizes) <= {9, 19} or args.positions < 0:
         parser.error("--sizes takes 19 and/or 9 (comma-separated), --positions at least 0 (0: the empty board only)")
     seconds = trust.KATRAIN_SECONDS if args.seconds is None else args.seconds
+    undo = None if "--score-estimate" in args.server_arg else trust.undo_shipped_calibration
     out = open(args.out, "a") if args.out else None
     emit = json_lines(out)
 
@@ -200,7 +201,7 @@ def trust_main(args, parser) -> int:
             server = Server(["--seed", str(args.seed), *args.server_arg])
             try:
                 summary = trust.run(server, emit, args.positions, sizes, args.visits, seconds, args.position_seed,
-                                    settings)
+                                    settings, undo)
             finally:
                 server.close()
             emit(dict(summary, config=name))
