@@ -127,21 +127,25 @@ def fit_rows(rows: list[dict], slope: str = "linear") -> dict:
 
 
 def check_rows(rows: list[dict], params: dict) -> dict:
-    """Errors of the raw and the calibrated lead against the final lead, per board size: root-mean-square, mean
-    (bias), and the slope of the final lead on the shown lead (1 is calibrated)."""
+    """Per board size, the raw and the calibrated lead against the games' outcomes: on counted games (margins up
+    to ``MAX_COUNTED``) the root-mean-square error, the mean error (bias) and the slope of the final lead on the
+    shown lead (1 is calibrated); on all games the share whose winner the lead's sign names."""
     out = {}
     for size in sorted({r["size"] for r in rows}):
         mine = [r for r in rows if r["size"] == size]
-        final = np.array([r["final_lead"] for r in mine])
+        final, black_won = outcomes(mine)
+        counted = np.isfinite(final)
+        final = final - np.array([r["komi"] for r in mine])
         raw = np.array([r["lead"] for r in mine])
         shown = np.array([float(score_model.calibrate(params.get(size), r["lead"], r["komi"], r["move"]))
                           for r in mine])
-        entry = {"positions": len(mine)}
+        entry = {"positions": len(mine), "counted": int(counted.sum())}
         for name, lead in (("raw", raw), ("calibrated", shown)):
-            error = final - lead
+            error = final[counted] - lead[counted]
             entry[name] = {"rmse": round(float(np.sqrt(np.mean(error ** 2))), 2),
                            "bias": round(float(error.mean()), 2),
-                           "slope": round(float(np.polyfit(lead, final, 1)[0]), 3)}
+                           "slope": round(float(np.polyfit(lead[counted], final[counted], 1)[0]), 3),
+                           "winner_named": round(float(np.mean((lead > 0) == black_won)), 3)}
         out[size] = entry
     return out
 

@@ -155,11 +155,12 @@ def points_lost(parent: dict, child: dict, colour: str) -> float:
 
 
 def loss_figures(played, other) -> dict:
-    """AUC with its bootstrap interval, the share of played moves losing >= 3 points and the medians of points
-    lost (float [n] each, played and random)."""
+    """AUC with its bootstrap interval, the shares of played and of random moves shown losing >= 3 points and the
+    medians of points lost (float [n] each, played and random)."""
     low, high = bootstrap_auc(played, other)
     return {"auc": round(auc(played, other), 3), "auc_95": [round(low, 3), round(high, 3)],
             "played_losing_3": round(float(np.mean(np.asarray(played) >= LOSS_FLAG)), 3),
+            "random_losing_3": round(float(np.mean(np.asarray(other) >= LOSS_FLAG)), 3),
             "median_played_lost": round(float(np.median(played)), 2),
             "median_random_lost": round(float(np.median(other)), 2)}
 
