@@ -26,7 +26,7 @@ class EngineConfig:
     round_seconds: float = 0.25  # a round's leaves are capped at what the device plays out in about this time (0: off)
     min_round_leaves: int = 64  # ... but never fewer leaves than this
     tree_threads: int = 0  # threads for the searches' tree work in a round; 0: ``auto_tree_threads``
-    score_estimate: str = "calibrated"  # each root move's scoreLead: jaxgo.server.score_estimate.SCORE_ESTIMATES
+    score_estimate: str = "shrunk"  # each root move's scoreLead: jaxgo.server.score_estimate.SCORE_ESTIMATES
 
 
 def auto_tree_threads(search: SearchConfig) -> int:

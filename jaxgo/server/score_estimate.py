@@ -10,10 +10,13 @@ tau^2 -- a move with few playouts says little and stays near the root's figure, 
 root's ``scoreLead`` stays the visit-weighted mean of its moves' (as in KataGo).
 
 The playouts' means are also biased: on the empty 19x19 board at komi 7.5 they read about -3.5, and the leads they
-see are not the leads strong players keep.  ``calibrated`` (the default) maps the shrunk means through
+see are not the leads strong players keep.  ``calibrated`` (``jaxgo serve --score-estimate calibrated``) maps
+the shrunk means through
 ``jaxgo.learn.score_model``: the final counted score of the training split's games regressed on the search's
 estimate and the move number (an affine map of each position's leads, so the root stays the visit-weighted mean of
-its moves'; board sizes without shipped parameters are left shrunk).
+its moves'; board sizes without shipped parameters are left shrunk).  It halves every difference (KaTrain's points
+lost too), which is why it is not the default: the 19x19 1-1 first move is then shown losing 4.4 points more than
+the 4-4 point, not the 5 that tests/server/test_katrain.py asks.
 
 Estimates: ``SCORE_ESTIMATES`` -- ``mean`` (the raw playout means), ``shrunk`` and ``calibrated``.
 """

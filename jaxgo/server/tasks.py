@@ -80,7 +80,7 @@ class Task:
     depths: np.ndarray | None = None  # int [nodes] depth below the root (only with deep avoid/allowMoves)
     policy: np.ndarray | None = None  # [A] the gammas' move model at the root (includePolicy), computed once
     arrived: float = dataclasses.field(default_factory=time.perf_counter)  # maxTime counts from here ...
-    score_estimate: str = "calibrated"  # how each root move's scoreLead is estimated (score_estimate.SCORE_ESTIMATES)
+    score_estimate: str = "shrunk"  # how each root move's scoreLead is estimated (score_estimate.SCORE_ESTIMATES)
     warmup_mark: float = 0.0  # ... less the engine's warm-up (compiling) since then: its warmup_seconds on arrival
 
     @property
