@@ -24,6 +24,10 @@ played against random moves (AUC) on 19x19 and 9x9, the empty board's spread ove
 effect and a fresh server's first query, at KaTrain's defaults (500 visits, ``maxTime`` 8):
 
     jaxgo eval analysis --trust --positions 100
+    jaxgo eval analysis --trust --positions 100 --server-arg=--score-estimate --server-arg=calibrated
+
+With the calibrated estimate (``jaxgo.learn.score_model``) the summary gives, from the same answers, the figures
+before the calibration too (``before_calibration``).
 """
 
 from __future__ import annotations
@@ -180,6 +184,18 @@ def json_lines(out):
     return emit
 
 
+def server_estimate(server_args: list[str]) -> str:
+    """The ``--score-estimate`` that ``jaxgo serve`` gets from ``server_args`` (its default when not given)."""
+    from jaxgo.server.engine_config import EngineConfig
+
+    for i, arg in enumerate(server_args):
+        if arg.startswith("--score-estimate="):
+            return arg.split("=", 1)[1]
+        if arg == "--score-estimate" and i + 1 < len(server_args):
+            return server_args[i + 1]
+    return EngineConfig.score_estimate
+
+
 def trust_main(args, parser) -> int:
     """``--trust``: one fresh server per configuration, ``trust.run`` on it (``--visits`` 500 and ``--seconds`` 8
     unless given: KaTrain's defaults)."""
@@ -192,6 +208,7 @@ def trust_main(args, parser) -> int:
     if not sizes or not set(sizes) <= {9, 19} or args.positions < 0:
         parser.error("--sizes takes 19 and/or 9 (comma-separated), --positions at least 0 (0: the empty board only)")
     seconds = trust.KATRAIN_SECONDS if args.seconds is None else args.seconds
+    undo = trust.undo_shipped_calibration if server_estimate(args.server_arg) == "calibrated" else None
     out = open(args.out, "a") if args.out else None
     emit = json_lines(out)
 
@@ -200,7 +217,7 @@ def trust_main(args, parser) -> int:
             server = Server(["--seed", str(args.seed), *args.server_arg])
             try:
                 summary = trust.run(server, emit, args.positions, sizes, args.visits, seconds, args.position_seed,
-                                    settings)
+                                    settings, undo)
             finally:
                 server.close()
             emit(dict(summary, config=name))

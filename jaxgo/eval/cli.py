@@ -15,6 +15,7 @@ TOOLS = {
     "compare": ("jaxgo.eval.compare", "playout speed and gammas accuracy of two revisions in one run"),
     "device-check": ("jaxgo.eval.device_check", "the same playouts on an accelerator and on the CPU"),
     "analysis": ("jaxgo.eval.analysis", "19x19 analysis as KaTrain asks it: even game, policy, opening losses"),
+    "score-fit": ("jaxgo.eval.score_fit", "the analysis' score calibration: collect counted games, fit, check"),
 }
 
 

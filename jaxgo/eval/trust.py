@@ -33,6 +33,7 @@ import numpy as np
 from jaxgo.data import SkipStats, archives, split
 from jaxgo.go.coords import point_to_gtp
 from jaxgo.go.sgf import SGFError, load_sgf, replay
+from jaxgo.learn import score_model
 
 KATRAIN_VISITS = 500
 KATRAIN_SECONDS = 8.0
@@ -153,31 +154,55 @@ def points_lost(parent: dict, child: dict, colour: str) -> float:
     return sign * (parent["rootInfo"]["scoreLead"] - child["rootInfo"]["scoreLead"])
 
 
+def loss_figures(played, other) -> dict:
+    """AUC with its bootstrap interval, the shares of played and of random moves shown losing >= 3 points and the
+    medians of points lost (float [n] each, played and random)."""
+    low, high = bootstrap_auc(played, other)
+    return {"auc": round(auc(played, other), 3), "auc_95": [round(low, 3), round(high, 3)],
+            "played_losing_3": round(float(np.mean(np.asarray(played) >= LOSS_FLAG)), 3),
+            "random_losing_3": round(float(np.mean(np.asarray(other) >= LOSS_FLAG)), 3),
+            "median_played_lost": round(float(np.median(played)), 2),
+            "median_random_lost": round(float(np.median(other)), 2)}
+
+
+def undo_shipped_calibration(lead: float, komi: float, move_number: int, size: int) -> float:
+    """The raw lead behind a lead the server's default estimate (``calibrated``) reported: the inverse of the
+    shipped ``jaxgo.learn.score_model`` parameters of ``size`` (the lead itself where none are shipped)."""
+    params = score_model.load_parameters().get(size)
+    return float(score_model.uncalibrate(params, lead, komi, move_number))
+
+
 def measure_samples(ask, samples: list[Sample], emit, visits: int, seconds: float | None,
-                    settings: dict | None = None) -> dict:
+                    settings: dict | None = None, undo=None) -> dict:
     """Ask the parent, played and random positions of every sample (``ask(query) -> (answer, seconds)``); one line
-    per sample, and the summary: AUC with its interval, the share of played moves losing >= 3 points."""
-    played, other, times = [], [], []
+    per sample, and the summary: AUC with its interval, the share of played moves losing >= 3 points.  With
+    ``undo(lead, komi, move_number, size) -> raw lead`` (the inverse of the server's calibration) the same figures
+    of the leads before it, from the same answers, under ``before_calibration``."""
+    played, other, times, raw_played, raw_other = [], [], [], [], []
     for s in samples:
-        answers = {}
+        answers, leads = {}, {}
         for kind, moves in (("parent", s.moves), ("played", s.moves + [s.played]),
                             ("random", s.moves + [s.random_move])):
             answers[kind], spent = ask(katrain_query(f"{s.ident}:{kind}", s.size, s.komi, moves, visits, seconds,
                                                      settings))
             times.append(spent)
+            leads[kind] = answers[kind]["rootInfo"]["scoreLead"]
+            if undo is not None:
+                leads[f"{kind}_raw"] = round(float(undo(leads[kind], s.komi, len(moves), s.size)), 3)
         played.append(points_lost(answers["parent"], answers["played"], s.played[0]))
         other.append(points_lost(answers["parent"], answers["random"], s.random_move[0]))
+        if undo is not None:
+            sign = {"B": 1.0, "W": -1.0}
+            raw_played.append(sign[s.played[0]] * (leads["parent_raw"] - leads["played_raw"]))
+            raw_other.append(sign[s.random_move[0]] * (leads["parent_raw"] - leads["random_raw"]))
         emit({"position": s.ident, "size": s.size, "played": s.played[1], "random": s.random_move[1],
               "played_lost": round(played[-1], 2), "random_lost": round(other[-1], 2),
-              "parent_visits": answers["parent"]["rootInfo"]["visits"]})
-    low, high = bootstrap_auc(played, other)
-    return {"size": samples[0].size if samples else None, "positions": len(samples),
-            "auc": round(auc(played, other), 3), "auc_95": [round(low, 3), round(high, 3)],
-            "played_losing_3": round(float(np.mean(np.asarray(played) >= LOSS_FLAG)), 3),
-            "median_played_lost": round(float(np.median(played)), 2),
-            "median_random_lost": round(float(np.median(other)), 2),
-            "median_seconds": round(statistics.median(times), 2),
-            "load_average": round(os.getloadavg()[0], 2)}
+              "parent_visits": answers["parent"]["rootInfo"]["visits"], "leads": leads})
+    out = {"size": samples[0].size if samples else None, "positions": len(samples), **loss_figures(played, other),
+           "median_seconds": round(statistics.median(times), 2), "load_average": round(os.getloadavg()[0], 2)}
+    if undo is not None:
+        out["before_calibration"] = loss_figures(raw_played, raw_other)
+    return out
 
 
 def move_spread(answer: dict, min_visits: int = 10) -> float:
@@ -188,14 +213,18 @@ def move_spread(answer: dict, min_visits: int = 10) -> float:
 
 
 def empty_board_series(ask, emit, visits: int, seconds: float | None, repeats: int = 5,
-                       settings: dict | None = None) -> dict:
+                       settings: dict | None = None, undo=None) -> dict:
     """On a fresh server: ``repeats`` identical empty-19x19 queries (komi 7.5), then ``repeats`` at komi 6.5:
-    spread and mean of the first series, first query's visits against the later ones', the komi's effect."""
+    spread and mean of the first series, first query's visits against the later ones', the komi's effect (with
+    ``undo``, as in ``measure_samples``, the leads before the calibration too)."""
     leads, visits_seen, times, spreads = {7.5: [], 6.5: []}, [], [], []
+    raw = {7.5: [], 6.5: []}
     for komi in (7.5, 6.5):
         for i in range(repeats):
             answer, spent = ask(katrain_query(f"empty:{komi:g}:{i}", 19, komi, [], visits, seconds, settings))
             leads[komi].append(answer["rootInfo"]["scoreLead"])
+            if undo is not None:
+                raw[komi].append(float(undo(leads[komi][-1], komi, 0, 19)))
             if komi == 7.5:
                 visits_seen.append(answer["rootInfo"]["visits"])
                 times.append(spent)
@@ -204,7 +233,13 @@ def empty_board_series(ask, emit, visits: int, seconds: float | None, repeats: i
                   "scoreLead": answer["rootInfo"]["scoreLead"], "seconds": round(spent, 2)})
     first = leads[7.5]
     later = statistics.median(visits_seen[1:]) if len(visits_seen) > 1 else visits_seen[0]
-    return {"empty_scoreLeads": [round(v, 2) for v in first], "empty_spread": round(max(first) - min(first), 2),
+    before = {}
+    if undo is not None:
+        before = {"empty_before_calibration": {
+            "scoreLeads": [round(v, 2) for v in raw[7.5]], "spread": round(max(raw[7.5]) - min(raw[7.5]), 2),
+            "mean": round(statistics.mean(raw[7.5]), 2),
+            "komi_effect": round(statistics.mean(raw[6.5]) - statistics.mean(raw[7.5]), 2)}}
+    return {**before, "empty_scoreLeads": [round(v, 2) for v in first], "empty_spread": round(max(first) - min(first), 2),
             "empty_mean": round(statistics.mean(first), 2), "komi_6.5_mean": round(statistics.mean(leads[6.5]), 2),
             "komi_7.5_mean": round(statistics.mean(first), 2),
             "komi_effect": round(statistics.mean(leads[6.5]) - statistics.mean(first), 2),
@@ -215,19 +250,19 @@ def empty_board_series(ask, emit, visits: int, seconds: float | None, repeats: i
 
 
 def run(server, emit, positions: int, sizes: tuple, visits: int, seconds: float | None, position_seed: int,
-        settings: dict | None = None) -> dict:
+        settings: dict | None = None, undo=None) -> dict:
     """Every figure on one fresh ``server`` (``analysis.Server``): the empty-board series first, then the
-    points-lost samples of each size.  Returns the summary."""
+    points-lost samples of each size (``undo``: as in ``measure_samples``).  Returns the summary."""
     def ask(query):
         start = time.perf_counter()
         answer = server.ask(query)
         return answer, time.perf_counter() - start
 
     summary = {"summary": True, "visits": visits, "seconds": seconds}
-    summary.update(empty_board_series(ask, emit, visits, seconds, settings=settings))
+    summary.update(empty_board_series(ask, emit, visits, seconds, settings=settings, undo=undo))
     rng = random.Random(position_seed)
     for size in sizes if positions else ():
         samples = fox_samples(positions, rng) if size == 19 else nine_samples(positions, rng)
-        summary[f"points_lost_{size}"] = measure_samples(ask, samples, emit, visits, seconds, settings)
+        summary[f"points_lost_{size}"] = measure_samples(ask, samples, emit, visits, seconds, settings, undo)
         emit(dict(summary[f"points_lost_{size}"], partial=True))
     return summary

@@ -104,8 +104,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"playouts behind one visit of maxVisits (default {PLAYOUTS_PER_VISIT}; a query's "
                              "overrideSettings playouts_per_visit wins; docs/server.md)")
     parser.add_argument("--score-estimate", choices=SCORE_ESTIMATES, default=EngineConfig.score_estimate,
-                        help="each move's scoreLead: the playouts' raw mean, or shrunk toward the root's by its "
-                             "uncertainty (default shrunk; docs/server.md)")
+                        help="each move's scoreLead: the playouts' raw mean, shrunk toward the root's by its "
+                             "uncertainty (default shrunk), or shrunk and calibrated on real games (docs/server.md)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quiet", action="store_true", help="no log lines on stderr")
     return parser

@@ -9,14 +9,43 @@ sampling variance), and each move's mean is pulled toward the root's by its samp
 tau^2 -- a move with few playouts says little and stays near the root's figure, one with many keeps its own.  The
 root's ``scoreLead`` stays the visit-weighted mean of its moves' (as in KataGo).
 
-Estimates: ``SCORE_ESTIMATES`` -- ``mean`` (the raw playout means, as before) and ``shrunk``.
+The playouts' means are also biased: on the empty 19x19 board at komi 7.5 they read about -3.5, and the leads they
+see are not the leads strong players keep.  ``calibrated`` (``jaxgo serve --score-estimate calibrated``) maps
+the shrunk means through
+``jaxgo.learn.score_model``: the final counted score of the training split's games regressed on the search's
+estimate and the move number (an affine map of each position's leads, so the root stays the visit-weighted mean of
+its moves'; board sizes without shipped parameters are left shrunk).  It halves every difference (KaTrain's points
+lost too), which is why it is not the default: the 19x19 1-1 first move is then shown losing 4.4 points more than
+the 4-4 point, not the 5 that tests/server/test_katrain.py asks.
+
+Estimates: ``SCORE_ESTIMATES`` -- ``mean`` (the raw playout means), ``shrunk`` and ``calibrated``.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+
 import numpy as np
 
-SCORE_ESTIMATES = ("mean", "shrunk")
+from jaxgo.learn import score_model
+
+SCORE_ESTIMATES = ("mean", "shrunk", "calibrated")
+
+
+@dataclasses.dataclass(frozen=True)
+class Position:
+    """What the calibration needs to know of the analysed position."""
+
+    size: int
+    komi: float
+    move_number: int  # moves played before it
+
+
+@functools.lru_cache(maxsize=1)
+def shipped_parameters() -> dict:
+    """{board size: parameters} of ``jaxgo.learn.score_model``'s shipped file, read once."""
+    return score_model.load_parameters()
 
 
 def shrunk_means(mean: np.ndarray, stdev: np.ndarray, count: np.ndarray) -> np.ndarray:
@@ -43,12 +72,23 @@ def shrunk_means(mean: np.ndarray, stdev: np.ndarray, count: np.ndarray) -> np.n
     return out
 
 
-def move_scores(estimate: str, mean: np.ndarray, stdev: np.ndarray, count: np.ndarray) -> np.ndarray:
-    """float [A] the reported score of each root move by ``estimate`` (one of ``SCORE_ESTIMATES``)."""
+def calibrated(estimate: str, lead, position: Position | None) -> np.ndarray:
+    """float [A] ``lead`` float [A] (Black - White - komi) through the shipped calibration of ``position``'s board
+    size when ``estimate`` is ``calibrated`` (and ``position`` is given); otherwise as it is."""
+    if estimate != "calibrated" or position is None:
+        return np.asarray(lead, np.float64)
+    params = shipped_parameters().get(position.size)
+    return score_model.calibrate(params, lead, position.komi, position.move_number)
+
+
+def move_scores(estimate: str, mean: np.ndarray, stdev: np.ndarray, count: np.ndarray,
+                position: Position | None = None) -> np.ndarray:
+    """float [A] the reported score of each root move by ``estimate`` (one of ``SCORE_ESTIMATES``) in
+    ``position`` (needed by ``calibrated``)."""
     if estimate == "mean":
         return np.asarray(mean, np.float64)
-    if estimate == "shrunk":
-        return shrunk_means(mean, stdev, count)
+    if estimate in ("shrunk", "calibrated"):
+        return calibrated(estimate, shrunk_means(mean, stdev, count), position)
     raise ValueError(f"score estimate {estimate!r}: one of {SCORE_ESTIMATES}")
 
 

@@ -225,7 +225,8 @@ class Task:
         with np.errstate(invalid="ignore", divide="ignore"):
             values = np.where(visits > 0, tree.children_values[root] / np.maximum(visits, 1e-9), np.nan)
         raw, score_stdev = mean_and_stdev(self.score_sum, self.score_sq_sum, self.score_n)
-        score = score_estimate.move_scores(self.score_estimate, raw, score_stdev, self.score_n)
+        where = score_estimate.Position(query.size, self.komi, self.turn)
+        score = score_estimate.move_scores(self.score_estimate, raw, score_stdev, self.score_n, where)
         pvs = {}
         for action in rank_actions(visits, values)[:max_pv_moves]:
             if visits[action] <= 0:
@@ -248,7 +249,8 @@ class Task:
             score_stdev=score_stdev,
             prior=np.where(legal, tree.children_prior[root], 0.0), legal=legal, pvs=pvs,
             root_visits=int(round(self.job.done / scale)), root_winrate=root_rate,
-            root_score=score_estimate.root_score(score, shown, self.root_score_sum / max(self.owner_n, 1)),
+            root_score=score_estimate.root_score(score, shown, float(score_estimate.calibrated(
+                self.score_estimate, self.root_score_sum / max(self.owner_n, 1), where))),
             ownership=owner,
             ownership_stdev=stdev, moves_ownership=moves_owner,
             pv_visits={a: [int(shown[a])] + self._pv_visits(pv)[1:] for a, pv in pvs.items()}

@@ -57,3 +57,12 @@ def test_runs_against_the_server(tmp_path, capsys):
     assert final["summary"] and final["config"] == "large" and final["policy_rank"]["4-4"] == 1
     assert all(line["visits"] >= 16 for line in lines if "position" in line)
     assert capsys.readouterr().out.count("\n") == len(lines)
+
+
+def test_the_trust_run_maps_leads_back_only_for_a_calibrated_server():
+    from jaxgo.eval.analysis import server_estimate
+    from jaxgo.server.engine_config import EngineConfig
+
+    assert server_estimate([]) == EngineConfig.score_estimate
+    assert server_estimate(["--seed", "2", "--score-estimate", "calibrated"]) == "calibrated"
+    assert server_estimate(["--score-estimate=mean"]) == "mean"

@@ -51,3 +51,33 @@ def test_katrain_query_has_katrains_defaults():
 def test_nine_by_nine_samples_come_from_the_refereed_games():
     samples = trust.nine_samples(3, random.Random(0))
     assert len(samples) == 3 and all(s.size == 9 and 8 <= len(s.moves) <= 40 for s in samples)
+
+
+def test_figures_before_the_calibration_come_from_the_same_answers():
+    """A fake server whose leads are a known calibration of known raw leads: with ``undo`` its inverse, the
+    figures before the calibration are those of the raw leads, and the shown ones are those of the calibrated."""
+    from jaxgo.learn import score_model
+
+    params = {"intercept": [4.0, 0.0], "slope": [0.5, 0.0], "sigma": 16.0}
+    rng = random.Random(3)
+    samples = [trust.Sample(f"s{i}", 19, 7.5, [["B", "D4"], ["W", "Q16"]] * 10, ["B", "C3"], ["B", "A1"])
+               for i in range(12)]
+    raw = {}
+
+    def ask(query):
+        lead = raw.setdefault(query["id"], rng.uniform(-20, 20))
+        shown = float(score_model.calibrate(params, lead, query["komi"], len(query["moves"])))
+        return {"rootInfo": {"scoreLead": shown, "visits": 500}}, 0.1
+
+    def undo(lead, komi, move_number, size):
+        return float(score_model.uncalibrate(params, lead, komi, move_number))
+
+    lines = []
+    out = trust.measure_samples(ask, samples, lines.append, 500, 8.0, undo=undo)
+    played = [raw[f"s{i}:parent"] - raw[f"s{i}:played"] for i in range(12)]
+    other = [raw[f"s{i}:parent"] - raw[f"s{i}:random"] for i in range(12)]
+    assert out["before_calibration"]["auc"] == round(trust.auc(played, other), 3)
+    assert out["before_calibration"]["median_played_lost"] == pytest.approx(np.median(played), abs=0.01)
+    assert out["median_played_lost"] == pytest.approx(0.5 * np.median(played), abs=0.02)  # slope 0.5
+    assert out["auc"] == out["before_calibration"]["auc"]  # an affine map with a positive slope keeps the order
+    assert lines[0]["leads"]["parent_raw"] == pytest.approx(raw["s0:parent"], abs=0.01)

@@ -1,9 +1,12 @@
-"""Each root move's scoreLead: the shrunk estimate against the raw playout mean (jaxgo.server.score_estimate)."""
+"""Each root move's scoreLead: the shrunk and calibrated estimates against the raw playout mean
+(jaxgo.server.score_estimate)."""
 
 import numpy as np
 import pytest
 
+from jaxgo.learn import score_model
 from jaxgo.search.config import SearchConfig
+from jaxgo.server import score_estimate
 from jaxgo.server.client import LocalConnection
 from jaxgo.server.engine import AnalysisEngine
 from jaxgo.server.engine_config import EngineConfig
@@ -111,3 +114,35 @@ def test_visits_shown_are_whole_and_add_up():
 
     shown = visits_shown(np.array([21.0, 7.0, 6.0, 3.0, 2.0, 1.0, 0.0]), 8)  # 40 playouts: 5 visits
     assert shown.tolist() == [3.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0]
+
+
+def test_the_calibrated_estimate_maps_the_shrunk_one_and_varies_less(monkeypatch):
+    """The calibration with a slope under 1 (parameters for 9x9 put in place of the shipped ones) on the same
+    position and seeds as the shrunk estimate: each lead is exactly the calibration of the shrunk one, so it
+    varies less over the seeds; the fields keep their shape and the root stays the visit-weighted mean."""
+    params = {"intercept": [2.0, 0.5], "slope": [0.5, 0.1], "sigma": 10.0}
+    monkeypatch.setattr(score_estimate, "shipped_parameters", lambda: {9: params})
+    seeds, moves = range(4), [("B", "E5"), ("W", "C3")]
+    shrunk, calibrated = answers("shrunk", seeds, moves), answers("calibrated", seeds, moves)
+    for a, b in zip(shrunk, calibrated):
+        assert a.keys() == b.keys() and a["rootInfo"].keys() == b["rootInfo"].keys()
+        assert [m.keys() for m in a["moveInfos"]] == [m.keys() for m in b["moveInfos"]]
+        assert [(m["move"], m["visits"]) for m in a["moveInfos"]] == [(m["move"], m["visits"]) for m in b["moveInfos"]]
+        want = score_model.calibrate(params, a["rootInfo"]["scoreLead"], 7.5, 2)
+        assert b["rootInfo"]["scoreLead"] == pytest.approx(float(want), abs=0.01)
+        infos = b["moveInfos"]
+        weighted = sum(m["visits"] * m["scoreLead"] for m in infos) / sum(m["visits"] for m in infos)
+        assert b["rootInfo"]["scoreLead"] == pytest.approx(weighted, abs=0.01)
+    root = {name: np.var([x["rootInfo"]["scoreLead"] for x in runs])
+            for name, runs in (("shrunk", shrunk), ("calibrated", calibrated))}
+    assert root["calibrated"] < root["shrunk"]
+
+
+def test_sizes_without_shipped_parameters_are_left_shrunk():
+    nan = np.nan
+    mean, stdev, counts = np.array([1.0, 5.0, nan]), np.array([9.0, 9.0, nan]), np.array([40.0, 60.0, 0.0])
+    where = score_estimate.Position(size=7, komi=7.5, move_number=3)
+    assert 7 not in score_estimate.shipped_parameters()
+    assert np.allclose(move_scores("calibrated", mean, stdev, counts, where), shrunk_means(mean, stdev, counts),
+                       equal_nan=True)
+    assert 19 in score_estimate.shipped_parameters()  # the shipped file has 19x19's
