@@ -35,6 +35,7 @@ import time
 import numpy as np
 
 from jaxgo.search.config import SearchConfig
+from jaxgo.server import host_cost
 
 
 def parse_args(argv):
@@ -366,8 +367,6 @@ def main(argv: list[str]) -> int:
         return 0
     import jax
 
-    from jaxgo.server import transports
-    from jaxgo.server.engine import AnalysisEngine
     from jaxgo.server.engine_config import EngineConfig, default_buckets
 
     search = SearchConfig(playout_policy="light", bias_c2=0.0, leaves_per_batch=args.leaves,
@@ -375,18 +374,17 @@ def main(argv: list[str]) -> int:
     config = EngineConfig(search=search, max_boards=args.max_boards,
                           buckets=default_buckets(args.max_boards, devices), devices=devices,
                           overlap=not args.no_overlap, tree_threads=args.tree_threads)
-    engine = AnalysisEngine(config, make_evaluator=InstantPlayouts if args.host_only else None).start()
-    server = transports.TcpServer(engine, 0, limits=transports.ConnectionLimits(max_connections=max(args.clients) + 8))
-    transports.start_in_thread(server)
-    address = f"tcp:127.0.0.1:{server.server_address[1]}"
+    engine, server, address = start_server(config, args)
     device = jax.devices()[0].platform
     try:
         for clients in args.clients:
             run_clients(address, clients, 1, args.size, args.visits)  # warm-up: compiles this batch shape
             playouts0, calls0, device_s0 = engine.playouts, engine.device_calls, engine.device_seconds
             padded0 = engine.padded_leaves
+            cost = host_cost.HostCost() if args.host_only else None
             wall, latencies = run_clients(address, clients, args.queries, args.size, args.visits)
             playouts = engine.playouts - playouts0
+            costs = cost.figures(playouts // args.playouts_per_leaf) if cost is not None else {}
             calls = max(1, engine.device_calls - calls0)
             leaves_per_call = playouts / calls / args.playouts_per_leaf
             fill = playouts / args.playouts_per_leaf / max(1, engine.padded_leaves - padded0)
@@ -408,9 +406,30 @@ def main(argv: list[str]) -> int:
                 "raw_batch_leaves": bucket, "raw_playouts_per_s": round(raw, 1),
                 "raw_best_playouts_per_s": round(raw_best, 1), "ratio_vs_raw": round(playouts / wall / raw, 3),
             }
+            if cost is not None:
+                record.update(costs)
+                record["python_calls_per_leaf"] = host_cost.calls_per_leaf(
+                    lambda: start_server(config, args), lambda pair: stop_server(*pair[:2]),
+                    lambda address: run_clients(address, clients, 1, args.size, args.visits), args.playouts_per_leaf)
             print(json.dumps(record), flush=True)
     finally:
-        server.shutdown()
-        server.server_close()
-        engine.stop(wait=False, timeout=30)
+        stop_server(engine, server)
     return 0
+
+
+def start_server(config, args) -> tuple:
+    """(engine, TCP server, its address) of one in-process engine under ``config`` (the stand-in playouts with
+    ``--host-only``)."""
+    from jaxgo.server import transports
+    from jaxgo.server.engine import AnalysisEngine
+
+    engine = AnalysisEngine(config, make_evaluator=InstantPlayouts if args.host_only else None).start()
+    server = transports.TcpServer(engine, 0, limits=transports.ConnectionLimits(max_connections=max(args.clients) + 8))
+    transports.start_in_thread(server)
+    return engine, server, f"tcp:127.0.0.1:{server.server_address[1]}"
+
+
+def stop_server(engine, server) -> None:
+    server.shutdown()
+    server.server_close()
+    engine.stop(wait=False, timeout=30)
