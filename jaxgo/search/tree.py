@@ -90,12 +90,13 @@ class Tree:
         self.children_legal = np.zeros((capacity, a), bool)
         self.states = None  # dict field -> np.ndarray [C, ...], created with the first node
 
-    _ARRAYS = ("parents", "action_from_parent", "to_play", "hashes", "expanded", "terminal", "children_index",
-               "children_visits", "children_values", "children_rave_visits", "children_rave_values",
-               "children_prior", "children_legal")
+    ARRAYS = ("parents", "action_from_parent", "to_play", "hashes", "expanded", "terminal", "children_index",
+              "children_visits", "children_values", "children_rave_visits", "children_rave_values",
+              "children_prior", "children_legal")
+    _ARRAYS = ARRAYS  # the older name
 
     def _grow(self) -> None:
-        old = {name: getattr(self, name) for name in self._ARRAYS}
+        old = {name: getattr(self, name) for name in self.ARRAYS}
         old_states = self.states
         self._allocate(self.capacity * 2)
         for name, array in old.items():
@@ -209,7 +210,7 @@ class Tree:
         order = np.asarray(order, np.int32)
         remap = np.full(self.capacity, -1, np.int32)
         remap[order] = np.arange(len(order), dtype=np.int32)
-        for name in self._ARRAYS:
+        for name in self.ARRAYS:
             array = getattr(self, name)
             array[: len(order)] = array[order]
         for name in STATE_FIELDS:

@@ -179,7 +179,8 @@ class DeviceRounds:
                 continue
             self._running += 1
             starts.append(((self.config.seed * 7919 + task.seq) % (2 ** 31),
-                           self._tree_budget(task.query.size, task.config.leaves_per_batch, self._running)))
+                           self._tree_budget(task.query.size, task.config.leaves_per_batch, self._running),
+                           self.arena))
         selected = []
         for task, outcome in zip(tasks, self._map(select_task, tasks, starts)):
             if isinstance(outcome, Exception):
@@ -265,7 +266,7 @@ class DeviceRounds:
 
 
 def select_task(task: Task, start: tuple | None):
-    """One task's part of a round (any thread): start it (``start`` = (seed, node cap)) if it has not started,
+    """One task's part of a round (any thread): start it (``start`` = (seed, node cap, tree arena)) if it has not started,
     then select its leaves.  Returns the leaf states, None when it selected none, or the exception it raised."""
     try:
         if start is not None:
@@ -273,7 +274,7 @@ def select_task(task: Task, start: tuple | None):
             if task.job.exhausted:
                 return None
         task.job.leaves = task.round_leaves()
-        return task.searcher.select_leaves(task.job)
+        return task.select_leaves()
     except Exception as exc:
         return exc
 

@@ -20,14 +20,12 @@ from jaxgo.search.config import SearchConfig  # noqa: E402
 from jaxgo.search.limits import SearchLimits  # noqa: E402
 from jaxgo.search.round_step import RoundStep  # noqa: E402
 from jaxgo.search.searcher import Searcher  # noqa: E402
-from jaxgo.search.tree import STATE_FIELDS  # noqa: E402
+from jaxgo.search.tree import STATE_FIELDS, Tree  # noqa: E402
 
 from tests.search import test_recorded as recorded  # noqa: E402
 
 TREE_CASES = ["uct", "rave_default", "rave_light", "rave_forbid_pass", "rave_max_nodes"]
-TREE_ARRAYS = ("parents", "action_from_parent", "to_play", "hashes", "expanded", "terminal", "children_index",
-               "children_visits", "children_values", "children_rave_visits", "children_rave_values",
-               "children_prior", "children_legal")
+TREE_ARRAYS = Tree.ARRAYS
 
 
 def search_by_rounds(searcher: Searcher, step: RoundStep, game, limits: SearchLimits, check=None):

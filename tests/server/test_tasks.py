@@ -36,7 +36,7 @@ def test_node_cap_fits_the_budget_and_tree_bytes_match_a_real_tree():
         state = stack_state(game.state, 1)
         tree.add_nodes({name: np.asarray(getattr(state, name)) for name in STATE_FIELDS}, np.array([-1], np.int32),
                        np.array([-1], np.int32))
-        real = sum(getattr(tree, name).nbytes for name in Tree._ARRAYS) + sum(v.nbytes for v in tree.states.values())
+        real = sum(getattr(tree, name).nbytes for name in Tree.ARRAYS) + sum(v.nbytes for v in tree.states.values())
         assert abs(tree_bytes_per_node(size) * 64 - real) <= 64 * 64  # within the 64-byte allowance per node
         budget = 512 * 2 ** 20
         cap = node_cap(size, budget, leaves=64)
