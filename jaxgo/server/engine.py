@@ -93,6 +93,7 @@ class AnalysisEngine(DeviceRounds):
         self.device_seconds = 0.0
         self.padded_leaves = 0  # leaves sent to the device including padding (fill = playouts / L / this)
         self._timing_lock = threading.Lock()
+        self._timer_queue = None  # the device calls waiting for the timer thread (``DeviceRounds._watch``)
         self._device_free_at = 0.0
         self.queries_done = 0
         self._leaf_rate: dict = {}  # batch key -> leaves played out per second of device call (recent calls)

@@ -20,7 +20,7 @@ import numpy as np
 
 from jaxgo.search.config import SearchConfig
 from jaxgo.search.round_step import RoundStep
-from jaxgo.server import positions, responses, score_estimate
+from jaxgo.server import positions, responses, round_sums, score_estimate
 from jaxgo.server.protocol import Query
 
 STATE_BYTES_PER_POINT = 1 + 4 * 4  # stones int8, chain / lib_count / lib_sum / lib_sumsq int32 (tree.STATE_FIELDS)
@@ -230,20 +230,17 @@ class Task:
         if tree.root in nodes and not tree.children_legal[tree.root].any():
             self.job.exhausted = True
 
-    def accumulate(self, final: np.ndarray, owner: np.ndarray) -> None:
-        """Per-root-move score sums and ownership from this round's playouts (final [n, L], owner [n, L, P])."""
-        actions = self.job.pending.root_actions()
-        sums = final.sum(axis=1)
-        ok = actions >= 0
-        np.add.at(self.score_sum, actions[ok], sums[ok])
-        np.add.at(self.score_sq_sum, actions[ok], np.square(final[ok]).sum(axis=1))
-        np.add.at(self.score_n, actions[ok], final.shape[1])
-        self.root_score_sum += float(sums.sum())
-        self.owner_sum += owner.sum(axis=(0, 1))
-        self.owner_abs_sum += np.abs(owner).sum(axis=(0, 1))
-        self.owner_n += final.size
-        if self.moves_owner_sum is not None:
-            np.add.at(self.moves_owner_sum, actions[ok], owner[ok].sum(axis=1))
+    def accumulate(self, final: np.ndarray, owner: np.ndarray, rows: slice | None = None, cols: int | None = None):
+        """Per-root-move score sums and ownership from this round's playouts: rows ``rows`` (default all) and
+        the first ``cols`` columns (default all) of final [T, L] and owner [T, L, P] (``round_sums.add_round``)."""
+        rows = rows if rows is not None else slice(0, final.shape[0])
+        cols = final.shape[1] if cols is None else cols
+        count = rows.stop - rows.start
+        moves = self.moves_owner_sum if self.moves_owner_sum is not None else np.zeros((0, 0))
+        self.root_score_sum += round_sums.add_round(
+            rows.start, count, cols, self.job.pending.root_actions(), final, owner, self.score_sum, self.score_sq_sum,
+            self.score_n, self.owner_sum, self.owner_abs_sum, moves, self.moves_owner_sum is not None)
+        self.owner_n += count * cols
 
     # -- read-outs --------------------------------------------------------------------------------------------
     def snapshot(self, max_pv_moves: int) -> responses.Snapshot:
