@@ -21,8 +21,8 @@ CLEARED = {"parents": -1, "action_from_parent": -1, "children_index": UNVISITED}
 
 def tree_nbytes(tree: Tree) -> int:
     """Bytes of a tree's arrays (its node positions included)."""
-    total = sum(getattr(tree, name).nbytes for name in Tree.ARRAYS)
-    return total + sum(array.nbytes for array in (tree.states or {}).values())
+    total = sum([getattr(tree, name).nbytes for name in Tree.ARRAYS])
+    return total + sum([array.nbytes for array in (tree.states or {}).values()])
 
 
 def clear_rows(tree: Tree, count: int) -> None:
@@ -48,8 +48,8 @@ class TreeArena:
 
     @staticmethod
     def _key(num_actions: int, capacity: int, states: dict) -> tuple:
-        return (num_actions, capacity) + tuple((name, states[name].shape[1:], states[name].dtype.str)
-                                               for name in STATE_FIELDS)
+        return (num_actions, capacity) + tuple([(name, states[name].shape[1:], states[name].dtype.str)
+                                                for name in STATE_FIELDS])
 
     def adopt(self, tree: Tree, capacity: int) -> Tree:
         """A tree of at least ``capacity`` rows (``tree``'s if larger) equal to ``tree`` (its first ``size``

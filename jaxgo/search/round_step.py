@@ -111,9 +111,9 @@ class RoundStep:
         n, tree.size = create_round(
             tree.size, tree.root, searcher.rules.ko_rule != "simple", job.history, self._zobrist, tree.parents,
             tree.action_from_parent, tree.to_play, tree.hashes, tree.terminal, tree.children_index,
-            tree.children_visits, tree.children_legal, *(st[name] for name in STATE_FIELDS), b.path_nodes,
+            tree.children_visits, tree.children_legal, *[st[name] for name in STATE_FIELDS], b.path_nodes,
             b.path_actions, b.path_lengths, b.ends, np.asarray(job.root_last, np.int64), b.nodes, b.actions,
-            b.lengths, b.leaves, *(out[name] for name in STATE_FIELDS), b.last_moves)
+            b.lengths, b.leaves, *[out[name] for name in STATE_FIELDS], b.last_moves)
         job.exhausted = n == 0 and not tree.children_legal[tree.root].any()
         if n == 0:
             job.pending = None
