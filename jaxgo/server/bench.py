@@ -36,6 +36,7 @@ import numpy as np
 
 from jaxgo.search.config import SearchConfig
 from jaxgo.server import host_cost
+from jaxgo.server.instant import InstantPlayouts
 
 
 def parse_args(argv):
@@ -232,50 +233,6 @@ def run_clients(address: str, clients: int, queries: int, size: int, visits: int
     return wall, latencies
 
 
-class InstantPlayouts:
-    """An ``Evaluator`` stand-in whose playouts cost nothing: fixed random results (drawn once per L and board,
-    each call gets views of their first rows), returned at once, so that a server run measures only its host work.  Built like ``evaluator_for(config, devices,
-    stones)``."""
-
-    backend = "instant"
-    devices = 1
-
-    def __init__(self, config, devices: int = 1, stones=None):
-        self.policy = config.playout_policy
-        self._batches = _INSTANT_BATCHES  # shared by every instance (a server makes one per search)
-
-    def dispatch(self, states, key, playouts_per_state: int, komi=0.0, last_moves=None, active=None):
-        from jaxgo.playouts.evaluator import PlayoutBatch
-
-        count = int(active if active is not None else np.shape(states.stones)[0])
-        key = (playouts_per_state, int(np.shape(states.stones)[1]))
-        batch = self._batches.get(key)
-        if batch is None or len(batch.winner) < count:  # drawn once per shape, grown rarely: views after that
-            rows = max(count, 2 * len(batch.winner) if batch is not None else 4096)
-            rng = np.random.default_rng(rows)
-            winner = rng.choice(np.array([-1, 1], np.int8), (rows, key[0]))
-            batch = self._batches[key] = PlayoutBatch(
-                winner=winner, score=(winner * rng.uniform(0.5, 20.0, (rows, key[0]))).astype(np.float32),
-                ownership=rng.choice(np.array([-1, 1], np.int8), (rows,) + key),
-                first_colour=rng.choice(np.array([0, 1, -1], np.int8), (rows,) + key))
-        return _Ready(PlayoutBatch(winner=batch.winner[:count], score=batch.score[:count],
-                                   ownership=batch.ownership[:count], first_colour=batch.first_colour[:count]))
-
-
-_INSTANT_BATCHES: dict = {}  # (L, P) -> the PlayoutBatch whose first rows every InstantPlayouts call returns
-
-
-class _Ready:
-    def __init__(self, batch):
-        self.batch = batch
-
-    def ready(self) -> None:
-        pass
-
-    def collect(self):
-        return self.batch
-
-
 def raw_throughput(size: int, boards: int, lpl: int, repeats: int, devices: int = 1) -> tuple[float, float]:
     """(best, mean) light-playout playouts/s of the Evaluator (sharded over ``devices``) from the benchmark
     position at ``boards`` x ``lpl`` playouts per call over ``repeats`` calls."""
@@ -397,6 +354,9 @@ def main(argv: list[str]) -> int:
             busy = (engine.device_seconds - device_s0) / wall
             bucket = next((b for b in config.buckets if b >= leaves_per_call), config.buckets[-1])
             raw_best, raw = raw_throughput(args.size, bucket, args.playouts_per_leaf, args.repeats, devices)
+            top = config.buckets[-1]  # the largest call the server may make: the device's best batch, if set so
+            top_raw = raw if top == bucket else raw_throughput(args.size, top, args.playouts_per_leaf, args.repeats,
+                                                               devices)[1]
             record = {
                 "system": "jaxgo-serve", "device": device, "devices": devices, "device_batch": args.max_boards,
                 "host_only": args.host_only, "tree_threads": engine.tree_threads,
@@ -411,6 +371,8 @@ def main(argv: list[str]) -> int:
                 "busy_x_fill": round(busy * fill, 3),
                 "raw_batch_leaves": bucket, "raw_playouts_per_s": round(raw, 1),
                 "raw_best_playouts_per_s": round(raw_best, 1), "ratio_vs_raw": round(playouts / wall / raw, 3),
+                "raw_top_batch_leaves": top, "raw_top_playouts_per_s": round(top_raw, 1),
+                "ratio_vs_raw_top": round(playouts / wall / top_raw, 3),
             }
             if cost is not None:
                 record.update(costs)
