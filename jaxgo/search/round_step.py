@@ -6,9 +6,11 @@ the descents reach for the first time (their searched moves and priors) and goes
 the edges without a node (``backup.number_pending``), creates their positions (``positions.children_into``), drops
 those that repeat a position (``backup.repeated_positions``), gives every descent its leaf
 (``backup.resolve_leaves``) and gathers the leaves' positions and last moves -- some forty numpy calls and a
-dozen Python functions a round.  ``select_into`` does all of it in one nogil call (``descend_round`` and
-``create_round``) when the priors are uniform (``SearchConfig.uses_gammas`` False), no ladder pruning runs in
-the tree and nothing is called on expansion (``TreeJob.on_expand``); otherwise the compiled descent stops where
+dozen Python functions a round.  ``RoundStep.select`` does all of it in two nogil calls (``descend_round`` and
+``create_round``) when the priors are uniform (``SearchConfig.uses_gammas`` False) or the base move model's
+(``_expand_gammas``: the gammas of ``positions.gammas_into`` normalised as ``priors.children_prior`` does, in
+numpy's summation order), no ladder pruning runs in the tree and nothing is called on expansion
+(``TreeJob.on_expand``); otherwise (large patterns, 13x13 and up by default) the compiled descent stops where
 nodes need expanding and Python computes their priors (``expand_nodes``, as ``TreeSearch`` does), then the call
 goes on.  The leaves go into the caller's staging buffers (``LeafBuffers``: the leaves' positions, padded with the
 root to K rows, and their last two moves), which a server hands to the device.
@@ -26,12 +28,49 @@ import dataclasses
 import numba
 import numpy as np
 
+from jaxgo.features import moves as mf
 from jaxgo.go import rules
+from jaxgo.playouts import tables as policy_tables
+from jaxgo.playouts.native import features as ft
+from jaxgo.playouts.native import runner
 from jaxgo.search import backup, descent, positions, priors
 from jaxgo.search.tree import STATE_FIELDS, Tree
 from jaxgo.search.tree_search import PendingLeaves, last_moves, prune_failed_escapes
 
 DONE, NEEDS_EXPAND = 0, 1  # descend_round: all descents have a leaf or a pending edge / nodes wait for Python
+IN_PYTHON, UNIFORM, GAMMAS = 0, 1, 2  # where descend_round's expansions happen (``expansion_mode``)
+_GAMMA_TABLES: dict = {}  # (id of a log-gamma array, board size) -> (that array, ``gamma_tables``)
+
+
+def gamma_tables(log_gamma: np.ndarray, size: int) -> tuple:
+    """(tables, line levels, dist1, dist2, board index of padded points, pass gammas float64 [3]): what
+    ``positions.gammas_into`` reads for log-gammas float32 [K] (``priors.model_gammas``'s, cached arrays: found
+    by identity) on an N x N board, built once."""
+    key = (id(log_gamma), size)
+    hit = _GAMMA_TABLES.get(key)
+    if hit is not None and hit[0] is log_gamma:
+        return hit[1]
+    arrays = runner.heavy_policy(policy_tables.policy_tables(log_gamma), size)
+    offset = int(mf.group_offsets()[mf.GROUPS.index("pass")])
+    pass_gammas = np.exp(np.asarray(log_gamma[offset:offset + 3], np.float64))
+    out = (arrays.tables, ft.line_levels(size), arrays.dist1, arrays.dist2, runner.plain_index(size), pass_gammas)
+    if len(_GAMMA_TABLES) >= 32:
+        _GAMMA_TABLES.clear()
+    _GAMMA_TABLES[key] = (log_gamma, out)
+    return out
+
+
+def expansion_mode(config, size: int, job) -> tuple:
+    """(mode, gamma tables or None): ``UNIFORM`` without gammas, ``GAMMAS`` with the base move model (no large
+    patterns), ``IN_PYTHON`` with large patterns, ladder pruning in the tree or an ``on_expand``."""
+    if config.ladder_prune_tree or job.on_expand is not None:
+        return IN_PYTHON, None
+    if not config.uses_gammas:
+        return UNIFORM, None
+    log_gamma, large = priors.model_gammas(config.gammas, config.prior_model, size, priors.tactics_of(config, size))
+    if large is not None:
+        return IN_PYTHON, None
+    return GAMMAS, gamma_tables(log_gamma, size)
 
 
 @dataclasses.dataclass
@@ -76,6 +115,15 @@ class RoundStep:
         self._buffers: dict[int, LeafBuffers] = {}
         self._params = descent.score_params(searcher.config)
         self._zobrist = rules.zobrist_table(searcher.rules.size)
+        self._tables = None
+        self._mode = None  # (expansion_mode, gamma tables) of the searcher's config
+
+    def _no_tables(self, size: int) -> tuple:
+        """Gamma tables of the shipped model for the compiled call's arguments when it expands otherwise (so
+        that one compiled version serves every mode)."""
+        if self._tables is None:
+            self._tables = gamma_tables(priors.log_gammas(None), size)
+        return self._tables
 
     def buffers(self, tree: Tree, k: int) -> LeafBuffers:
         found = self._buffers.get(k)
@@ -90,15 +138,21 @@ class RoundStep:
         searcher, tree, k = self.searcher, job.tree, job.leaves
         tree.reserve(k)
         room = k + 1 if job.limits.max_nodes is None else job.limits.max_nodes - tree.size
-        config = searcher.config
-        inline = not (config.uses_gammas or config.ladder_prune_tree or job.on_expand is not None)
+        if self._mode is None or job.on_expand is not None:
+            self._mode = expansion_mode(searcher.config, searcher.rules.size, job)
+        mode, tables = self._mode
+        if job.on_expand is not None:
+            self._mode = None
+        if tables is None:
+            tables = self._no_tables(searcher.rules.size)
+        root_last = np.asarray(job.root_last, np.int64)
         while True:
             b = self.buffers(tree, k)
             arrays = (k, tree.root, room, tree.terminal, tree.expanded, tree.parents, tree.action_from_parent,
                       tree.children_index, tree.children_visits, tree.children_values, tree.children_rave_visits,
                       tree.children_rave_values, tree.children_prior, tree.children_legal, self._params, self.rng,
                       b.path_nodes, b.path_actions, b.path_lengths, b.ends, tree.states["stones"],
-                      tree.states["to_play"], tree.states["ko"], inline, b.waiting)
+                      tree.states["to_play"], tree.states["ko"], mode, b.waiting, root_last, tables)
             status, count = descend_round(True, *arrays)
             while status == NEEDS_EXPAND:
                 expand_nodes(searcher, job, b.waiting[:count].copy())
@@ -112,7 +166,7 @@ class RoundStep:
             tree.size, tree.root, searcher.rules.ko_rule != "simple", job.history, self._zobrist, tree.parents,
             tree.action_from_parent, tree.to_play, tree.hashes, tree.terminal, tree.children_index,
             tree.children_visits, tree.children_legal, *[st[name] for name in STATE_FIELDS], b.path_nodes,
-            b.path_actions, b.path_lengths, b.ends, np.asarray(job.root_last, np.int64), b.nodes, b.actions,
+            b.path_actions, b.path_lengths, b.ends, root_last, b.nodes, b.actions,
             b.lengths, b.leaves, *[out[name] for name in STATE_FIELDS], b.last_moves)
         job.exhausted = n == 0 and not tree.children_legal[tree.root].any()
         if n == 0:
@@ -170,14 +224,86 @@ def _expand_uniform(nodes, stones, to_play, ko, children_legal, children_prior, 
 
 
 @numba.njit(nogil=True, cache=True)
+def pairwise_sum(a, start, count):
+    """The sum of a[start : start + count] (float64) in numpy's order (its pairwise summation), so that a
+    compiled normalisation equals ``np.sum``'s to the last bit."""
+    if count < 8:
+        res = 0.0
+        for i in range(start, start + count):
+            res += a[i]
+        return res
+    if count <= 128:
+        r = a[start:start + 8].copy()
+        tail = count - count % 8
+        for i in range(8, tail, 8):
+            for j in range(8):
+                r[j] += a[start + i + j]
+        res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+        for i in range(start + tail, start + count):
+            res += a[i]
+        return res
+    half = count // 2
+    half -= half % 8
+    return pairwise_sum(a, start, half) + pairwise_sum(a, start + half, count - half)
+
+
+@numba.njit(nogil=True, cache=True)
+def _expand_gammas(nodes, stones, to_play, ko, parents, action_from_parent, root, root_last, children_legal,
+                   children_prior, expanded, tables, lines, dist1, dist2, plain_of, pass_gammas):
+    """Searched moves (``positions.searchable_into``) and the move model's priors (``priors.children_prior`` on
+    the native board without large patterns: gammas normalised over the searched moves, uniform where they are
+    all 0) of nodes int [n]; the gamma tables as ``gamma_tables``."""
+    count = nodes.shape[0]
+    points = stones.shape[1]
+    rows_stones = np.empty((count, points), np.int8)
+    rows_to_play = np.empty(count, np.int32)
+    rows_ko = np.empty(count, np.int32)
+    last = np.empty((count, 2), np.int32)
+    for r in range(count):
+        node = nodes[r]
+        rows_stones[r] = stones[node]
+        rows_to_play[r] = to_play[node]
+        rows_ko[r] = ko[node]
+        parent = parents[node]
+        if node == root:
+            last[r, 0], last[r, 1] = root_last[0], root_last[1]
+        else:
+            last[r, 0] = action_from_parent[node]
+            last[r, 1] = root_last[0] if parent == root else action_from_parent[max(parent, 0)]
+    legal = np.zeros((count, points + 1), np.bool_)
+    positions.searchable_into(rows_stones, rows_to_play, rows_ko, legal)
+    gammas = np.zeros((count, points + 1), np.float64)
+    positions.gammas_into(rows_stones, rows_to_play, rows_ko, last, tables, lines, dist1, dist2, plain_of,
+                          pass_gammas, gammas)
+    weights = np.empty(points + 1, np.float64)
+    for r in range(count):
+        node = nodes[r]
+        searched = np.float32(0.0)
+        for a in range(points + 1):
+            children_legal[node, a] = legal[r, a]
+            weights[a] = gammas[r, a] if legal[r, a] else 0.0
+            searched += np.float32(1.0) if legal[r, a] else np.float32(0.0)
+        total = pairwise_sum(weights, 0, points + 1)
+        searched = max(searched, np.float32(1.0))
+        for a in range(points + 1):
+            if total > 0:
+                children_prior[node, a] = np.float32(weights[a] / max(total, 1e-300))
+            else:
+                children_prior[node, a] = (np.float32(1.0) if legal[r, a] else np.float32(0.0)) / searched
+        expanded[node] = True
+
+
+@numba.njit(nogil=True, cache=True)
 def descend_round(first, k, root, room, terminal, expanded, parents, action_from_parent, children_index,
                   children_visits, children_values, children_rave_visits, children_rave_values, children_prior,
                   children_legal, params, rng, path_nodes, path_actions, lengths, leaves, stones, to_play, ko,
-                  inline, waiting):
+                  inline, waiting, root_last, gamma_tables):
     """The descents of ``descent.descend`` with its expansion loop: ``first`` starts them (``descend_batch``),
-    else they go on from the nodes expanded since the last call (``continue_batch``).  With ``inline`` the nodes
-    to expand get their searched moves and uniform priors here (``_expand_uniform``); else their indices go to
-    waiting int32 [>= K] and the call returns (``NEEDS_EXPAND``, their count).  Returns (``DONE``, 0),
+    else they go on from the nodes expanded since the last call (``continue_batch``).  With ``inline``
+    ``UNIFORM`` or ``GAMMAS`` the nodes to expand get their searched moves and priors here (``_expand_uniform``,
+    ``_expand_gammas`` with gamma_tables, the tuple of ``gamma_tables``; root_last int [2]: the game's last two
+    moves); with ``IN_PYTHON`` their indices go to waiting int32 [>= K] and the call returns (``NEEDS_EXPAND``,
+    their count).  Returns (``DONE``, 0),
     (``NEEDS_EXPAND``, n) or (``descent.PATH_OVERFLOW``, 0) when a path outgrew the buffers (every virtual loss
     taken back).  stones / to_play / ko: the tree's node positions [C, ...]."""
     if first:
@@ -199,10 +325,14 @@ def descend_round(first, k, root, room, terminal, expanded, parents, action_from
             last = lengths[rows[r]] - 1
             reached[r] = children_index[path_nodes[rows[r], last], path_actions[rows[r], last]]
         nodes = np.unique(reached)
-        if not inline:
+        if inline == IN_PYTHON:
             waiting[:nodes.shape[0]] = nodes
             return NEEDS_EXPAND, nodes.shape[0]
-        _expand_uniform(nodes, stones, to_play, ko, children_legal, children_prior, expanded)
+        if inline == UNIFORM:
+            _expand_uniform(nodes, stones, to_play, ko, children_legal, children_prior, expanded)
+        else:
+            _expand_gammas(nodes, stones, to_play, ko, parents, action_from_parent, root, root_last, children_legal,
+                           children_prior, expanded, *gamma_tables)
         done = descent.continue_batch(rows, root, room, terminal, expanded, parents, action_from_parent,
                                       children_index, children_visits, children_values, children_rave_visits,
                                       children_rave_values, children_prior, children_legal, params, rng, path_nodes,

@@ -124,3 +124,27 @@ def test_each_round_gives_the_tree_and_leaves_of_select_leaves(fields, ko_rule, 
         _same_trees(jobs[0].tree, jobs[1].tree)
         jobs[1].tree.check_consistency()
     assert jobs[1].tree.size > 20
+
+
+def test_pairwise_sum_adds_in_numpys_order():
+    from jaxgo.search.round_step import pairwise_sum
+
+    rng = np.random.default_rng(1)
+    for count in (1, 7, 8, 26, 50, 82, 129, 170, 362):
+        for _ in range(50):
+            row = rng.exponential(1.0, count) * (rng.random(count) < 0.7)
+            assert pairwise_sum(row, 0, count) == row.sum()
+
+
+def test_expansion_mode_by_config():
+    from types import SimpleNamespace
+
+    from jaxgo.search.round_step import GAMMAS, IN_PYTHON, UNIFORM, expansion_mode
+
+    plain = SimpleNamespace(on_expand=None)
+    light = SearchConfig(bias_c2=0.0, prior_pattern=0.0).for_size(9)
+    assert expansion_mode(light, 9, plain)[0] == UNIFORM
+    mode, tables = expansion_mode(SearchConfig().for_size(9), 9, plain)
+    assert mode == GAMMAS and len(tables) == 6
+    assert expansion_mode(SearchConfig().for_size(19), 19, plain)[0] == IN_PYTHON  # large patterns
+    assert expansion_mode(light, 9, SimpleNamespace(on_expand=print))[0] == IN_PYTHON
