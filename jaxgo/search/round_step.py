@@ -39,6 +39,7 @@ from jaxgo.search.tree_search import PendingLeaves, last_moves, prune_failed_esc
 
 DONE, NEEDS_EXPAND = 0, 1  # descend_round: all descents have a leaf or a pending edge / nodes wait for Python
 IN_PYTHON, UNIFORM, GAMMAS = 0, 1, 2  # where descend_round's expansions happen (``expansion_mode``)
+PAIRWISE_BLOCK = 128  # numpy sums a row of at most this many entries in one block: GAMMAS up to 11x11 (122 actions)
 _GAMMA_TABLES: dict = {}  # (id of a log-gamma array, board size) -> (that array, ``gamma_tables``)
 
 
@@ -62,13 +63,14 @@ def gamma_tables(log_gamma: np.ndarray, size: int) -> tuple:
 
 def expansion_mode(config, size: int, job) -> tuple:
     """(mode, gamma tables or None): ``UNIFORM`` without gammas, ``GAMMAS`` with the base move model (no large
-    patterns), ``IN_PYTHON`` with large patterns, ladder pruning in the tree or an ``on_expand``."""
+    patterns, boards up to 11x11: ``PAIRWISE_BLOCK``), ``IN_PYTHON`` with large patterns, larger boards, ladder
+    pruning in the tree or an ``on_expand``."""
     if config.ladder_prune_tree or job.on_expand is not None:
         return IN_PYTHON, None
     if not config.uses_gammas:
         return UNIFORM, None
     log_gamma, large = priors.model_gammas(config.gammas, config.prior_model, size, priors.tactics_of(config, size))
-    if large is not None:
+    if large is not None or size * size + 1 > PAIRWISE_BLOCK:
         return IN_PYTHON, None
     return GAMMAS, gamma_tables(log_gamma, size)
 
@@ -225,26 +227,23 @@ def _expand_uniform(nodes, stones, to_play, ko, children_legal, children_prior, 
 
 @numba.njit(nogil=True, cache=True)
 def pairwise_sum(a, start, count):
-    """The sum of a[start : start + count] (float64) in numpy's order (its pairwise summation), so that a
-    compiled normalisation equals ``np.sum``'s to the last bit."""
+    """The sum of a[start : start + count] (float64, count <= ``PAIRWISE_BLOCK``) in numpy's order (one block of
+    its pairwise summation: eight running sums), so that a compiled normalisation equals ``np.sum``'s to the last
+    bit.  (Longer rows split in halves first; not needed here, and numba's cache mishandles recursion.)"""
     if count < 8:
         res = 0.0
         for i in range(start, start + count):
             res += a[i]
         return res
-    if count <= 128:
-        r = a[start:start + 8].copy()
-        tail = count - count % 8
-        for i in range(8, tail, 8):
-            for j in range(8):
-                r[j] += a[start + i + j]
-        res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
-        for i in range(start + tail, start + count):
-            res += a[i]
-        return res
-    half = count // 2
-    half -= half % 8
-    return pairwise_sum(a, start, half) + pairwise_sum(a, start + half, count - half)
+    r = a[start:start + 8].copy()
+    tail = count - count % 8
+    for i in range(8, tail, 8):
+        for j in range(8):
+            r[j] += a[start + i + j]
+    res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+    for i in range(start + tail, start + count):
+        res += a[i]
+    return res
 
 
 @numba.njit(nogil=True, cache=True)
