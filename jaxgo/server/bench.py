@@ -184,7 +184,6 @@ def _query(ident: str, size: int, visits: int) -> dict:
 
 
 def _percentile(values, q):
-    import numpy as np
 
     return float(np.percentile(np.asarray(values), q)) if values else float("nan")
 

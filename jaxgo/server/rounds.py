@@ -283,8 +283,9 @@ class DeviceRounds:
 
 
 def select_task(task: Task, start: tuple | None):
-    """One task's part of a round (any thread): start it (``start`` = (seed, node cap, tree arena)) if it has not started,
-    then select its leaves.  Returns the leaf states, None when it selected none, or the exception it raised."""
+    """One task's part of a round (any thread): start it (``start`` = (seed, node cap, tree arena)) if it has not
+    started, then select its leaves.  Returns the leaf states, None when it selected none, or the exception it
+    raised."""
     try:
         if start is not None:
             task.start(*start)

@@ -21,7 +21,6 @@ from jaxgo.search.limits import SearchLimits  # noqa: E402
 from jaxgo.search.round_step import RoundStep  # noqa: E402
 from jaxgo.search.searcher import Searcher  # noqa: E402
 from jaxgo.search.tree import STATE_FIELDS, Tree  # noqa: E402
-
 from tests.search import test_recorded as recorded  # noqa: E402
 
 TREE_CASES = ["uct", "rave_default", "rave_light", "rave_forbid_pass", "rave_max_nodes"]
@@ -127,7 +126,7 @@ def test_each_round_gives_the_tree_and_leaves_of_select_leaves(fields, ko_rule, 
 
 
 def test_pairwise_sum_adds_in_numpys_order():
-    from jaxgo.search.round_step import pairwise_sum
+    from jaxgo.search.expansion import pairwise_sum
 
     rng = np.random.default_rng(1)
     for count in (1, 7, 8, 26, 50, 82, 122, 128):
@@ -139,7 +138,7 @@ def test_pairwise_sum_adds_in_numpys_order():
 def test_expansion_mode_by_config():
     from types import SimpleNamespace
 
-    from jaxgo.search.round_step import GAMMAS, IN_PYTHON, UNIFORM, expansion_mode
+    from jaxgo.search.expansion import GAMMAS, IN_PYTHON, UNIFORM, expansion_mode
 
     plain = SimpleNamespace(on_expand=None)
     light = SearchConfig(bias_c2=0.0, prior_pattern=0.0).for_size(9)

@@ -85,5 +85,5 @@ def test_call_counter_counts_python_calls_of_threads_started_while_open():
         _on_thread("device-count", work)
     finally:
         counter.close()
-    assert 100 <= counts[0] < 120
+    assert 100 <= counts[0] < 200  # the 100 calls, and the counter's own look-up of the thread
     assert host_cost.per_leaf(1.5e-6 * 10, 10) == 1.5
