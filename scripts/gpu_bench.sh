@@ -12,7 +12,12 @@
 # space-separated list of the steps to run (default all, in the order below).  GPU_BENCH_SMOKE=1 divides every batch, lane count,
 # playout count and client count by about 16,384 (at least 8) so the same steps run in seconds on a CPU (the
 # test suite does that: tests/test_gpu_bench.py); its figures mean nothing.  GPU_BENCH_CHECK and GPU_BENCH_TESTS
-# narrow the device check's policies and the test step's files.
+# narrow the device check's policies and the test step's files; GPU_BENCH_GAMES and GPU_BENCH_SERIES_SECONDS the
+# series' games (default 20) and its time (default 300 s).  Issue 59's figures (server, its host work, the series)
+# in one call of about 10 minutes:
+#
+#   GPU_BENCH_ONLY="serve serve-host1 serve-host0 series9 series9-report" GPU_BENCH_SECONDS=560 \
+#       PYTHON=.venv/bin/python bash scripts/gpu_bench.sh
 set -uo pipefail
 cd "$(dirname "$0")/.."
 py="${PYTHON:-python3}"
@@ -89,11 +94,21 @@ step search-defaults 60 "${bench[@]}" search --backend xla --size 9 --playouts "
     --playouts-per-leaf 16 --strategies rave --repeats 2 --defaults
 step serve 140 "${bench[@]}" serve --clients "$(n 64)" "$(n 256)" --visits "$(n 8192)" --queries 1 \
     --leaves "$(n 256)" --device-batch "$(n 65536)" --repeats 2
-# the same server with playouts that cost nothing: the ceiling its host work sets, on one tree thread and on all
+# the same server with playouts that cost nothing: the ceiling its host work sets, on one tree thread and on all;
+# each line gives host_cpu_us_per_leaf, host_gil_us_per_leaf and python_calls_per_leaf (issue 59)
 for threads in 1 0; do
     step "serve-host$threads" 60 "${bench[@]}" serve --host-only --tree-threads "$threads" --clients "$(n 64)" \
         --visits "$(n 8192)" --queries 1 --leaves "$(n 256)" --device-batch "$(n 65536)" --repeats 1
 done
+# a 9x9 series at 2 s a move: jaxgo on the GPU (xla playouts) against jaxgo on the CPU (native playouts, every core
+# of the GPU's host); each finished game is a line of series9.jsonl, so a step cut by its limit keeps its games, and
+# series9-report prints the standings (win rates with their intervals) of what was played
+series="$out/series9.jsonl"
+series_time=$([ -n "$smoke" ] && echo "0:1:1" || echo "0:2:1")
+step series9 "${GPU_BENCH_SERIES_SECONDS:-300}" "$py" -m jaxgo match --size "$([ -n "$smoke" ] && echo 5 || echo 9)" \
+    --komi 7.5 --games "$([ -n "$smoke" ] && echo 1 || echo "${GPU_BENCH_GAMES:-20}")" --time "$series_time" \
+    --results "$series" --player "gpu=$py -m jaxgo gtp --backend xla" --player "cpu=$py -m jaxgo gtp --backend native"
+step series9-report 30 "$py" -m jaxgo match --report --results "$series"
 # the tests that hold the kernels to the reference board, on the GPU (GPU_BENCH_TESTS: the test files)
 workers=$("$py" -c 'import xdist' 2>/dev/null && echo "-n 8")
 step tests 150 "$py" -m pytest -q -x -p no:cacheprovider $workers -m "not slow and not gnugo" \

@@ -90,12 +90,13 @@ class Tree:
         self.children_legal = np.zeros((capacity, a), bool)
         self.states = None  # dict field -> np.ndarray [C, ...], created with the first node
 
-    _ARRAYS = ("parents", "action_from_parent", "to_play", "hashes", "expanded", "terminal", "children_index",
-               "children_visits", "children_values", "children_rave_visits", "children_rave_values",
-               "children_prior", "children_legal")
+    ARRAYS = ("parents", "action_from_parent", "to_play", "hashes", "expanded", "terminal", "children_index",
+              "children_visits", "children_values", "children_rave_visits", "children_rave_values",
+              "children_prior", "children_legal")
+    _ARRAYS = ARRAYS  # the older name
 
     def _grow(self) -> None:
-        old = {name: getattr(self, name) for name in self._ARRAYS}
+        old = {name: getattr(self, name) for name in self.ARRAYS}
         old_states = self.states
         self._allocate(self.capacity * 2)
         for name, array in old.items():
@@ -107,12 +108,17 @@ class Tree:
                 grown[: len(array)] = array
                 self.states[name] = grown
 
+    def reserve(self, count: int) -> None:
+        """Make room for ``count`` more nodes (doubling the storage as often as needed): compiled code may then
+        write rows ``size .. size + count - 1`` (their ``children_*`` rows are clean)."""
+        while self.size + count > self.capacity:
+            self._grow()
+
     def add_nodes(self, states: dict, parents: np.ndarray, actions: np.ndarray) -> np.ndarray:
         """Append nodes for a batch of positions (``states``: field -> [K, ...] numpy); returns their indices
         and links them under ``parents`` (-1 for a root)."""
         count = len(parents)
-        while self.size + count > self.capacity:
-            self._grow()
+        self.reserve(count)
         if self.states is None:
             self.states = {name: np.zeros((self.capacity,) + np.shape(states[name])[1:], np.asarray(states[name]).dtype)
                            for name in STATE_FIELDS}
@@ -159,6 +165,39 @@ class Tree:
                                   self.children_legal, self.root if node is None else node, out)
         return out[:count].tolist()
 
+    # -- checks -------------------------------------------------------------------------------------------------
+    def check_consistency(self, positions: bool = False) -> None:
+        """Recompute the tree's invariants from scratch; raise AssertionError on any difference: links between
+        parents and children both ways, each node's key, side to move and terminal flag from its position, the
+        sides alternating, counts in range, an edge's visits at least those of its child's edges, nodes not
+        expanded never descended through, the rows beyond ``size`` clean; with ``positions`` also every node's
+        position (``rules.check_consistency``)."""
+        n = self.size
+        assert 0 < n <= self.capacity and 0 <= self.root < n, "size / root"
+        index = self.children_index[:n]
+        linked = index >= 0
+        nodes, actions = np.nonzero(linked)
+        children = index[linked]
+        assert np.all(children < n) and len(np.unique(children)) == len(children), "a child out of range or shared"
+        assert np.all(self.parents[children] == nodes), "a child's parent"
+        assert np.all(self.action_from_parent[children] == actions), "a child's action"
+        assert np.all(self.to_play[children] == -self.to_play[nodes]), "sides must alternate"
+        assert len(children) == n - 1 and self.root not in children, "every node but the root is one child"
+        assert np.array_equal(self.hashes[:n], rules.hash_key(self.states["hash"][:n])), "node keys"
+        assert np.array_equal(self.to_play[:n], self.states["to_play"][:n]), "side to move"
+        assert np.array_equal(self.terminal[:n], self.states["passes"][:n] >= 2), "terminal flags"
+        visits, values = self.children_visits[:n], self.children_values[:n]
+        assert np.all(visits >= 0) and np.all(values >= -1e-9) and np.all(values <= visits + 1e-9), "edge counts"
+        rave_n, rave_w = self.children_rave_visits[:n], self.children_rave_values[:n]
+        assert np.all(rave_w >= -1e-9) and np.all(rave_w <= rave_n + 1e-9), "RAVE counts"
+        assert np.all(visits[nodes, actions] + 1e-9 >= visits[children].sum(axis=1)), "a child seen more than its edge"
+        assert np.all(visits[~self.expanded[:n]].sum(axis=1) == 0), "a node not expanded was descended through"
+        assert np.all(self.children_index[n:] == UNVISITED) and not self.children_visits[n:].any() \
+            and not self.children_legal[n:].any() and not self.expanded[n:].any(), "rows beyond size"
+        if positions:
+            for node in range(n):
+                rules.check_consistency(self.state(node))
+
     # -- reuse ----------------------------------------------------------------------------------------------
     def reroot(self, node: int) -> None:
         """Make ``node`` the root, keeping only its subtree (nodes are copied compactly, in BFS order)."""
@@ -171,7 +210,7 @@ class Tree:
         order = np.asarray(order, np.int32)
         remap = np.full(self.capacity, -1, np.int32)
         remap[order] = np.arange(len(order), dtype=np.int32)
-        for name in self._ARRAYS:
+        for name in self.ARRAYS:
             array = getattr(self, name)
             array[: len(order)] = array[order]
         for name in STATE_FIELDS:

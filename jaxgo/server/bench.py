@@ -35,6 +35,8 @@ import time
 import numpy as np
 
 from jaxgo.search.config import SearchConfig
+from jaxgo.server import host_cost
+from jaxgo.server.instant import InstantPlayouts
 
 
 def parse_args(argv):
@@ -182,7 +184,6 @@ def _query(ident: str, size: int, visits: int) -> dict:
 
 
 def _percentile(values, q):
-    import numpy as np
 
     return float(np.percentile(np.asarray(values), q)) if values else float("nan")
 
@@ -229,44 +230,6 @@ def run_clients(address: str, clients: int, queries: int, size: int, visits: int
     if errors:
         raise RuntimeError(f"benchmark queries failed: {errors[:2]}")
     return wall, latencies
-
-
-class InstantPlayouts:
-    """An ``Evaluator`` stand-in whose playouts cost nothing: fixed random results (drawn once per shape), returned
-    at once, so that a server run measures only its host work.  Built like ``evaluator_for(config, devices,
-    stones)``."""
-
-    backend = "instant"
-    devices = 1
-
-    def __init__(self, config, devices: int = 1, stones=None):
-        self.policy = config.playout_policy
-        self._batches = {}
-
-    def dispatch(self, states, key, playouts_per_state: int, komi=0.0, last_moves=None, active=None):
-        from jaxgo.playouts.evaluator import PlayoutBatch
-
-        count = int(active if active is not None else np.shape(states.stones)[0])
-        shape = (count, playouts_per_state, int(np.shape(states.stones)[1]))
-        if shape not in self._batches:
-            rng = np.random.default_rng(count)
-            winner = rng.choice(np.array([-1, 1], np.int8), shape[:2])
-            self._batches[shape] = PlayoutBatch(
-                winner=winner, score=(winner * rng.uniform(0.5, 20.0, shape[:2])).astype(np.float32),
-                ownership=rng.choice(np.array([-1, 1], np.int8), shape),
-                first_colour=rng.choice(np.array([0, 1, -1], np.int8), shape))
-        return _Ready(self._batches[shape])
-
-
-class _Ready:
-    def __init__(self, batch):
-        self.batch = batch
-
-    def ready(self) -> None:
-        pass
-
-    def collect(self):
-        return self.batch
 
 
 def raw_throughput(size: int, boards: int, lpl: int, repeats: int, devices: int = 1) -> tuple[float, float]:
@@ -366,8 +329,6 @@ def main(argv: list[str]) -> int:
         return 0
     import jax
 
-    from jaxgo.server import transports
-    from jaxgo.server.engine import AnalysisEngine
     from jaxgo.server.engine_config import EngineConfig, default_buckets
 
     search = SearchConfig(playout_policy="light", bias_c2=0.0, leaves_per_batch=args.leaves,
@@ -375,24 +336,26 @@ def main(argv: list[str]) -> int:
     config = EngineConfig(search=search, max_boards=args.max_boards,
                           buckets=default_buckets(args.max_boards, devices), devices=devices,
                           overlap=not args.no_overlap, tree_threads=args.tree_threads)
-    engine = AnalysisEngine(config, make_evaluator=InstantPlayouts if args.host_only else None).start()
-    server = transports.TcpServer(engine, 0, limits=transports.ConnectionLimits(max_connections=max(args.clients) + 8))
-    transports.start_in_thread(server)
-    address = f"tcp:127.0.0.1:{server.server_address[1]}"
+    engine, server, address = start_server(config, args)
     device = jax.devices()[0].platform
     try:
         for clients in args.clients:
             run_clients(address, clients, 1, args.size, args.visits)  # warm-up: compiles this batch shape
             playouts0, calls0, device_s0 = engine.playouts, engine.device_calls, engine.device_seconds
             padded0 = engine.padded_leaves
+            cost = host_cost.HostCost() if args.host_only else None
             wall, latencies = run_clients(address, clients, args.queries, args.size, args.visits)
             playouts = engine.playouts - playouts0
+            costs = cost.figures(playouts // args.playouts_per_leaf) if cost is not None else {}
             calls = max(1, engine.device_calls - calls0)
             leaves_per_call = playouts / calls / args.playouts_per_leaf
             fill = playouts / args.playouts_per_leaf / max(1, engine.padded_leaves - padded0)
             busy = (engine.device_seconds - device_s0) / wall
             bucket = next((b for b in config.buckets if b >= leaves_per_call), config.buckets[-1])
             raw_best, raw = raw_throughput(args.size, bucket, args.playouts_per_leaf, args.repeats, devices)
+            top = config.buckets[-1]  # the largest call the server may make: the device's best batch, if set so
+            top_raw = raw if top == bucket else raw_throughput(args.size, top, args.playouts_per_leaf, args.repeats,
+                                                               devices)[1]
             record = {
                 "system": "jaxgo-serve", "device": device, "devices": devices, "device_batch": args.max_boards,
                 "host_only": args.host_only, "tree_threads": engine.tree_threads,
@@ -407,10 +370,33 @@ def main(argv: list[str]) -> int:
                 "busy_x_fill": round(busy * fill, 3),
                 "raw_batch_leaves": bucket, "raw_playouts_per_s": round(raw, 1),
                 "raw_best_playouts_per_s": round(raw_best, 1), "ratio_vs_raw": round(playouts / wall / raw, 3),
+                "raw_top_batch_leaves": top, "raw_top_playouts_per_s": round(top_raw, 1),
+                "ratio_vs_raw_top": round(playouts / wall / top_raw, 3),
             }
+            if cost is not None:
+                record.update(costs)
+                record["python_calls_per_leaf"] = host_cost.calls_per_leaf(
+                    lambda: start_server(config, args), lambda pair: stop_server(*pair[:2]),
+                    lambda address: run_clients(address, clients, 1, args.size, args.visits), args.playouts_per_leaf)
             print(json.dumps(record), flush=True)
     finally:
-        server.shutdown()
-        server.server_close()
-        engine.stop(wait=False, timeout=30)
+        stop_server(engine, server)
     return 0
+
+
+def start_server(config, args) -> tuple:
+    """(engine, TCP server, its address) of one in-process engine under ``config`` (the stand-in playouts with
+    ``--host-only``)."""
+    from jaxgo.server import transports
+    from jaxgo.server.engine import AnalysisEngine
+
+    engine = AnalysisEngine(config, make_evaluator=InstantPlayouts if args.host_only else None).start()
+    server = transports.TcpServer(engine, 0, limits=transports.ConnectionLimits(max_connections=max(args.clients) + 8))
+    transports.start_in_thread(server)
+    return engine, server, f"tcp:127.0.0.1:{server.server_address[1]}"
+
+
+def stop_server(engine, server) -> None:
+    server.shutdown()
+    server.server_close()
+    engine.stop(wait=False, timeout=30)

@@ -46,6 +46,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from jaxgo.playouts.evaluator import evaluator_for
+from jaxgo.search.arena import TreeArena
 from jaxgo.search.budget import auto_leaves
 from jaxgo.search.config import TREE_STRATEGIES, SearchConfig
 from jaxgo.search.searcher import KeyStream
@@ -92,6 +93,7 @@ class AnalysisEngine(DeviceRounds):
         self.device_seconds = 0.0
         self.padded_leaves = 0  # leaves sent to the device including padding (fill = playouts / L / this)
         self._timing_lock = threading.Lock()
+        self._timer_queue = None  # the device calls waiting for the timer thread (``DeviceRounds._watch``)
         self._device_free_at = 0.0
         self.queries_done = 0
         self._leaf_rate: dict = {}  # batch key -> leaves played out per second of device call (recent calls)
@@ -102,6 +104,7 @@ class AnalysisEngine(DeviceRounds):
         warmup.install()
         self._compiled_mark = warmup.compile_seconds()
         self.reports_skipped = 0
+        self.arena = TreeArena(self.config.tree_memory_mb * 2 ** 20)  # the trees' storage, reused search to search
         self.tree_threads = self.config.tree_threads or auto_tree_threads(self.config.search)
         self._tree_pool = (ThreadPoolExecutor(self.tree_threads, thread_name_prefix="tree") if self.tree_threads > 1
                            else None)

@@ -10,6 +10,7 @@ predicted spread of the final score), ``prior``, ``lcb``, ``order``, ``pv``), ``
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import math
 
@@ -45,6 +46,12 @@ class Snapshot:
     score_stdev: "object" = None  # float [A] standard deviation of each root move's final scores (NaN: unvisited)
 
 
+@functools.lru_cache(maxsize=32)
+def gtp_names(size: int) -> tuple:
+    """The GTP vertex of every action of a ``size`` board (``point_to_gtp``; pass last), made once per size."""
+    return tuple(point_to_gtp(action, size) for action in range(size * size + 1))
+
+
 def _round(value: float, digits: int = 6) -> float:
     return round(float(value), digits) if math.isfinite(value) else 0.0
 
@@ -60,6 +67,9 @@ def move_infos(snap: Snapshot, perspective: str = "BLACK") -> list[dict]:
     values = np.nan_to_num(np.asarray(snap.values, float), nan=0.0)
     order = [int(a) for a in rank_actions(snap.visits, snap.values) if visited[a]]
     owner_sign = -1.0 if _owner_flip(snap.to_play, perspective) else 1.0
+    names = gtp_names(snap.size)
+    scores = np.nan_to_num(np.asarray(snap.score, float))
+    stdevs = np.nan_to_num(np.asarray(snap.score_stdev, float)) if snap.score_stdev is not None else None
     infos = []
     for rank, action in enumerate(order):
         n = float(snap.visits[action])
@@ -68,15 +78,15 @@ def move_infos(snap: Snapshot, perspective: str = "BLACK") -> list[dict]:
         own_rate = float(values[action])
         lcb = own_rate - 1.96 * math.sqrt(max(own_rate * (1 - own_rate), 1e-4) / n)
         lcb = 1.0 - lcb if flip_rate else lcb
-        lead = score_sign * float(np.nan_to_num(snap.score[action]))
+        lead = score_sign * float(scores[action])
         infos.append({
-            "move": point_to_gtp(int(action), snap.size), "visits": int(round(n)), "winrate": _round(rate),
+            "move": names[action], "visits": int(round(n)), "winrate": _round(rate),
             "scoreLead": _round(lead, 3), "scoreMean": _round(lead, 3), "prior": _round(snap.prior[action]),
             "lcb": _round(lcb), "utility": _round(2 * rate - 1), "order": rank,
-            "pv": [point_to_gtp(int(a), snap.size) for a in snap.pvs.get(int(action), [int(action)])],
+            "pv": [names[a] for a in snap.pvs.get(int(action), [int(action)])],
         })
         if snap.score_stdev is not None:
-            infos[-1]["scoreStdev"] = _round(float(np.nan_to_num(snap.score_stdev[action])), 3)
+            infos[-1]["scoreStdev"] = _round(float(stdevs[action]), 3)
         if snap.pv_visits is not None:
             infos[-1]["pvVisits"] = [int(v) for v in snap.pv_visits.get(int(action), [int(round(n))])]
         if snap.moves_ownership is not None:

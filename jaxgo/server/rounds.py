@@ -13,11 +13,14 @@ the device thread.
 
 from __future__ import annotations
 
+import queue
 import threading
 import time
 
 import numpy as np
 
+from jaxgo.go import rules
+from jaxgo.search.tree import STATE_FIELDS
 from jaxgo.server import warmup
 from jaxgo.server.tasks import Task, fair_order, node_cap, tree_bytes_per_node
 
@@ -179,7 +182,8 @@ class DeviceRounds:
                 continue
             self._running += 1
             starts.append(((self.config.seed * 7919 + task.seq) % (2 ** 31),
-                           self._tree_budget(task.query.size, task.config.leaves_per_batch, self._running)))
+                           self._tree_budget(task.query.size, task.config.leaves_per_batch, self._running),
+                           self.arena))
         selected = []
         for task, outcome in zip(tasks, self._map(select_task, tasks, starts)):
             if isinstance(outcome, Exception):
@@ -203,58 +207,72 @@ class DeviceRounds:
     def _dispatch(self, selected: list) -> dict:
         """Start the playouts of all selected leaves [(task, leaf states, valid count)] of one batch key (valid
         rows only, padded to a bucket; chunks of the largest bucket when there are more) without waiting."""
-        import jax
-
         counts = [n for _, _, n in selected]
         total = sum(counts)
         first = selected[0][0]
         evaluator, lpl = first.evaluator, first.config.playouts_per_leaf
-        parts = [jax.tree_util.tree_map(lambda x, n=n: np.asarray(x)[:n], s) for _, s, n in selected]
-        merged = jax.tree_util.tree_map(lambda *xs: np.concatenate(xs), *parts)
-        last_moves = np.concatenate([task.job.last_moves[:n] for task, _, n in selected])
+        largest = self.config.buckets[-1]
+        last_start = (total - 1) // largest * largest  # the last chunk, the only one padded (with its first row)
+        last_bucket = next(b for b in self.config.buckets if b >= total - last_start)
+        rows = last_start + last_bucket
+        columns = {name: [getattr(s, name) for _, s, _ in selected] for name in STATE_FIELDS}
+        columns["last_moves"] = [task.job.last_moves for task, _, _ in selected]
+        merged = {}
+        for name, parts in columns.items():  # every task's valid rows, copied once into the padded batch
+            out = np.empty((rows,) + np.shape(parts[0])[1:], np.asarray(parts[0]).dtype)
+            at = 0
+            for part, n in zip(parts, counts):
+                out[at:at + n] = np.asarray(part)[:n]
+                at += n
+            out[total:] = out[last_start]
+            merged[name] = out
         komis = np.repeat(np.asarray([t.komi for t, _, _ in selected], np.float32), counts)
         calls = []
-        for start in range(0, total, self.config.buckets[-1]):
-            chunk_n = min(self.config.buckets[-1], total - start)
-            bucket = next(b for b in self.config.buckets if b >= chunk_n)
-
-            def padded(x):
-                fill = np.repeat(x[start:start + 1], bucket - chunk_n, axis=0)
-                return np.concatenate([x[start:start + chunk_n], fill])
-
-            chunk = jax.tree_util.tree_map(padded, merged)
+        for start in range(0, total, largest):
+            chunk_n = min(largest, total - start)
+            bucket = largest if start < last_start else last_bucket
+            chunk = rules.State(**{name: merged[name][start:start + bucket] for name in STATE_FIELDS})
             self._new_shape |= (first.batch_key, bucket) not in self._shapes_seen
             sub = self._keys.next()
             began = time.perf_counter()
-            pending = evaluator.dispatch(chunk, sub, lpl, komis[start:start + chunk_n], padded(last_moves),
-                                         active=chunk_n)
+            pending = evaluator.dispatch(chunk, sub, lpl, komis[start:start + chunk_n],
+                                         merged["last_moves"][start:start + bucket], active=chunk_n)
             calls.append((pending, bucket, chunk_n, self._watch(pending, began)))
         return {"calls": calls, "total": total, "lpl": lpl, "key": first.batch_key}
 
     def _watch(self, pending, began: float) -> tuple:
-        """Time the device call on a helper thread: busy from max(start, previous call's end) to its end.
-        Returns (the thread, a dict that gets the call's ``seconds``)."""
-        timing = {}
+        """Time the device call on the engine's timer thread (one for all calls, in dispatch order): busy from
+        max(start, previous call's end) to its end.  Returns (an event set when the call is done, a dict that
+        gets the call's ``seconds``)."""
+        timing, done = {}, threading.Event()
+        if self._timer_queue is None:
+            self._timer_queue = queue.SimpleQueue()
+            threading.Thread(target=self._time_calls, args=(self._timer_queue,), daemon=True,
+                             name="device-timer").start()
+        self._timer_queue.put((pending, began, timing, done))
+        return done, timing
 
-        def wait():
-            pending.ready()
+    def _time_calls(self, calls) -> None:
+        while True:
+            pending, began, timing, done = calls.get()
+            try:
+                pending.ready()
+            except Exception:  # a failed call: ``collect`` raises its error on the device thread
+                pass
             ended = time.perf_counter()
             with self._timing_lock:
                 self.device_seconds += max(0.0, ended - max(began, self._device_free_at))
                 timing["seconds"] = ended - max(began, self._device_free_at)
                 self._device_free_at = max(self._device_free_at, ended)
-
-        thread = threading.Thread(target=wait, daemon=True, name="device-timer")
-        thread.start()
-        return thread, timing
+            done.set()
 
     def _collect(self, handle: dict):
         """Wait for a dispatched evaluation: (winner int8 [T, L], final score (Black - White - komi) [T, L],
         ownership int8 [T, L, P], first colour int8 [T, L, P]) for its T leaves."""
         batches = []
-        for pending, bucket, leaves, (timer, timing) in handle["calls"]:
+        for pending, bucket, leaves, (done, timing) in handle["calls"]:
             batches.append(pending.collect())
-            timer.join()
+            done.wait()
             self.device_calls += 1
             self.padded_leaves += bucket
             if "seconds" in timing:
@@ -265,15 +283,16 @@ class DeviceRounds:
 
 
 def select_task(task: Task, start: tuple | None):
-    """One task's part of a round (any thread): start it (``start`` = (seed, node cap)) if it has not started,
-    then select its leaves.  Returns the leaf states, None when it selected none, or the exception it raised."""
+    """One task's part of a round (any thread): start it (``start`` = (seed, node cap, tree arena)) if it has not
+    started, then select its leaves.  Returns the leaf states, None when it selected none, or the exception it
+    raised."""
     try:
         if start is not None:
             task.start(*start)
             if task.job.exhausted:
                 return None
         task.job.leaves = task.round_leaves()
-        return task.searcher.select_leaves(task.job)
+        return task.select_leaves()
     except Exception as exc:
         return exc
 
@@ -285,7 +304,7 @@ def backup_task(task: Task, rows: slice, results: tuple):
     count = rows.stop - rows.start
     cols = slice(0, task.playouts_per_leaf_now(count))  # maxVisits is a hard cap
     try:
-        task.accumulate(final[rows, cols], owner[rows, cols])
+        task.accumulate(final, owner, rows, cols.stop)
         task.searcher.backup_leaves(task.job, winner[rows, cols], first[rows, cols], final[rows, cols])
     except Exception as exc:
         return exc

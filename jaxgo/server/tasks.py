@@ -19,7 +19,8 @@ import time
 import numpy as np
 
 from jaxgo.search.config import SearchConfig
-from jaxgo.server import positions, responses, score_estimate
+from jaxgo.search.round_step import RoundStep
+from jaxgo.server import positions, responses, round_sums, score_estimate
 from jaxgo.server.protocol import Query
 
 STATE_BYTES_PER_POINT = 1 + 4 * 4  # stones int8, chain / lib_count / lib_sum / lib_sumsq int32 (tree.STATE_FIELDS)
@@ -43,6 +44,18 @@ def node_cap(size: int, budget_bytes: float, leaves: int) -> int:
     return max(capacity - actions - leaves, actions + 2 * leaves)
 
 
+def tree_capacity(max_nodes: int, leaves: int, most_nodes: int | None = None) -> int:
+    """Rows of the storage of a tree capped at ``max_nodes``, or of ``most_nodes`` when the search can make no
+    more (a node per leaf and the root's children): a power of two (so that one search's storage fits the next
+    similar one's) that holds them, the up to ``leaves`` nodes a round may create past the cap (the root's
+    children are always created) and the K more ``Tree.reserve`` asks for before each round."""
+    need = min(max_nodes, most_nodes if most_nodes is not None else max_nodes) + 2 * leaves + 1
+    capacity = 16
+    while capacity < need:
+        capacity *= 2
+    return capacity
+
+
 @dataclasses.dataclass
 class QueryState:
     """Turns of one query still to be answered (the client's outstanding count drops when all are)."""
@@ -64,6 +77,9 @@ class Task:
     evaluator: object  # shared by the tasks of one batch key
     searcher: object = None
     job: object = None
+    step: object = None  # jaxgo.search.round_step.RoundStep: the compiled leaf selection (native tree backend)
+    arena: object = None  # jaxgo.search.arena.TreeArena the tree's storage came from and goes back to
+    tree_capacity: int = 0
     terminated: bool = False
     cancelled: bool = False
     started_at: float | None = None
@@ -112,13 +128,21 @@ class Task:
         return not self.cancelled and not self.client.closed.is_set()
 
     # -- life cycle -------------------------------------------------------------------------------------------
-    def start(self, seed: int, max_nodes: int) -> None:
-        """Create the Searcher and the tree, apply avoid/allowMoves at the root, allocate the statistics."""
+    def start(self, seed: int, max_nodes: int, arena=None) -> None:
+        """Create the Searcher and the tree (its storage from ``arena``, a ``jaxgo.search.arena.TreeArena``, at
+        the capacity the node cap needs: it never grows), apply avoid/allowMoves at the root, allocate the
+        statistics."""
         from jaxgo.search.limits import SearchLimits
         from jaxgo.search.searcher import Searcher
 
         self.searcher = Searcher(self.game.rules, self.config, evaluator=self.evaluator, seed=seed)
         self.job = self.searcher.start_tree_search(self.game, SearchLimits(max_nodes=max_nodes))
+        if arena is not None:
+            most = self.max_playouts // max(1, self.config.playouts_per_leaf) + self.query.size ** 2 + 1
+            self.arena, self.tree_capacity = arena, tree_capacity(max_nodes, self.job.leaves, most)
+            self.job.tree = self.searcher.tree = arena.adopt(self.job.tree, self.tree_capacity)
+        if self.searcher.tree_backend == "native":
+            self.step = RoundStep(self.searcher, seed)
         self.started_at = self.last_report = time.perf_counter()
         actions = self.query.size ** 2 + 1
         self.owner_sum = np.zeros(actions - 1)
@@ -140,10 +164,19 @@ class Task:
 
     def release(self) -> None:
         """Drop the tree and the statistics (the task is answered or cancelled): the memory goes back at once."""
-        self.searcher = self.job = self.game = None
+        if self.arena is not None and self.job is not None:
+            self.arena.give_back(self.job.tree, self.tree_capacity)
+        self.searcher = self.job = self.game = self.step = self.arena = None
         self.owner_sum = self.owner_abs_sum = self.score_sum = self.score_sq_sum = self.score_n = None
         self.moves_owner_sum = None
         self.depths = None
+
+    def select_leaves(self):
+        """This round's leaves (``TreeSearch.select_leaves``, through the compiled ``RoundStep`` where there is
+        one): their positions [K, ...], or None."""
+        if self.step is not None:
+            return self.step.select(self.job)
+        return self.searcher.select_leaves(self.job)
 
     def finished(self, now: float, warmup: float = 0.0) -> bool:
         """maxVisits reached, maxTime spent, terminated, or nothing left to search at the root.  ``warmup``: the
@@ -197,20 +230,17 @@ class Task:
         if tree.root in nodes and not tree.children_legal[tree.root].any():
             self.job.exhausted = True
 
-    def accumulate(self, final: np.ndarray, owner: np.ndarray) -> None:
-        """Per-root-move score sums and ownership from this round's playouts (final [n, L], owner [n, L, P])."""
-        actions = self.job.pending.root_actions()
-        sums = final.sum(axis=1)
-        ok = actions >= 0
-        np.add.at(self.score_sum, actions[ok], sums[ok])
-        np.add.at(self.score_sq_sum, actions[ok], np.square(final[ok]).sum(axis=1))
-        np.add.at(self.score_n, actions[ok], final.shape[1])
-        self.root_score_sum += float(sums.sum())
-        self.owner_sum += owner.sum(axis=(0, 1))
-        self.owner_abs_sum += np.abs(owner).sum(axis=(0, 1))
-        self.owner_n += final.size
-        if self.moves_owner_sum is not None:
-            np.add.at(self.moves_owner_sum, actions[ok], owner[ok].sum(axis=1))
+    def accumulate(self, final: np.ndarray, owner: np.ndarray, rows: slice | None = None, cols: int | None = None):
+        """Per-root-move score sums and ownership from this round's playouts: rows ``rows`` (default all) and
+        the first ``cols`` columns (default all) of final [T, L] and owner [T, L, P] (``round_sums.add_round``)."""
+        rows = rows if rows is not None else slice(0, final.shape[0])
+        cols = final.shape[1] if cols is None else cols
+        count = rows.stop - rows.start
+        moves = self.moves_owner_sum if self.moves_owner_sum is not None else np.zeros((0, 0))
+        self.root_score_sum += round_sums.add_round(
+            rows.start, count, cols, self.job.pending.root_actions(), final, owner, self.score_sum, self.score_sq_sum,
+            self.score_n, self.owner_sum, self.owner_abs_sum, moves, self.moves_owner_sum is not None)
+        self.owner_n += count * cols
 
     # -- read-outs --------------------------------------------------------------------------------------------
     def snapshot(self, max_pv_moves: int) -> responses.Snapshot:

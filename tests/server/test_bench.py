@@ -81,3 +81,8 @@ def test_bench_serve_host_only_times_the_tree_work_alone(capsys):
     record = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert record["host_only"] and record["tree_threads"] == 2
     assert record["queries"] == 4 and record["playouts_per_s"] > 0
+    # the host's cost: CPU time of the engine's threads, the nogil kernels' share of it, Python calls
+    assert 0 < record["host_nogil_us_per_leaf"] < record["host_cpu_us_per_leaf"]
+    assert record["host_gil_us_per_leaf"] == pytest.approx(
+        record["host_cpu_us_per_leaf"] - record["host_nogil_us_per_leaf"], abs=0.02)
+    assert record["python_calls_per_leaf"] > 0 and record["kernel_calls_per_leaf"] > 0

@@ -36,7 +36,7 @@ def test_node_cap_fits_the_budget_and_tree_bytes_match_a_real_tree():
         state = stack_state(game.state, 1)
         tree.add_nodes({name: np.asarray(getattr(state, name)) for name in STATE_FIELDS}, np.array([-1], np.int32),
                        np.array([-1], np.int32))
-        real = sum(getattr(tree, name).nbytes for name in Tree._ARRAYS) + sum(v.nbytes for v in tree.states.values())
+        real = sum(getattr(tree, name).nbytes for name in Tree.ARRAYS) + sum(v.nbytes for v in tree.states.values())
         assert abs(tree_bytes_per_node(size) * 64 - real) <= 64 * 64  # within the 64-byte allowance per node
         budget = 512 * 2 ** 20
         cap = node_cap(size, budget, leaves=64)
@@ -92,16 +92,26 @@ def test_score_statistics_per_root_move_match_numpy_over_the_playouts():
     actions = 5 * 5 + 1
     task.score_sum, task.score_sq_sum, task.score_n = np.zeros(actions), np.zeros(actions), np.zeros(actions)
     task.owner_sum, task.owner_abs_sum = np.zeros(actions - 1), np.zeros(actions - 1)
+    task.moves_owner_sum = np.zeros((actions, actions - 1))
     rng = np.random.default_rng(0)
     seen = {a: [] for a in range(actions)}
-    for _ in range(3):  # three rounds of 6 leaves x 4 playouts; -1: a leaf at the root itself
+    owners, moves_owner = [], np.zeros((actions, actions - 1))
+    for _ in range(3):  # three rounds of 6 leaves x 4 playouts (the last not backed up); -1: a leaf at the root
         roots = rng.choice([-1, 3, 7, 7, 12], size=6)
-        final = rng.normal(2.0, 9.0, size=(6, 4)).round(1)
+        final = rng.normal(2.0, 9.0, size=(8, 4)).round(1)  # the call's rows: this task's are 1 .. 6
+        owner = rng.choice(np.array([-1, 0, 1], np.int8), size=(8, 4, actions - 1))
         task.job = types.SimpleNamespace(pending=types.SimpleNamespace(root_actions=lambda r=roots: r))
-        task.accumulate(final, rng.choice([-1, 0, 1], size=(6, 4, actions - 1)))
-        for action, row in zip(roots, final):
+        task.accumulate(final, owner, slice(1, 7), 3)
+        owners.append(owner[1:7, :3])
+        for action, row, own in zip(roots, final[1:7, :3], owner[1:7, :3]):
             if action >= 0:
                 seen[action].extend(row)
+                moves_owner[action] += own.sum(axis=0)
+    owners = np.concatenate(owners)
+    np.testing.assert_array_equal(task.owner_sum, owners.sum(axis=(0, 1)))
+    np.testing.assert_array_equal(task.owner_abs_sum, np.abs(owners).sum(axis=(0, 1)))
+    np.testing.assert_array_equal(task.moves_owner_sum, moves_owner)
+    assert task.owner_n == 3 * 6 * 3
     mean, stdev = mean_and_stdev(task.score_sum, task.score_sq_sum, task.score_n)
     for action in range(actions):
         if seen[action]:

@@ -1,0 +1,92 @@
+"""Tree storage reused from search to search: a server's trees are allocated once at their full capacity and
+handed back clean, never grown by doubling (``Tree._grow`` copies every array) nor freed and allocated again.
+
+``TreeArena.adopt(tree, capacity)`` gives a tree of ``capacity`` rows (a free one of that shape, else a new one)
+holding a copy of ``tree`` (a search's fresh tree: its root); ``give_back(tree)`` clears the rows the search used
+and keeps the storage for the next search of the same board and capacity, up to ``max_bytes`` of free storage
+(beyond it the storage is dropped).  A tree that outgrows its capacity after all (a node cap raised later) still
+grows as any ``Tree`` does and is not kept.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from jaxgo.search.tree import STATE_FIELDS, UNVISITED, Tree
+
+CLEARED = {"parents": -1, "action_from_parent": -1, "children_index": UNVISITED}  # the rest back to 0 / False
+
+
+def tree_nbytes(tree: Tree) -> int:
+    """Bytes of a tree's arrays (its node positions included)."""
+    total = sum([getattr(tree, name).nbytes for name in Tree.ARRAYS])
+    return total + sum([array.nbytes for array in (tree.states or {}).values()])
+
+
+def clear_rows(tree: Tree, count: int) -> None:
+    """Reset the first ``count`` rows of every array of ``tree`` to a new tree's values; size 0, root 0."""
+    for name in Tree.ARRAYS:
+        getattr(tree, name)[:count] = CLEARED.get(name, 0)
+    for array in tree.states.values():
+        array[:count] = 0
+    tree.size = 0
+    tree.root = 0
+
+
+class TreeArena:
+    """Free tree storage by shape (actions, capacity, position shapes); thread-safe."""
+
+    def __init__(self, max_bytes: float):
+        self.max_bytes = max_bytes
+        self.free_bytes = 0
+        self.allocated = 0  # trees made new (not taken from the pool)
+        self.reused = 0
+        self._free: dict[tuple, list[Tree]] = {}
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def _key(num_actions: int, capacity: int, states: dict) -> tuple:
+        return (num_actions, capacity) + tuple([(name, states[name].shape[1:], states[name].dtype.str)
+                                                for name in STATE_FIELDS])
+
+    def adopt(self, tree: Tree, capacity: int) -> Tree:
+        """A tree of at least ``capacity`` rows (``tree``'s if larger) equal to ``tree`` (its first ``size``
+        rows copied; the rest clean)."""
+        capacity = max(capacity, tree.size)
+        key = self._key(tree.num_actions, capacity, tree.states)
+        with self._lock:
+            free = self._free.get(key)
+            out = free.pop() if free else None
+            if out is not None:
+                self.free_bytes -= tree_nbytes(out)
+                self.reused += 1
+            else:
+                self.allocated += 1
+        if out is None:
+            out = Tree(tree.num_actions, capacity)
+            out.states = {name: np.zeros((capacity,) + array.shape[1:], array.dtype)
+                          for name, array in tree.states.items()}
+        n = tree.size
+        for name in Tree.ARRAYS:
+            getattr(out, name)[:n] = getattr(tree, name)[:n]
+        for name, array in tree.states.items():
+            out.states[name][:n] = array[:n]
+        out.size, out.root = n, tree.root
+        return out
+
+    def give_back(self, tree: Tree, capacity: int) -> bool:
+        """Clear ``tree`` and keep it for a later ``adopt`` of the same shape (unless it grew past ``capacity``
+        or the free storage would pass ``max_bytes``); whether it was kept."""
+        if tree.capacity != capacity or tree.states is None:
+            return False
+        size = tree_nbytes(tree)
+        with self._lock:
+            if self.free_bytes + size > self.max_bytes:
+                return False
+            self.free_bytes += size  # counted now, so two threads giving back at once stay within the bound
+        clear_rows(tree, tree.size)
+        with self._lock:
+            self._free.setdefault(self._key(tree.num_actions, capacity, tree.states), []).append(tree)
+        return True

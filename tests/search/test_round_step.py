@@ -1,0 +1,150 @@
+"""``jaxgo.search.round_step``: the compiled leaf selection of a round gives the tree, leaves and random stream of
+``TreeSearch.select_leaves``, bit for bit, and seeded searches through it play the recorded games."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+from jaxgo.go.coords import gtp_to_point  # noqa: E402
+from jaxgo.go.game import new_game  # noqa: E402
+from jaxgo.playouts.evaluator import evaluator_for  # noqa: E402
+from jaxgo.search.budget import first_batch_size  # noqa: E402
+from jaxgo.search.config import SearchConfig  # noqa: E402
+from jaxgo.search.limits import SearchLimits  # noqa: E402
+from jaxgo.search.round_step import RoundStep  # noqa: E402
+from jaxgo.search.searcher import Searcher  # noqa: E402
+from jaxgo.search.tree import STATE_FIELDS, Tree  # noqa: E402
+from tests.search import test_recorded as recorded  # noqa: E402
+
+TREE_CASES = ["uct", "rave_default", "rave_light", "rave_forbid_pass", "rave_max_nodes"]
+TREE_ARRAYS = Tree.ARRAYS
+
+
+def search_by_rounds(searcher: Searcher, step: RoundStep, game, limits: SearchLimits, check=None):
+    """``Searcher.search`` of a tree strategy on a playout budget, its leaves selected by ``step``."""
+    start = time.perf_counter()
+    if searcher.config.late_playout_policy:
+        searcher.evaluator = evaluator_for(searcher.config, stones=game.state.stones)
+    leaves = first_batch_size(searcher.config, limits.playouts, None, game.size)
+    job = searcher.start_tree_search(game, limits, leaves=leaves)
+    while job.done == 0 or not searcher.out_of_budget(job.done, limits, start):
+        states = step.select(job)
+        if states is None:
+            if job.exhausted:
+                break
+            continue
+        batch = searcher.evaluate_batch(states, searcher.config.playouts_per_leaf, job.last_moves,
+                                        active=job.pending.count)
+        searcher.backup_leaves(job, batch.winner, batch.first_colour, batch.score)
+        if check is not None:
+            check(job.tree)
+    return searcher.finish_tree_search(game, job, start)
+
+
+def run_case_by_rounds(fields: dict, playouts: int, limits: dict) -> list[dict]:
+    """``test_recorded.run_case`` with the leaves selected by a ``RoundStep``; every tree checked each round."""
+    game = new_game(size=9, komi=7.5)
+    for i, move in enumerate(recorded.OPENING):
+        game.play(1 if i % 2 == 0 else -1, gtp_to_point(move, 9))
+    searcher = Searcher(game.rules, SearchConfig(backend="native", **fields), seed=7)
+    step = RoundStep(searcher, seed=7)
+    results = []
+    for _ in range(2):
+        result = search_by_rounds(searcher, step, game, SearchLimits(playouts=playouts, **limits),
+                                  check=lambda tree: tree.check_consistency())
+        results.append(dict(move=int(result.move), playouts=int(result.playouts), pv=[int(m) for m in result.pv[:4]],
+                            visits=[round(float(v), 6) for v in result.visits],
+                            win_rate=round(float(result.win_rate), 6)))
+        game.play(game.to_play, result.move)
+    return results
+
+
+@pytest.mark.parametrize("name", TREE_CASES)
+def test_searches_by_rounds_play_the_recorded_games(name):
+    assert run_case_by_rounds(*recorded.CASES[name]) == json.loads(recorded.FIXTURE.read_text())[name]
+
+
+def _same_trees(a, b) -> None:
+    assert a.size == b.size and a.root == b.root
+    for name in TREE_ARRAYS:
+        np.testing.assert_array_equal(getattr(a, name)[: a.size], getattr(b, name)[: b.size], err_msg=name)
+    for name in STATE_FIELDS:
+        np.testing.assert_array_equal(a.states[name][: a.size], b.states[name][: b.size], err_msg=name)
+
+
+@pytest.mark.parametrize("fields,ko_rule,limits", [
+    (dict(strategy="uct", bias_c2=0.0, prior_pattern=0.0), "simple", {}),
+    (dict(bias_c2=0.0, prior_pattern=0.0, n_expand=1), "positional", {}),  # inline expansion, superko
+    (dict(), "positional", {"max_nodes": 60}),  # gammas: priors in Python; a node cap
+    (dict(ladder_prune_tree=True, bias_c2=0.0, prior_pattern=0.0), "simple", {"forbid_pass": True}),
+])
+def test_each_round_gives_the_tree_and_leaves_of_select_leaves(fields, ko_rule, limits):
+    game = new_game(size=5, komi=0.5, ko_rule=ko_rule)
+    game.play(1, 12)
+    config = SearchConfig(backend="native", playout_policy="light", leaves_per_batch=16, **fields)
+    old, new = (Searcher(game.rules, config, seed=3) for _ in range(2))
+    step = RoundStep(new, seed=3)
+    jobs = [s.start_tree_search(game, SearchLimits(playouts=2000, **limits)) for s in (old, new)]
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        states_old, states_new = old.select_leaves(jobs[0]), step.select(jobs[1])
+        assert (states_old is None) == (states_new is None)
+        _same_trees(jobs[0].tree, jobs[1].tree)
+        if states_old is None:
+            assert jobs[0].exhausted == jobs[1].exhausted
+            if jobs[0].exhausted:
+                break
+            continue
+        n = jobs[0].pending.count
+        for name in ("nodes", "actions", "lengths", "leaves"):
+            got = getattr(jobs[1].pending, name)
+            want = getattr(jobs[0].pending, name)
+            if name in ("nodes", "actions"):  # the paths, up to their lengths (the buffers hold old entries after)
+                on_path = np.arange(got.shape[1])[None, :] < jobs[0].pending.lengths[:, None]
+                width = want.shape[1]
+                got, want = np.where(on_path[:, :width], got[:, :width], 0), np.where(on_path[:, :width], want, 0)
+            np.testing.assert_array_equal(got, want, err_msg=name)
+        np.testing.assert_array_equal(jobs[1].last_moves, jobs[0].last_moves)
+        for name in STATE_FIELDS:
+            np.testing.assert_array_equal(getattr(states_new, name), getattr(states_old, name), err_msg=name)
+        k, points = 16, 25
+        winner = rng.choice(np.array([-1, 1], np.int8), (k, 2))
+        first = rng.choice(np.array([0, 1, -1], np.int8), (k, 2, points))
+        score = (winner * rng.uniform(0.5, 9.0, (k, 2))).astype(np.float32)
+        for searcher, job in zip((old, new), jobs):
+            searcher.backup_leaves(job, winner[:n], first[:n], score[:n])
+        _same_trees(jobs[0].tree, jobs[1].tree)
+        jobs[1].tree.check_consistency()
+    assert jobs[1].tree.size > 20
+
+
+def test_pairwise_sum_adds_in_numpys_order():
+    from jaxgo.search.expansion import pairwise_sum
+
+    rng = np.random.default_rng(1)
+    for count in (1, 7, 8, 26, 50, 82, 122, 128):
+        for _ in range(50):
+            row = rng.exponential(1.0, count) * (rng.random(count) < 0.7)
+            assert pairwise_sum(row, 0, count) == row.sum()
+
+
+def test_expansion_mode_by_config():
+    from types import SimpleNamespace
+
+    from jaxgo.search.expansion import GAMMAS, IN_PYTHON, UNIFORM, expansion_mode
+
+    plain = SimpleNamespace(on_expand=None)
+    light = SearchConfig(bias_c2=0.0, prior_pattern=0.0).for_size(9)
+    assert expansion_mode(light, 9, plain)[0] == UNIFORM
+    mode, tables = expansion_mode(SearchConfig().for_size(9), 9, plain)
+    assert mode == GAMMAS and len(tables) == 6
+    assert expansion_mode(SearchConfig().for_size(19), 19, plain)[0] == IN_PYTHON  # large patterns
+    assert expansion_mode(SearchConfig(prior_model="base").for_size(13), 13, plain)[0] == IN_PYTHON  # 170 actions
+    assert expansion_mode(light, 9, SimpleNamespace(on_expand=print))[0] == IN_PYTHON

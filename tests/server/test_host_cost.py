@@ -1,0 +1,89 @@
+"""``jaxgo.server.host_cost``: the clocks and the call counter of ``jaxgo bench serve --host-only``."""
+
+import threading
+import time
+
+import numpy as np
+
+from jaxgo.search import backup, descent
+from jaxgo.server import host_cost
+
+
+def _on_thread(name: str, work) -> None:
+    thread = threading.Thread(target=work, name=name)
+    thread.start()
+    thread.join()
+
+
+def test_kernel_clock_times_the_watched_threads_calls_and_puts_the_kernels_back():
+    original = descent.best_line
+    out = np.empty(4, np.int32)
+    arrays = (np.full((3, 2), -1, np.int32), np.zeros((3, 2)), np.zeros((3, 2)), np.ones((3, 2), bool))
+    original(*arrays, 0, out)  # compiled before the clock wraps it
+    watched = []
+    clock = None
+
+    def work():
+        watched.append(threading.get_ident())
+        while clock is None:
+            time.sleep(0.001)
+        for _ in range(5):
+            descent.best_line(*arrays, 0, out)
+
+    thread = threading.Thread(target=work, name="device-test")
+    thread.start()
+    while not watched:
+        time.sleep(0.001)
+    clock = host_cost.KernelClock(idents=watched)
+    assert "best_line" in clock.kernels and "backup_batch" in clock.kernels
+    assert "_descend_rows" not in clock.kernels  # called by compiled code: never wrapped
+    assert descent.best_line is not original
+    thread.join()
+    descent.best_line(*arrays, 0, out)  # an unwatched thread: not counted
+    assert clock.calls == 5 and clock.seconds >= 0.0
+    clock.close()
+    assert descent.best_line is original and isinstance(backup.backup_batch, type(original))
+
+
+def test_thread_clock_counts_the_engine_threads_cpu_time():
+    clock = host_cost.ThreadClock()
+    seconds = []
+    stop = threading.Event()
+    ready = threading.Event()
+
+    def spin():
+        ready.set()
+        began = time.thread_time()
+        while time.thread_time() - began < 0.05:
+            pass
+        seconds.append(clock.seconds())
+        stop.wait(5)
+
+    thread = threading.Thread(target=spin, name="tree-test")
+    thread.start()
+    ready.wait()
+    clock.mark()
+    while not seconds:
+        time.sleep(0.005)
+    stop.set()
+    thread.join()
+    assert 0.02 < seconds[0] < 1.0
+
+
+def test_call_counter_counts_python_calls_of_threads_started_while_open():
+    def nothing():
+        pass
+
+    counter = host_cost.CallCounter()
+    counts = []
+    try:
+        def work():
+            for _ in range(100):
+                nothing()
+            counts.append(counter.calls(("device-count",)))
+
+        _on_thread("device-count", work)
+    finally:
+        counter.close()
+    assert 100 <= counts[0] < 200  # the 100 calls, and the counter's own look-up of the thread
+    assert host_cost.per_leaf(1.5e-6 * 10, 10) == 1.5
