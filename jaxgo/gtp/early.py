@@ -2,7 +2,7 @@
 
 A GUI starts the engine and at once sends ``boardsize``, ``komi``, ``clear_board`` and the moves of the game it
 shows, and gives up on an engine that is slow to answer; importing JAX and compiling the rule kernels takes
-2-3 s on a 2-core CPU.  Until the real ``jaxgo.go.game.Game`` exists (built once the warm-up thread has compiled
+seconds (``jaxgo bench gtp``).  Until the real ``jaxgo.go.game.Game`` exists (built once the warm-up thread has compiled
 its kernels, or by the first command that needs it), ``EarlyGame`` plays and takes back the moves in plain
 Python with the rules of ``Game``: a move may be played out of turn (the ko restriction is then lifted),
 simple ko, suicide forbidden or (``Rules.suicide``) removing the mover's chain, positional or situational
