@@ -71,28 +71,20 @@ def test_bench_compares_with_libego_or_says_why_not(tmp_path, fresh_build):
 @pytest.mark.skipif(importlib.util.find_spec("pgx") is None or importlib.util.find_spec("pyspiel") is None,
                     reason="the `compare` extra (pgx, open_spiel) is not installed; scripts/setup.sh installs it")
 def test_bench_compare_times_the_peers_in_the_same_run():
-    out = run_jaxgo("bench", "playouts", "--size", "9", "--batch", "16", "--repeats", "1", "--backend", "xla",
+    """Both peers against the default native backend in one run (issue 61: with the native backend, the CPU
+    default, --compare pgx printed no peer row at all)."""
+    out = run_jaxgo("bench", "playouts", "--size", "9", "--batch", "16", "--threads", "1", "--repeats", "1",
                     "--compare", "pgx,openspiel", "--openspiel-seconds", "0.5", "--json").stdout
     records = {r["system"]: r for r in json_lines(out)}
-    assert set(records) == {"jaxgo", "pgx", "openspiel", "ratio"}
+    assert set(records) == {"jaxgo", "pgx", "openspiel", "ratio"} and records["jaxgo"]["backend"] == "native"
     for peer in ("pgx", "openspiel"):
         assert set(records[peer]) == KEYS and records[peer]["playouts_per_s"] > 0
     ratio = records["ratio"]
+    assert ratio["jaxgo_backend"] == "native"
     assert ratio["ratio_vs_pgx"] == pytest.approx(
         records["jaxgo"]["playouts_per_s"] / records["pgx"]["playouts_per_s"], rel=0.01)
     assert ratio["ratio_vs_openspiel"] == pytest.approx(
         records["jaxgo"]["playouts_per_s"] / records["openspiel"]["playouts_per_s"], rel=0.01)
-
-
-@pytest.mark.skipif(importlib.util.find_spec("pgx") is None, reason="pgx (the `compare` extra) is not installed")
-def test_bench_compare_pgx_with_the_default_native_backend_prints_the_peer_row():
-    """Issue 61: with the native backend (the CPU default) --compare pgx printed no peer row at all."""
-    out = run_jaxgo("bench", "playouts", "--size", "9", "--batch", "16", "--threads", "1", "--repeats", "1",
-                    "--compare", "pgx", "--json").stdout
-    records = {r["system"]: r for r in json_lines(out)}
-    assert set(records) == {"jaxgo", "pgx", "ratio"} and records["jaxgo"]["backend"] == "native"
-    assert records["ratio"]["jaxgo_backend"] == "native" and records["ratio"]["ratio_vs_pgx"] == pytest.approx(
-        records["jaxgo"]["playouts_per_s"] / records["pgx"]["playouts_per_s"], rel=0.01)
 
 
 def test_bench_rejects_an_unknown_peer():

@@ -8,7 +8,8 @@
   once per rule setting.
 - ``game``: a real game on the host (one ``State`` plus the history that positional superko and undo need);
   ``sgf`` loads and writes game records; ``display`` draws boards as text and reads ASCII diagrams back.
-- Host reading: ``hostboard`` (a small list-based board), ``ladder`` (ladders and failed atari escapes) and
+- Host reading: ``hostboard`` (the one host board and flood fill: GTP's early game, the proof search, status and
+  the rules' from-scratch chains), ``ladder`` (ladders and failed atari escapes) and
   ``status`` (alive, dead or seki at the end of a game, from playout ownership).
 - ``reference``: a slow, obviously correct numpy board, the oracle the fast code is tested against;
   ``gtp_client``: talking GTP to another engine (GNU Go) over a subprocess.

@@ -1,23 +1,67 @@
-"""Small host-side Go board for shallow reading: ladders (``jaxgo.go.ladder``) and the proof search (Python lists;
-copying a board is cheap)."""
+"""The host board: one Go position in plain Python, for every host-side reader of positions.
+
+Its users: the GTP session's first moves before JAX is loaded (``jaxgo.gtp.early``), ladder reading
+(``jaxgo.go.ladder``), the proof search (``jaxgo.proof``), stone status (``jaxgo.go.status``) and the rules
+kernels' from-scratch chain statistics (``jaxgo.go.rules``).  ``chain_and_liberties`` is the one host flood
+fill; the slow oracle the tests compare against is ``jaxgo.go.reference.ReferenceBoard``, which keeps its own on
+purpose (an oracle shares no code with what it checks).
+
+Conventions of ``jaxgo.go.coords``: point ``row * N + col`` (row 0 on top), pass = ``N * N``, BLACK = 1,
+WHITE = -1, EMPTY = 0 (the native kernels' 1/2 encoding stays inside them).  A ``Board`` is never changed once
+``play`` or ``after`` has returned it (its chain cache relies on that); copying one is cheap (a list of P ints).
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
+from jaxgo.go.coords import BLACK, EMPTY, WHITE
 from jaxgo.go.tables import neighbour_lists
 
-EMPTY, BLACK, WHITE = 0, 1, -1
+
+def chain_and_liberties(stones, start: int, size: int) -> tuple[set[int], set[int]]:
+    """(points of the connected set of ``stones[start]``'s colour through ``start``, the distinct empty points
+    next to it); stones: a flat sequence [P] of BLACK / WHITE / EMPTY.  For an empty ``start`` the set is the
+    empty region and the second set is empty."""
+    nbrs = neighbour_lists(size)
+    colour = stones[start]
+    seen, liberties, stack = {start}, set(), [start]
+    while stack:
+        for nb in nbrs[stack.pop()]:
+            value = stones[nb]
+            if value == colour:
+                if nb not in seen:
+                    seen.add(nb)
+                    stack.append(nb)
+            elif value == EMPTY:
+                liberties.add(nb)
+    return seen, liberties
+
+
+def chains(stones, size: int) -> list[list[int]]:
+    """The chains of stones of a flat board [P], each as its sorted points, in the order of their first point."""
+    seen: set[int] = set()
+    found = []
+    for start in range(size * size):
+        if stones[start] != EMPTY and start not in seen:
+            members, _ = chain_and_liberties(stones, start, size)
+            seen |= members
+            found.append(sorted(members))
+    return found
 
 
 class Board:
-    __slots__ = ("size", "stones", "to_play", "ko", "_chains")
+    """One position: stones (a list [P]), the side to move, the simple-ko point (-1: none) and the stones
+    captured by Black and by White."""
 
-    def __init__(self, size: int, stones=None, to_play: int = BLACK, ko: int = -1):
+    __slots__ = ("size", "stones", "to_play", "ko", "captures", "_chains")
+
+    def __init__(self, size: int, stones=None, to_play: int = BLACK, ko: int = -1, captures=(0, 0)):
         self.size = size
         self.stones = list(stones) if stones is not None else [EMPTY] * (size * size)
         self.to_play = int(to_play)
         self.ko = ko
+        self.captures = tuple(captures)
         self._chains = {}   # point -> (stones, liberties); boards are not changed after ``play`` returns
 
     @classmethod
@@ -27,7 +71,7 @@ class Board:
         return cls(len(rows), stones, to_play)
 
     def copy(self) -> "Board":
-        return Board(self.size, self.stones, self.to_play, self.ko)
+        return Board(self.size, self.stones, self.to_play, self.ko, self.captures)
 
     def key(self):
         return hash((tuple(self.stones), self.to_play, self.ko))
@@ -37,25 +81,9 @@ class Board:
         hit = self._chains.get(p)
         if hit is not None:
             return hit
-        colour = self.stones[p]
-        nb = neighbour_lists(self.size)
-        seen = {p}
-        libs = set()
-        stack = [p]
-        st = self.stones
-        while stack:
-            q = stack.pop()
-            for n in nb[q]:
-                v = st[n]
-                if v == colour:
-                    if n not in seen:
-                        seen.add(n)
-                        stack.append(n)
-                elif v == EMPTY:
-                    libs.add(n)
-        out = (seen, libs)
-        if colour != EMPTY:
-            for q in seen:
+        out = chain_and_liberties(self.stones, p, self.size)
+        if self.stones[p] != EMPTY:
+            for q in out[0]:
                 self._chains[q] = out
         return out
 
@@ -72,13 +100,24 @@ class Board:
         return reps
 
     def play(self, move: int):
-        """New board after ``move`` by the side to move, or None if illegal (occupied, ko, suicide)."""
+        """New board after ``move`` (a point or pass, on the board) by the side to move, or None if illegal
+        (occupied, ko, suicide)."""
+        return self.after(self.to_play, move)[0]
+
+    def after(self, colour: int, move: int, suicide: bool = False) -> tuple["Board | None", str | None]:
+        """(the board after ``colour`` plays ``move``, None) or (None, why it is illegal: "off board",
+        "occupied", "ko", "suicide").  A move out of turn is allowed and lifts the ko restriction; with
+        ``suicide`` a chain left without liberties by its own move is removed (captured by the opponent)."""
         st = self.stones
-        if move == self.size * self.size:
-            return Board(self.size, st, -self.to_play, -1)
-        if st[move] != EMPTY or move == self.ko:
-            return None
-        colour = self.to_play
+        points = self.size * self.size
+        if move == points:
+            return Board(self.size, st, -colour, -1, self.captures), None
+        if not 0 <= move < points:
+            return None, "off board"
+        if st[move] != EMPTY:
+            return None, "occupied"
+        if move == self.ko and colour == self.to_play:
+            return None, "ko"
         b = Board(self.size, st, -colour, -1)
         b.stones[move] = colour
         captured = []
@@ -91,11 +130,18 @@ class Board:
                     captured.extend(pts)
         b._chains = {}
         own, libs = b.chain(move)
+        black, white = self.captures
         if not libs:
-            return None
-        if len(captured) == 1 and len(own) == 1 and libs == {captured[0]}:
+            if not suicide:
+                return None, "suicide"
+            for q in own:
+                b.stones[q] = EMPTY
+            b._chains = {}
+            black, white = (black, white + len(own)) if colour == BLACK else (black + len(own), white)
+        elif len(captured) == 1 and len(own) == 1 and libs == {captured[0]}:
             b.ko = captured[0]
-        return b
+        b.captures = (black + len(captured), white) if colour == BLACK else (black, white + len(captured))
+        return b, None
 
 
 def game_board(game) -> Board:

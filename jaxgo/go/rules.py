@@ -22,7 +22,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxgo.go.coords import BLACK, EMPTY, WHITE
-from jaxgo.go.tables import board_size, colour_index, diagonal_table, neighbour_table, zobrist_table
+from jaxgo.go.hostboard import chains
+from jaxgo.go.tables import board_size, colour_index, diagonal_table, neighbour_lists, neighbour_table, zobrist_table
 
 OFF_BOARD = 2  # colour value of the padding point P in neighbour lookups
 
@@ -93,28 +94,21 @@ def from_board(stones, to_play: int = BLACK, captures=(0, 0), move_count: int = 
 
 
 def _chains_from_scratch(board: np.ndarray, size: int):
-    """numpy flood fill: chain ids (smallest point of each chain) and pseudo-liberty statistics."""
+    """Chain ids (smallest point of each chain) and pseudo-liberty statistics, from the host board's flood fill
+    (``hostboard.chains``)."""
     points = size * size
-    nbrs = neighbour_table(size)
+    nbrs = neighbour_lists(size)
     chain = np.full(points, points, np.int32)
     lib_count = np.zeros(points, np.int64)
     lib_sum = np.zeros(points, np.int64)
     lib_sumsq = np.zeros(points, np.int64)
-    for start in range(points):
-        if board[start] == EMPTY or chain[start] != points:
-            continue
-        stack, members = [start], []
-        chain[start] = start
-        while stack:
-            point = stack.pop()
-            members.append(point)
-            for nb in nbrs[point]:
-                if nb < points and board[nb] == board[start] and chain[nb] == points:
-                    chain[nb] = start
-                    stack.append(nb)
+    stones = board.tolist()
+    for members in chains(stones, size):
+        start = members[0]
+        chain[members] = start
         for point in members:
             for nb in nbrs[point]:
-                if nb < points and board[nb] == EMPTY:
+                if stones[nb] == EMPTY:
                     lib_count[start] += 1
                     lib_sum[start] += nb
                     lib_sumsq[start] += nb * nb

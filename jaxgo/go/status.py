@@ -18,22 +18,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from jaxgo.go import hostboard
 from jaxgo.go.coords import EMPTY
-from jaxgo.go.reference import flood_fill
 from jaxgo.go.tables import neighbour_lists
 
 
 def chains(board: np.ndarray) -> list[np.ndarray]:
     """The chains of a flat board int8 [P] (+1 Black, -1 White), each as sorted int [n] points."""
     size = int(round(len(board) ** 0.5))
-    seen = np.zeros(len(board), bool)
-    found = []
-    for start in np.flatnonzero(board != EMPTY):
-        if not seen[start]:
-            members = np.array(flood_fill(board, int(start), size))
-            seen[members] = True
-            found.append(members)
-    return found
+    return [np.array(members) for members in hostboard.chains(board.tolist(), size)]
 
 
 def _liberties_and_eyes(board: np.ndarray, members: np.ndarray) -> tuple[set, set]:

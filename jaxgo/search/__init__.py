@@ -3,7 +3,8 @@
 - ``config``: ``SearchConfig``, how to search (strategy, constants, playout policy; the one list of strategies);
   ``limits``: ``SearchLimits``, what one search may spend (budget, node cap, forbid-pass, stop check), passed in
   by the search's owner.
-- ``searcher``: the ``Searcher`` shared by every strategy; ``tree_search`` (UCT, RAVE, progressive bias, tree
+- ``searcher``: the ``Searcher`` shared by every strategy, each strategy a search function it runs
+  (``STRATEGY_SEARCHES``); ``tree_search`` (UCT, RAVE, progressive bias, tree
   reuse, in steps a server can interleave) over ``tree`` (numpy structure-of-arrays) and ``descent`` (its loops
   compiled with numba, held to the numpy definitions in ``reference``); ``flat`` (mc, amaf, pp, depth2);
   ``budget`` (the batch size K from a budget); ``priors`` (K(s, a) from the gammas); ``result``

@@ -29,14 +29,17 @@ import math
 import numba
 import numpy as np
 
-# params: float64 [N_PARAMS], from ``score_params(config)``: a SearchConfig field at each index of PARAM_FIELDS.
-IS_UCT, UCT_C, RAVE_C1, RAVE_C3, BIAS_C2, PASS_M, PRIOR_EVEN, PRIOR_PATTERN, WIDEN_START, WIDEN_FACTOR, \
+# params: float64 [N_PARAMS], from ``score_params(config)``: a SearchConfig field at each index of PARAM_FIELDS;
+# at EDGE_RULE the strategy's edge formula (EDGE_RULES: ``uct_edge_score`` or ``rave_edge_score``).
+EDGE_RULE, UCT_C, RAVE_C1, RAVE_C3, BIAS_C2, PASS_M, PRIOR_EVEN, PRIOR_PATTERN, WIDEN_START, WIDEN_FACTOR, \
     N_EXPAND, NOISE = range(12)
 N_PARAMS = 12
 PARAM_FIELDS = {UCT_C: "uct_c", RAVE_C1: "rave_c1", RAVE_C3: "rave_c3", BIAS_C2: "bias_c2", PRIOR_EVEN: "prior_even",
                 PASS_M: "pass_prior_playouts", PRIOR_PATTERN: "prior_pattern", WIDEN_START: "widen_playouts",
                 WIDEN_FACTOR: "widen_factor", N_EXPAND: "n_expand"}
 TIE_NOISE = 1e-7
+RAVE_EDGES, UCT_EDGES = 0, 1  # params[EDGE_RULE]: the edge formula of each tree strategy, EDGE_RULES
+EDGE_RULES = {"rave": RAVE_EDGES, "uct": UCT_EDGES}
 
 PENDING = -1  # a descent ended on an edge without a node yet (the caller creates it)
 EXPAND = -2  # a descent stopped at a node not expanded yet (the caller computes its priors and goes on)
@@ -51,7 +54,7 @@ def score_params(config, noise: float = TIE_NOISE) -> np.ndarray:
     p = np.zeros(N_PARAMS)
     for index, name in PARAM_FIELDS.items():
         p[index] = getattr(config, name)
-    p[IS_UCT], p[NOISE] = float(config.strategy == "uct"), noise
+    p[EDGE_RULE], p[NOISE] = EDGE_RULES.get(config.strategy, RAVE_EDGES), noise
     return p
 
 
@@ -110,6 +113,31 @@ def _widened(prior, legal, visits, start, factor, out):
 
 
 @numba.njit(nogil=True, cache=True)
+def uct_edge_score(n, q, log_n, params):
+    """UCB1 of an edge with n visits and mean q under a node of log_n = log(visits + 1): q + c sqrt(log_n / n),
+    1e3 for an unvisited edge."""
+    return q + params[UCT_C] * math.sqrt(log_n / max(n, 1.0)) if n > 0 else 1e3
+
+
+@numba.njit(nogil=True, cache=True)
+def rave_edge_score(n, q, value, rave_visits, rave_values, prior, is_pass, mean, log_n, pattern, params):
+    """UCT+RAVE of an edge (Silver's alpha, the prior's virtual RAVE experience ``prior_even`` and
+    ``prior_pattern``: pattern float32); pass: its own mean shrunk towards the node's ``mean``, no RAVE term."""
+    rv, rw = rave_visits, rave_values
+    if params[PRIOR_EVEN] != 0.0 or params[PRIOR_PATTERN] != 0.0:
+        good = pattern * np.float32(math.sqrt(max(prior, np.float32(0.0))))
+        rv = rv + params[PRIOR_EVEN] + good
+        rw = rw + 0.5 * params[PRIOR_EVEN] + good
+    qr = (rw + 0.5) / (rv + 1.0)
+    denom = rv + n + params[RAVE_C3] * n * rv
+    alpha = rv / max(denom, 1e-12) if denom > 0 else 1.0
+    if is_pass:
+        alpha = 0.0
+        q = (value + params[PASS_M] * mean) / max(n + params[PASS_M], 1e-12)
+    return (1.0 - alpha) * q + alpha * qr + params[RAVE_C1] * math.sqrt(log_n / (n + 1.0))
+
+
+@numba.njit(nogil=True, cache=True)
 def edge_scores(visits, values, rave_visits, rave_values, prior, legal, mean, params, rng, out):
     """out float64 [A]: the selection score of every edge of one node (-inf where not searched).
 
@@ -123,21 +151,11 @@ def edge_scores(visits, values, rave_visits, rave_values, prior, legal, mean, pa
     for a in range(a_count):
         n = visits[a]
         q = values[a] / max(n, 1.0)
-        if params[IS_UCT] != 0.0:
-            score = q + params[UCT_C] * math.sqrt(log_n / max(n, 1.0)) if n > 0 else 1e3
+        if params[EDGE_RULE] == UCT_EDGES:
+            score = uct_edge_score(n, q, log_n, params)
         else:
-            rv, rw = rave_visits[a], rave_values[a]
-            if params[PRIOR_EVEN] != 0.0 or params[PRIOR_PATTERN] != 0.0:
-                good = pattern * np.float32(math.sqrt(max(prior[a], np.float32(0.0))))
-                rv = rv + params[PRIOR_EVEN] + good
-                rw = rw + 0.5 * params[PRIOR_EVEN] + good
-            qr = (rw + 0.5) / (rv + 1.0)
-            denom = rv + n + params[RAVE_C3] * n * rv
-            alpha = rv / max(denom, 1e-12) if denom > 0 else 1.0
-            if a == a_count - 1:  # pass: its own mean shrunk towards the node's mean, no RAVE term
-                alpha = 0.0
-                q = (values[a] + params[PASS_M] * mean) / max(n + params[PASS_M], 1e-12)
-            score = (1.0 - alpha) * q + alpha * qr + params[RAVE_C1] * math.sqrt(log_n / (n + 1.0))
+            score = rave_edge_score(n, q, values[a], rave_visits[a], rave_values[a], prior[a], a == a_count - 1,
+                                    mean, log_n, pattern, params)
         if params[BIAS_C2] != 0.0:
             score += (c2 * prior[a]) / (n + 1.0)
         out[a] = score + params[NOISE] * _uniform(rng)

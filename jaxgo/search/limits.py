@@ -26,7 +26,9 @@ class SearchLimits:
     # the root plays out from the node it is at (the root's children are always created).
     max_nodes: int | None = None
     should_stop: Callable[[], bool] | None = None  # checked after every batch: True ends the search with its result
-    timed_leaves: int | None = None  # K of a search on a time budget (None: the searcher's first choice, kept)
+    # K of a tree search on a time budget, the shape compiled for the game's clock: the owner (``Player.clock``)
+    # keeps it from move to move; None: K from the seconds (``tree_search.tree_leaves``)
+    timed_leaves: int | None = None
 
     def __post_init__(self):
         if self.playouts is not None and self.playouts < 0:

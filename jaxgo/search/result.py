@@ -20,7 +20,6 @@ class SearchResult:
     values: np.ndarray  # [A] root win rates (NaN where unknown)
     pv: list
     stopped_early: bool = False  # a time-limited search ended because more playouts could not change the move
-    timed_leaves: int | None = None  # K of a tree search on a time budget (a report: the owner chose it beforehand)
 
 
 def search_result(visits, values, playouts: int, pv=()) -> SearchResult:

@@ -6,10 +6,13 @@ Strategies (Lew's thesis, chapter 3; ``config.STRATEGIES``):
                alpha = n_RAVE / (n_RAVE + n + c3 n n_RAVE) (Silver).
     ``mc``, ``amaf``, ``pp``, ``depth2``: the flat strategies of ``jaxgo.search.flat``.
 
-The tree searches are ``jaxgo.search.tree_search`` (the tree is kept between moves: subtree reuse); the searcher
-holds what every strategy shares: the rules kernels, the injected ``Evaluator`` (``jaxgo.playouts.evaluator``:
-light, heavy or rule-policy playouts, chosen by ``SearchConfig.playout_policy``), the random streams, the moves searched
-at the root and the budget check.  The search reports the best action by ``tree.rank_actions`` and the principal
+A strategy is a search function injected into the searcher, as mctx injects its action-selection functions:
+``strategy(searcher, game, limits, start) -> SearchResult`` (``STRATEGY_SEARCHES``: ``tree_search.search_tree``
+for the tree strategies, ``jaxgo.search.flat`` for the others).  The searcher holds what every strategy shares:
+the rules kernels, the injected ``Evaluator`` (``jaxgo.playouts.evaluator``: light, heavy or rule-policy
+playouts, chosen by ``SearchConfig.playout_policy``), the random streams, the moves searched at the root and the
+budget check; its ``trees`` part (``tree_search.TreeSearch``) keeps the tree between moves (subtree reuse) and
+runs the steps a server interleaves.  The search reports the best action by ``tree.rank_actions`` and the principal
 variation that starts with it; the move played, resignation and passing are the ``Player``'s
 (``jaxgo.search.player``).
 """
@@ -23,15 +26,17 @@ import numpy as np
 
 from jaxgo.go.kernels import kernels
 from jaxgo.playouts.evaluator import Evaluator, evaluator_for, resolve_backend
-from jaxgo.search import descent, flat, positions
-from jaxgo.search.config import FLAT_STRATEGIES, TREE_STRATEGIES, SearchConfig
+from jaxgo.search import flat, positions
+from jaxgo.search.config import SearchConfig
 from jaxgo.search.limits import SearchLimits
 from jaxgo.search.result import SearchResult
 from jaxgo.search.tree import stack_state
-from jaxgo.search.tree_search import TreeSearch, prune_failed_escapes
+from jaxgo.search.tree_search import NO_LIMITS, TreeSearch, prune_failed_escapes, search_tree
 
 KEYS_PER_SPLIT = 256  # random keys split at once for the batches of a search
-SEARCHES = TREE_STRATEGIES + FLAT_STRATEGIES  # the strategies a Searcher runs (random needs no search)
+# The search function of each strategy a Searcher runs (random needs no search):
+# (searcher, game, limits, start time from time.perf_counter) -> SearchResult.
+STRATEGY_SEARCHES = {"uct": search_tree, "rave": search_tree, **flat.SEARCHES}
 
 
 class KeyStream:
@@ -50,41 +55,58 @@ class KeyStream:
         return self._keys.pop()
 
 
-class Searcher(TreeSearch):
-    """One engine's search state for a game; keeps the tree between moves (subtree reuse)."""
+class Searcher:
+    """One engine's search state for a game; keeps the tree between moves (subtree reuse).  ``strategy``: the
+    search function to run (default: ``STRATEGY_SEARCHES`` of ``config.strategy``)."""
 
     def __init__(self, rules_config, config: SearchConfig | None = None, seed: int = 0, log=None,
-                 evaluator: Evaluator | None = None):
+                 evaluator: Evaluator | None = None, strategy=None):
         self.rules = rules_config
         self.config = (config or SearchConfig()).for_size(rules_config.size)  # the board-size defaults set
-        if self.config.strategy not in SEARCHES:
-            raise ValueError(f"unknown search strategy {self.config.strategy!r}; one of {SEARCHES}")
+        if strategy is None and self.config.strategy not in STRATEGY_SEARCHES:
+            raise ValueError(f"unknown search strategy {self.config.strategy!r}; one of {tuple(STRATEGY_SEARCHES)}")
+        self.strategy = strategy or STRATEGY_SEARCHES[self.config.strategy]
         # the empty board's playouts until the first search picks its position's (late_playout_policy)
         self.evaluator = evaluator or evaluator_for(self.config, stones=np.zeros(self.rules.size ** 2, np.int8))
         self.tree_backend = tree_backend(self.rules.suicide)
         self.children_batch, self.searchable_batch = position_kernels(self.rules.suicide, self.tree_backend)
         self._chooses_evaluator = evaluator is None  # per search, by the position (late_playout_policy), unless given
         self._keys = KeyStream(jax.random.PRNGKey(seed))  # the batches' random keys
-        self._tie_rng = descent.new_rng(seed)  # the edge scores' tie-breaking noise
-        self._path_depth = 64  # D: the longest descent path recorded (doubled when a descent is longer)
         self.log = log
-        self.tree = None
-        self._tree_moves = None  # the game's move list when the tree's root was its position
+        self.trees = TreeSearch(self, seed)  # the tree kept between moves and the steps of a tree search
         self.total_playouts = 0
-        # K of the searches on a time budget whose limits give none: chosen by the first one and kept.
-        self.timed_leaves: int | None = None
 
     @property
     def num_actions(self) -> int:
         return self.rules.size ** 2 + 1
+
+    @property
+    def tree(self):
+        """The tree kept from the last tree search (None before the first)."""
+        return self.trees.tree
 
     def debug(self, text: str) -> None:
         if self.log is not None:
             print(text, file=self.log, flush=True)
 
     def reset(self) -> None:
-        self.tree = None
-        self._tree_moves = None
+        self.trees.reset()
+
+    # The steps of a tree search, which a server interleaves across searches (``tree_search.TreeSearch``).
+    def prepare_tree(self, game, forbid_pass: bool = False):
+        return self.trees.prepare_tree(game, forbid_pass)
+
+    def start_tree_search(self, game, limits: SearchLimits = NO_LIMITS, leaves: int | None = None):
+        return self.trees.start_tree_search(game, limits, leaves)
+
+    def select_leaves(self, job):
+        return self.trees.select_leaves(job)
+
+    def backup_leaves(self, job, winner, first, score) -> None:
+        self.trees.backup_leaves(job, winner, first, score)
+
+    def finish_tree_search(self, game, job, start: float | None = None) -> SearchResult:
+        return self.trees.finish_tree_search(game, job, start)
 
     def history(self, game) -> np.ndarray:
         """uint64 [H], sorted: the position keys a new node may not repeat: the game's (none under simple ko)."""
@@ -126,10 +148,7 @@ class Searcher(TreeSearch):
         start = time.perf_counter()
         if self._chooses_evaluator and self.config.late_playout_policy:
             self.evaluator = evaluator_for(self.config, stones=game.state.stones)
-        if self.config.strategy in TREE_STRATEGIES:
-            result = self.search_tree(game, limits, start)
-        else:
-            result = flat.SEARCHES[self.config.strategy](self, game, limits, start)
+        result = self.strategy(self, game, limits, start)
         result.seconds = time.perf_counter() - start
         self.total_playouts += result.playouts
         return result

@@ -1,5 +1,9 @@
 """The tree search of a ``Searcher`` (strategies ``uct`` and ``rave``), in steps a server can interleave.
 
+``search_tree`` is the search function the searcher runs for them (``searcher.STRATEGY_SEARCHES``); the
+searcher's ``TreeSearch`` part holds the tree kept between moves and the descents' state, and reads the
+searcher's shared parts (config, rules kernels, evaluator, root moves, budget check) through its public names.
+
 Each iteration descends ``leaves_per_batch`` (K) times from the root with a virtual loss on every edge taken,
 creates the new nodes of the batch in one call (on the host: ``Searcher.tree_backend``), and runs
 ``playouts_per_leaf`` (L) playouts from every leaf in one call of the searcher's ``Evaluator``
@@ -79,17 +83,49 @@ class TreeJob:
     extra_komi: float = 0.0  # points added to White's komi in the playouts' values (``komi.extra_komi``)
 
 
+def search_tree(searcher, game, limits: SearchLimits, start: float) -> SearchResult:
+    """The search function of the tree strategies: a whole tree search by the searcher's ``trees``."""
+    return searcher.trees.search(game, limits, start)
+
+
+def tree_leaves(config, limits: SearchLimits, size: int) -> int:
+    """K of a tree search within ``limits``: on a time budget without ``leaves_per_batch``, the limits'
+    ``timed_leaves`` (the shape compiled for the game's clock, which its owner keeps from move to move) or else
+    one from the seconds; otherwise ``first_batch_size`` of the budget."""
+    playouts, seconds = limits.budget()
+    if playouts is None and not config.leaves_per_batch and limits.timed_leaves is not None:
+        return limits.timed_leaves
+    return first_batch_size(config, playouts, seconds, size)
+
+
 class TreeSearch:
-    """The tree-search methods of ``jaxgo.search.searcher.Searcher`` (which holds the state they use: ``rules``,
-    ``config``, ``tree``, the evaluator and the random streams)."""
+    """A searcher's tree strategies: the tree kept between moves (``tree``, rooted at the game's position after
+    ``tree_moves``), the descents' tie-breaking stream and path buffer depth, and the steps of a search.
+    ``searcher``: the ``jaxgo.search.searcher.Searcher`` whose shared parts it uses."""
+
+    def __init__(self, searcher, seed: int = 0):
+        self.searcher = searcher
+        self.tree: Tree | None = None
+        self.tree_moves: list | None = None  # the game's move list when the tree's root was its position
+        self._tie_rng = descent.new_rng(seed)  # the edge scores' tie-breaking noise
+        self._path_depth = 64  # D: the longest descent path recorded (doubled when a descent is longer)
+
+    @property
+    def config(self):
+        return self.searcher.config
+
+    def reset(self) -> None:
+        self.tree = None
+        self.tree_moves = None
 
     def prepare_tree(self, game, forbid_pass: bool = False) -> Tree:
         """The tree rooted at the game's position: the old subtree if the game went on from the old root."""
+        searcher = self.searcher
         moves = list(game.moves)
         tree = self.tree
-        if tree is not None and self._tree_moves is not None and moves[: len(self._tree_moves)] == self._tree_moves:
+        if tree is not None and self.tree_moves is not None and moves[: len(self.tree_moves)] == self.tree_moves:
             node = tree.root
-            for color, move in moves[len(self._tree_moves):]:
+            for color, move in moves[len(self.tree_moves):]:
                 if node < 0 or int(tree.to_play[node]) != color:
                     node = -1
                     break
@@ -97,47 +133,41 @@ class TreeSearch:
             root_key = int(hash_key(np.asarray(game.state.hash)))
             if node >= 0 and int(tree.hashes[node]) == root_key and int(tree.to_play[node]) == game.to_play:
                 tree.reroot(node)
-                tree.children_legal[0] = self.root_legal(game, forbid_pass)
+                tree.children_legal[0] = searcher.root_legal(game, forbid_pass)
                 if not tree.expanded[0]:
                     tree.children_prior[0] = priors.root_prior(self.config, game, tree.children_legal[0],
-                                                               backend=self.tree_backend)
+                                                               backend=searcher.tree_backend)
                 tree.expanded[0] = True
-                self._tree_moves = moves
+                self.tree_moves = moves
                 return tree
-        tree = Tree(self.num_actions)
+        tree = Tree(searcher.num_actions)
         root = tree.add_nodes(states_to_numpy(stack_state(game.state, 1)), np.array([-1], np.int32),
                               np.array([-1], np.int32))
-        tree.children_legal[root[0]] = self.root_legal(game, forbid_pass)
+        tree.children_legal[root[0]] = searcher.root_legal(game, forbid_pass)
         tree.children_prior[root[0]] = priors.root_prior(self.config, game, tree.children_legal[root[0]],
-                                                         backend=self.tree_backend)
+                                                         backend=searcher.tree_backend)
         tree.expanded[root[0]] = True
-        self.tree, self._tree_moves = tree, moves
+        self.tree, self.tree_moves = tree, moves
         return tree
 
-    def search_tree(self, game, limits: SearchLimits, start: float) -> SearchResult:
+    def search(self, game, limits: SearchLimits, start: float) -> SearchResult:
         """A whole tree search within ``limits``, started at ``start`` (``time.perf_counter``)."""
+        searcher = self.searcher
         playouts, seconds = limits.budget()
-        timed = playouts is None and not self.config.leaves_per_batch
-        if timed:
-            leaves = self.leaves_for_seconds(seconds, game.size, limits.timed_leaves)
-        else:
-            leaves = first_batch_size(self.config, playouts, seconds, game.size)
-        job = self.start_tree_search(game, limits, leaves=leaves)
-        while job.done == 0 or not self.out_of_budget(job.done, limits, start):
+        job = self.start_tree_search(game, limits, leaves=tree_leaves(self.config, limits, game.size))
+        while job.done == 0 or not searcher.out_of_budget(job.done, limits, start):
             leaf_states = self.select_leaves(job)
             if leaf_states is None:
                 if job.exhausted:
                     break
                 continue
-            batch = self.evaluate_batch(leaf_states, self.config.playouts_per_leaf, job.last_moves,
-                                         active=job.pending.count)
+            batch = searcher.evaluate_batch(leaf_states, self.config.playouts_per_leaf, job.last_moves,
+                                             active=job.pending.count)
             self.backup_leaves(job, batch.winner, batch.first_colour, batch.score)
             if self.config.early_stop and seconds is not None and self._move_decided(job, playouts, seconds, start):
                 job.stopped_early = True
                 break
-        result = self.finish_tree_search(game, job, start)
-        result.timed_leaves = leaves if timed else None
-        return result
+        return self.finish_tree_search(game, job, start)
 
     @staticmethod
     def _move_decided(job: "TreeJob", playouts, seconds: float, start: float) -> bool:
@@ -158,20 +188,10 @@ class TreeSearch:
         K: ``leaves``, else ``leaves_per_batch``, else from the limits' playouts (without them K is 128).
         """
         leaves = leaves or first_batch_size(self.config, limits.playouts, None, game.size)
-        return TreeJob(tree=self.prepare_tree(game, limits.forbid_pass), history=self.history(game), limits=limits,
+        return TreeJob(tree=self.prepare_tree(game, limits.forbid_pass), history=self.searcher.history(game),
+                       limits=limits,
                        leaves=leaves, root_last=priors.game_last_moves(game),
                        extra_komi=komi.extra_komi(self.config, game))
-
-    def leaves_for_seconds(self, seconds: float, size: int, given: int | None = None) -> int:
-        """K for a search on a time budget: ``given`` (the limits' ``timed_leaves``: the shape compiled for the
-        game's clock), else the one chosen by the first such search (``first_batch_size``, as the GTP warm-up
-        compiles it) and kept, so that a game on a clock never waits inside a move for a new batch shape to
-        compile (the clock's share changes from move to move)."""
-        if given is not None:
-            return given
-        if self.timed_leaves is None:
-            self.timed_leaves = first_batch_size(self.config, None, seconds, size)
-        return self.timed_leaves
 
     def _descend(self, job: "TreeJob"):
         """``descent.descend`` of the job's K descents (the path buffer kept as long as the longest path seen)."""
@@ -189,11 +209,12 @@ class TreeSearch:
         node gets these here rather than when it is created."""
         tree = job.tree
         count = len(nodes)
-        pad = job.leaves - count if self.tree_backend == "xla" and count < job.leaves else 0  # one jitted shape
+        backend = self.searcher.tree_backend
+        pad = job.leaves - count if backend == "xla" and count < job.leaves else 0  # one jitted shape
         padded = np.concatenate([nodes, np.full(pad, nodes[0], np.int32)]).astype(np.int32)
         states = tree.gather_states(padded)
-        if self.tree_backend == "native":
-            tree.children_legal[nodes] = self.searchable_batch(states)[:count]
+        if backend == "native":
+            tree.children_legal[nodes] = self.searcher.searchable_batch(states)[:count]
         if self.config.ladder_prune_tree:
             for row, node in enumerate(nodes):
                 prune_failed_escapes(tree.children_legal[node], states.stones[row], states.to_play[row],
@@ -203,7 +224,7 @@ class TreeSearch:
         recent = last_moves(tree, padded, job.root_last)
         tree.children_prior[nodes] = priors.children_prior(
             self.config, states, np.arange(count), tree.children_legal[nodes], recent[:count, 0], recent[:count, 1],
-            self.tree_backend)
+            backend)
         tree.expanded[nodes] = True
 
     def select_leaves(self, job: "TreeJob"):
@@ -242,18 +263,20 @@ class TreeSearch:
         created = np.full(count, -1, np.int32)
         if count == 0:
             return created
-        pass_action = self.num_actions - 1
-        if self.tree_backend == "native":  # the searched moves come with the expansion
-            child_states, child_legal = self.children_batch(tree.gather_states(parents), actions, searchable=False)
+        searcher = self.searcher
+        pass_action = searcher.num_actions - 1
+        if searcher.tree_backend == "native":  # the searched moves come with the expansion
+            child_states, child_legal = searcher.children_batch(tree.gather_states(parents), actions,
+                                                                searchable=False)
         else:  # jitted kernels: one shape per K
             pad = job.leaves - count
-            child_states, child_legal = self.children_batch(
+            child_states, child_legal = searcher.children_batch(
                 tree.gather_states(np.concatenate([parents, np.full(pad, parents[0], np.int32)])),
                 np.concatenate([actions, np.full(pad, pass_action, np.int32)]))
         child_np = states_to_numpy(child_states)
         child_legal = np.asarray(child_legal)
         keep = np.ones(count, bool)
-        if self.rules.ko_rule != "simple":
+        if searcher.rules.ko_rule != "simple":
             repeated = np.empty(count, bool)
             backup.repeated_positions(hash_key(child_np["hash"][:count]), parents, actions, pass_action, tree.parents,
                                        tree.hashes, tree.root, job.history, repeated)
@@ -263,7 +286,7 @@ class TreeSearch:
         if len(rows) == 0:
             return created
         index = tree.add_nodes({n: v[rows] for n, v in child_np.items()}, parents[rows], actions[rows])
-        if self.tree_backend == "xla":
+        if searcher.tree_backend == "xla":
             tree.children_legal[index] = child_legal[rows]
         created[rows] = index  # not expanded: ``_expand`` completes those a descent goes through
         return created
@@ -276,7 +299,7 @@ class TreeSearch:
         pending, tree = job.pending, job.tree
         n = pending.count
         winner, score = komi.shifted_results(np.asarray(winner)[:n], np.asarray(score)[:n], job.extra_komi)
-        value = backup.playout_values(winner, score, self.config.score_utility, self.rules.size)
+        value = backup.playout_values(winner, score, self.config.score_utility, self.searcher.rules.size)
         backup.backup_batch(np.arange(n), pending.nodes, pending.actions, pending.lengths, pending.leaves, value,
                              np.asarray(first, np.int8)[:n], tree.to_play, tree.children_visits,
                              tree.children_values, tree.children_rave_visits, tree.children_rave_values,
@@ -292,7 +315,7 @@ class TreeSearch:
         visits[~tree.children_legal[tree.root]] = 0
         rates = tree.root_win_rates()
         elapsed = time.perf_counter() - (job.started if start is None else start)
-        self.debug(f"{self.config.strategy}: {job.done} playouts in {job.iterations} batches, "
+        self.searcher.debug(f"{self.config.strategy}: {job.done} playouts in {job.iterations} batches, "
                    f"tree {tree.size} nodes, {elapsed:.2f} s" + (" (stopped: the move is decided)"
                                                                    if job.stopped_early else ""))
         result = search_result(visits, rates, job.done, tree.principal_variation())

@@ -12,8 +12,8 @@ candidate is left).  Half of the games use every legal point as candidates ("uni
 own-eye filling, many captures, ko and suicide); the other half leave out the mover's own eyes ("eye-avoiding"
 games: they reach living groups, seki-like shapes and a real end by two passes, so the scoring is exercised).
 
-Batches (1,000 games in all under ``-m slow``; one compile per batch; the default run plays a quarter of each,
-``QUICK_BATCHES``):
+Batches (1,000 games in all under ``-m slow``; one compile per batch; the default run plays about an eighth of
+each, ``QUICK_BATCHES``):
 
 =====  =======  =====  =========
 size   suicide  games  max moves
@@ -65,10 +65,10 @@ BATCHES = [
     (13, False, 40, 250, 6),
     (19, False, 20, 250, 7),
 ]
-# The default run's twin: every size and rule of BATCHES, a quarter of the games each (over 20,000 positions),
-# with other seeds, so that the slow run adds new games rather than repeating these.
-QUICK_GAMES = {(5, False): 80, (5, True): 40, (7, False): 60, (7, True): 20, (9, False): 50, (13, False): 10,
-               (19, False): 6}
+# The default run's twin: every size and rule of BATCHES, about an eighth of the games each (over 10,000
+# positions), with other seeds, so that the slow run adds new games rather than repeating these.
+QUICK_GAMES = {(5, False): 40, (5, True): 20, (7, False): 30, (7, True): 10, (9, False): 24, (13, False): 6,
+               (19, False): 4}
 QUICK_BATCHES = [(size, suicide, QUICK_GAMES[size, suicide], moves, seed + 10)
                  for size, suicide, _, moves, seed in BATCHES]
 

@@ -3,6 +3,7 @@ trees: edge scores of thousands of random nodes, whole batches of descents with 
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
 import numpy as np
@@ -194,7 +195,9 @@ def test_score_params_pack_each_field_at_its_index():
     assert params.shape == (descent.N_PARAMS,)
     for index, name in descent.PARAM_FIELDS.items():
         assert params[index] == getattr(config, name)
-    assert (params[descent.IS_UCT], params[descent.NOISE]) == (1.0, 0.5)
-    assert len(set(descent.PARAM_FIELDS) | {descent.IS_UCT, descent.NOISE}) == descent.N_PARAMS
+    assert (params[descent.EDGE_RULE], params[descent.NOISE]) == (descent.UCT_EDGES, 0.5)
+    rave = descent.score_params(dataclasses.replace(config, strategy="rave"))
+    assert rave[descent.EDGE_RULE] == descent.RAVE_EDGES != descent.UCT_EDGES
+    assert len(set(descent.PARAM_FIELDS) | {descent.EDGE_RULE, descent.NOISE}) == descent.N_PARAMS
     with pytest.raises(ValueError, match="for_size"):
         descent.score_params(SearchConfig())

@@ -22,7 +22,7 @@ from jaxgo.search.limits import SearchLimits  # noqa: E402
 from jaxgo.search.player import Player  # noqa: E402
 from jaxgo.search.searcher import Searcher  # noqa: E402
 from jaxgo.search.tree import Tree, move_decided  # noqa: E402
-from jaxgo.search.tree_search import last_moves  # noqa: E402
+from jaxgo.search.tree_search import last_moves, tree_leaves  # noqa: E402
 
 SMALL = dict(leaves_per_batch=16, playouts_per_leaf=8, flat_playouts_per_move=8, playout_policy="light", bias_c2=0.0,
              prior_pattern=0.0, late_playout_policy=None)
@@ -205,21 +205,27 @@ def test_tree_reroot_compacts_subtree():
     assert tree.children_visits[0, 2] == 7 and c == 3
 
 
-def test_searches_on_a_time_budget_keep_the_batch_size_of_the_first():
+def test_searches_on_a_time_budget_take_the_batch_size_their_owner_keeps():
+    """Issue 60: no K round trip: the searcher takes the limits' K (the clock's, kept by the Player from its
+    first timed search), else one from the seconds; the searcher keeps none of its own."""
     game = new_game(size=5, komi=0.5)
     config = SearchConfig(strategy="rave", playouts_per_leaf=4, playout_policy="light",
                           bias_c2=0.0,  # K from the budget
                           backend="xla")  # the XLA rates (the native ones give larger K for the same seconds)
+    sized = config.for_size(5)
+    assert tree_leaves(sized, SearchLimits(seconds=0.2), 5) == auto_leaves(400, 4) == 4  # the rate for <= 9x9
+    assert tree_leaves(sized, SearchLimits(seconds=20.0), 5) == auto_leaves(40000, 4) == 128
+    assert tree_leaves(sized, SearchLimits(seconds=20.0, timed_leaves=4), 5) == 4  # the clock's compiled shape
+    fixed = dataclasses.replace(sized, leaves_per_batch=16)
+    assert tree_leaves(fixed, SearchLimits(seconds=0.1, timed_leaves=8), 5) == 16  # a K set in the config
+    assert tree_leaves(sized, SearchLimits(playouts=400, timed_leaves=8), 5) == 4  # a playout budget's own K
     searcher = Searcher(game.rules, config, seed=1)
-    searcher.search(game, SearchLimits(seconds=0.2))  # K from 0.2 s at the rate assumed for 9x9 and smaller boards
-    assert searcher.timed_leaves == auto_leaves(400, 4) == 4
-    assert searcher.leaves_for_seconds(20.0, 5) == 4  # a longer move keeps the compiled batch shape
-    assert Searcher(game.rules, config).leaves_for_seconds(20.0, 5) == auto_leaves(40000, 4) == 128
-    fixed = Searcher(game.rules, dataclasses.replace(config, leaves_per_batch=16), seed=1)
-    fixed.search(game, SearchLimits(seconds=0.1))
-    assert fixed.timed_leaves is None  # a K set in the config is used as it is
-    given = Searcher(game.rules, config, seed=1).search(game, SearchLimits(seconds=0.1, timed_leaves=8))
-    assert given.timed_leaves == 8  # the K of the limits (the clock's compiled shape) wins
+    started = []
+    start = searcher.trees.start_tree_search
+    searcher.trees.start_tree_search = lambda game, limits, leaves: started.append(leaves) or start(game, limits,
+                                                                                                     leaves)
+    searcher.search(game, SearchLimits(seconds=0.1, timed_leaves=8))
+    assert started == [8]  # the K of the limits is the search's
     player = Player(config, seed=1, seconds=0.2)
     player.choose(game, BLACK)
     player.reset()  # a new game: a new Searcher, the same K
