@@ -239,7 +239,8 @@ def empty_board_series(ask, emit, visits: int, seconds: float | None, repeats: i
             "scoreLeads": [round(v, 2) for v in raw[7.5]], "spread": round(max(raw[7.5]) - min(raw[7.5]), 2),
             "mean": round(statistics.mean(raw[7.5]), 2),
             "komi_effect": round(statistics.mean(raw[6.5]) - statistics.mean(raw[7.5]), 2)}}
-    return {**before, "empty_scoreLeads": [round(v, 2) for v in first], "empty_spread": round(max(first) - min(first), 2),
+    return {**before, "empty_scoreLeads": [round(v, 2) for v in first],
+            "empty_spread": round(max(first) - min(first), 2),
             "empty_mean": round(statistics.mean(first), 2), "komi_6.5_mean": round(statistics.mean(leads[6.5]), 2),
             "komi_7.5_mean": round(statistics.mean(first), 2),
             "komi_effect": round(statistics.mean(leads[6.5]) - statistics.mean(first), 2),
