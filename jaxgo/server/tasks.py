@@ -140,7 +140,7 @@ class Task:
         if arena is not None:
             most = self.max_playouts // max(1, self.config.playouts_per_leaf) + self.query.size ** 2 + 1
             self.arena, self.tree_capacity = arena, tree_capacity(max_nodes, self.job.leaves, most)
-            self.job.tree = self.searcher.tree = arena.adopt(self.job.tree, self.tree_capacity)
+            self.job.tree = self.searcher.trees.tree = arena.adopt(self.job.tree, self.tree_capacity)
         if self.searcher.tree_backend == "native":
             self.step = RoundStep(self.searcher, seed)
         self.started_at = self.last_report = time.perf_counter()
