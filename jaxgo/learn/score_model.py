@@ -111,16 +111,22 @@ def predict_final(params: dict, lead, komi, move_number) -> np.ndarray:
     return a @ np.array([c0, c1, s0, s1])
 
 
+def line_at(params: dict, move_number: int) -> tuple[float, float]:
+    """(intercept, slope) of the calibration line after ``move_number`` moves."""
+    t = float(move_feature(move_number))
+    c0, c1 = params["intercept"]
+    s0, s1 = params["slope"]
+    return c0 + c1 * t, s0 + s1 * t
+
+
 def calibrate(params: dict | None, lead, komi: float, move_number: int) -> np.ndarray:
     """float [A] the calibrated lead (Black - White - komi) of raw ``lead`` float [A] (NaN stays NaN) in a position
     after ``move_number`` moves; ``params`` None leaves ``lead`` as it is."""
     lead = np.asarray(lead, np.float64)
     if params is None:
         return lead.copy()
-    t = float(move_feature(move_number))
-    c0, c1 = params["intercept"]
-    s0, s1 = params["slope"]
-    return (c0 + c1 * t) + (s0 + s1 * t) * (lead + komi) - komi
+    intercept, slope = line_at(params, move_number)
+    return intercept + slope * (lead + komi) - komi
 
 
 def uncalibrate(params: dict | None, lead, komi: float, move_number: int) -> np.ndarray:
@@ -128,10 +134,8 @@ def uncalibrate(params: dict | None, lead, komi: float, move_number: int) -> np.
     lead = np.asarray(lead, np.float64)
     if params is None:
         return lead.copy()
-    t = float(move_feature(move_number))
-    c0, c1 = params["intercept"]
-    s0, s1 = params["slope"]
-    return (lead + komi - (c0 + c1 * t)) / (s0 + s1 * t) - komi
+    intercept, slope = line_at(params, move_number)
+    return (lead + komi - intercept) / slope - komi
 
 
 def load_parameters(path=None) -> dict:

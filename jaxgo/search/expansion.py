@@ -122,6 +122,18 @@ def pairwise_sum(a, start, count):
 
 
 @numba.njit(nogil=True, cache=True)
+def node_last_moves(node, root, root_last, parents, action_from_parent, out):
+    """Write the last two moves before ``node``'s position (tree path, then the game's ``root_last`` int32 [2])
+    into ``out`` int32 [2]."""
+    if node == root:
+        out[0], out[1] = root_last[0], root_last[1]
+    else:
+        parent = parents[node]
+        out[0] = action_from_parent[node]
+        out[1] = root_last[0] if parent == root else action_from_parent[max(parent, 0)]
+
+
+@numba.njit(nogil=True, cache=True)
 def expand_gammas(nodes, stones, to_play, ko, parents, action_from_parent, root, root_last, children_legal,
                    children_prior, expanded, tables, lines, dist1, dist2, plain_of, pass_gammas):
     """Searched moves (``positions.searchable_into``) and the move model's priors (``priors.children_prior`` on
@@ -138,12 +150,7 @@ def expand_gammas(nodes, stones, to_play, ko, parents, action_from_parent, root,
         rows_stones[r] = stones[node]
         rows_to_play[r] = to_play[node]
         rows_ko[r] = ko[node]
-        parent = parents[node]
-        if node == root:
-            last[r, 0], last[r, 1] = root_last[0], root_last[1]
-        else:
-            last[r, 0] = action_from_parent[node]
-            last[r, 1] = root_last[0] if parent == root else action_from_parent[max(parent, 0)]
+        node_last_moves(node, root, root_last, parents, action_from_parent, last[r])
     legal = np.zeros((count, points + 1), np.bool_)
     positions.searchable_into(rows_stones, rows_to_play, rows_ko, legal)
     gammas = np.zeros((count, points + 1), np.float64)

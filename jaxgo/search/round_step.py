@@ -293,10 +293,5 @@ def create_round(size, root, superko, history, zobrist, parents, action_from_par
         out_captures[r] = captures[leaf]
         out_hash[r] = hash_words[leaf]
         out_move_count[r] = move_count[leaf]
-        parent = parents[leaf]
-        if leaf == root:
-            out_last[r, 0], out_last[r, 1] = root_last[0], root_last[1]
-        else:
-            out_last[r, 0] = action_from_parent[leaf]
-            out_last[r, 1] = root_last[0] if parent == root else action_from_parent[max(parent, 0)]
+        expansion.node_last_moves(leaf, root, root_last, parents, action_from_parent, out_last[r])
     return n, size
