@@ -1,7 +1,8 @@
 """The expansion of tree nodes a descent reaches for the first time -- their searched moves and priors -- as
 ``TreeSearch`` does it, for ``jaxgo.search.round_step``: compiled (``expand_uniform``, ``expand_gammas``: the base
 move model's gammas of ``positions.gammas_into`` normalised as ``priors.children_prior`` does, in numpy's
-summation order) or in Python (``expand_nodes``: large patterns, ladder pruning, a job's ``on_expand``).
+summation order) or in Python (``TreeSearch.expand_nodes``: large patterns, ladder pruning, a job's
+``on_expand``).
 ``expansion_mode`` says which a search's configuration takes.
 """
 
@@ -15,7 +16,6 @@ from jaxgo.playouts import tables as policy_tables
 from jaxgo.playouts.native import features as ft
 from jaxgo.playouts.native import runner
 from jaxgo.search import positions, priors
-from jaxgo.search.tree_search import last_moves, prune_failed_escapes
 
 IN_PYTHON, UNIFORM, GAMMAS = 0, 1, 2  # where descend_round's expansions happen (``expansion_mode``)
 PAIRWISE_BLOCK = 128  # numpy sums a row of at most this many entries in one block: GAMMAS up to 11x11 (122 actions)
@@ -52,25 +52,6 @@ def expansion_mode(config, size: int, job) -> tuple:
     if large is not None or size * size + 1 > PAIRWISE_BLOCK:
         return IN_PYTHON, None
     return GAMMAS, gamma_tables(log_gamma, size)
-
-
-def expand_nodes(searcher, job, nodes: np.ndarray) -> None:
-    """What ``TreeSearch`` does to nodes int32 [n] a descent reaches for the first time (native tree backend):
-    their searched moves, the ladder pruning of those, the job's ``on_expand``, their priors; marks them
-    expanded."""
-    tree, config = job.tree, searcher.config
-    states = tree.gather_states(nodes)
-    tree.children_legal[nodes] = searcher.searchable_batch(states)
-    if config.ladder_prune_tree:
-        for row, node in enumerate(nodes):
-            prune_failed_escapes(tree.children_legal[node], states.stones[row], states.to_play[row], states.ko[row])
-    if job.on_expand is not None:
-        job.on_expand(nodes)
-    recent = last_moves(tree, nodes, job.root_last)
-    tree.children_prior[nodes] = priors.children_prior(config, states, np.arange(len(nodes)),
-                                                       tree.children_legal[nodes], recent[:, 0], recent[:, 1],
-                                                       searcher.tree_backend)
-    tree.expanded[nodes] = True
 
 
 @numba.njit(nogil=True, cache=True)

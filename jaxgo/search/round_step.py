@@ -11,7 +11,7 @@ dozen Python functions a round.  ``RoundStep.select`` does all of it in two nogi
 (``expansion.expand_gammas``: the gammas of ``positions.gammas_into`` normalised as ``priors.children_prior``
 does, in numpy's summation order), no ladder pruning runs in the tree and nothing is called on expansion
 (``TreeJob.on_expand``); otherwise (large patterns, 13x13 and up by default) the compiled descent stops where
-nodes need expanding and Python computes their priors (``expansion.expand_nodes``, as ``TreeSearch`` does), then
+nodes need expanding and Python computes their priors (``TreeSearch.expand_nodes``, the same call), then
 the call goes on.  The leaves go into the caller's staging buffers (``LeafBuffers``: the leaves' positions,
 padded with the root to K rows, and their last two moves), which a server hands to the device.
 
@@ -116,7 +116,7 @@ class RoundStep:
                       tree.states["to_play"], tree.states["ko"], mode, b.waiting, root_last, tables)
             status, count = descend_round(True, *arrays)
             while status == NEEDS_EXPAND:
-                expansion.expand_nodes(searcher, job, b.waiting[:count].copy())
+                searcher.trees.expand_nodes(job, b.waiting[:count].copy())
                 status, count = descend_round(False, *arrays)
             if status == DONE:
                 break

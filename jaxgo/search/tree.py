@@ -93,7 +93,6 @@ class Tree:
     ARRAYS = ("parents", "action_from_parent", "to_play", "hashes", "expanded", "terminal", "children_index",
               "children_visits", "children_values", "children_rave_visits", "children_rave_values",
               "children_prior", "children_legal")
-    _ARRAYS = ARRAYS  # the older name
 
     def _grow(self) -> None:
         old = {name: getattr(self, name) for name in self.ARRAYS}

@@ -198,10 +198,10 @@ class TreeSearch:
         tree, k, max_nodes = job.tree, job.leaves, job.limits.max_nodes
         room = k + 1 if max_nodes is None else max_nodes - tree.size
         out, self._path_depth = descent.descend(tree, k, descent.score_params(self.config), self._tie_rng, room,
-                                                self._path_depth, lambda nodes: self._expand(job, nodes))
+                                                self._path_depth, lambda nodes: self.expand_nodes(job, nodes))
         return out
 
-    def _expand(self, job: "TreeJob", nodes: np.ndarray) -> None:
+    def expand_nodes(self, job: "TreeJob", nodes: np.ndarray) -> None:
         """Complete tree nodes int32 [n] that a descent is about to go through for the first time and mark them
         expanded: their searched moves (on the host tree; the XLA kernels give them at creation), the ladder
         pruning of those, the job's ``on_expand`` (a server's avoid/allowMoves) and their priors.  Most nodes stay
@@ -288,7 +288,7 @@ class TreeSearch:
         index = tree.add_nodes({n: v[rows] for n, v in child_np.items()}, parents[rows], actions[rows])
         if searcher.tree_backend == "xla":
             tree.children_legal[index] = child_legal[rows]
-        created[rows] = index  # not expanded: ``_expand`` completes those a descent goes through
+        created[rows] = index  # not expanded: ``expand_nodes`` completes those a descent goes through
         return created
 
     def backup_leaves(self, job: "TreeJob", winner: np.ndarray, first: np.ndarray, score: np.ndarray) -> None:

@@ -110,7 +110,7 @@ def _compiled_descents(config, tree, k, max_nodes=None, depth=64):
 
 def _copy(tree: Tree) -> Tree:
     copy = Tree(tree.num_actions, capacity=tree.capacity)
-    for name in Tree._ARRAYS:
+    for name in Tree.ARRAYS:
         setattr(copy, name, getattr(tree, name).copy())
     copy.size, copy.root = tree.size, tree.root
     return copy

@@ -24,7 +24,6 @@ from jaxgo.search.tree import STATE_FIELDS, Tree  # noqa: E402
 from tests.search import test_recorded as recorded  # noqa: E402
 
 TREE_CASES = ["uct", "rave_default", "rave_light", "rave_forbid_pass", "rave_max_nodes"]
-TREE_ARRAYS = Tree.ARRAYS
 
 
 def search_by_rounds(searcher: Searcher, step: RoundStep, game, limits: SearchLimits, check=None):
@@ -73,7 +72,7 @@ def test_searches_by_rounds_play_the_recorded_games(name):
 
 def _same_trees(a, b) -> None:
     assert a.size == b.size and a.root == b.root
-    for name in TREE_ARRAYS:
+    for name in Tree.ARRAYS:
         np.testing.assert_array_equal(getattr(a, name)[: a.size], getattr(b, name)[: b.size], err_msg=name)
     for name in STATE_FIELDS:
         np.testing.assert_array_equal(a.states[name][: a.size], b.states[name][: b.size], err_msg=name)
