@@ -230,11 +230,9 @@ class Task:
         if tree.root in nodes and not tree.children_legal[tree.root].any():
             self.job.exhausted = True
 
-    def accumulate(self, final: np.ndarray, owner: np.ndarray, rows: slice | None = None, cols: int | None = None):
-        """Per-root-move score sums and ownership from this round's playouts: rows ``rows`` (default all) and
-        the first ``cols`` columns (default all) of final [T, L] and owner [T, L, P] (``round_sums.add_round``)."""
-        rows = rows if rows is not None else slice(0, final.shape[0])
-        cols = final.shape[1] if cols is None else cols
+    def accumulate(self, final: np.ndarray, owner: np.ndarray, rows: slice, cols: int) -> None:
+        """Per-root-move score sums and ownership from this round's playouts: rows ``rows`` and the first ``cols``
+        columns of final [T, L] and owner [T, L, P] (``round_sums.add_round``)."""
         count = rows.stop - rows.start
         moves = self.moves_owner_sum if self.moves_owner_sum is not None else np.zeros((0, 0))
         self.root_score_sum += round_sums.add_round(
