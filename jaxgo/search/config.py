@@ -236,6 +236,11 @@ class SearchConfig:
             elif self.prior_model not in (None, "base"):
                 source = f"the move model in {self.prior_model}"
             text += f", {' and '.join(priors)} from {source}"
+            if self.prior_tactics is None:
+                text += (f", their capture and atari-escape gammas times e**{small.prior_tactics:g} below 19x19 "
+                         f"(e**{large.prior_tactics:g} on 19x19)")
+            elif self.prior_tactics:
+                text += f", their capture and atari-escape gammas times e**{self.prior_tactics:g}"
         if self.widen_playouts is None:
             text += f", progressive widening on 19x19 (from {large.widen_playouts:g} visits)"
         elif self.widen_playouts:

@@ -140,6 +140,9 @@ def test_describe_names_what_the_config_searches_with():
     assert text.startswith("RAVE tree search with heavy (gamma-proportional) playouts")
     assert "progressive bias 3 and virtual RAVE experience (--prior 0 20; 500 on 19x19) from the shipped gammas" in text
     assert "progressive widening on 19x19 (from 40 visits)" in text
+    assert "their capture and atari-escape gammas times e**1.5 below 19x19 (e**0 on 19x19)" in text
+    assert "gammas times e**3," in SearchConfig(prior_tactics=3.0).describe()
+    assert "atari-escape" not in SearchConfig(prior_tactics=0.0).describe()
     sized = SearchConfig().for_size(9).describe()
     assert "(--prior 0 20) from" in sized and "widening" not in sized
     assert "progressive widening from 40 visits" in SearchConfig().for_size(19).describe()
