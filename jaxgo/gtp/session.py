@@ -217,6 +217,7 @@ class AnalysisLink:
 
     def __init__(self, connection=None):
         self.client = connection  # ServerClient / LocalConnection, or None until connection()
+        self.given = connection is not None  # live analysis searches there, not on the Player's tree
         self.owned = False  # the in-process engine is this session's: close stops it
         self.stream = None  # an AnalysisStream left by a live-analysis handler for the read loop
         self.last = None  # (SearchResult, its kind) of the last analysis report
