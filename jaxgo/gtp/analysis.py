@@ -15,10 +15,11 @@ responses (``open_stream``), written as the lines below.
 Streaming: an analysis handler answers ``=`` at once and leaves an ``AnalysisStream`` in
 ``session.analysis.stream``; the read loop (``jaxgo.gtp.loop.serve``) writes its info lines until the next
 input line arrives (or, for genmove_analyze, until the ``play MOVE`` line), then the empty line ending the
-response; a report with no move (a finished game) writes nothing.  ``*-genmove_analyze`` chooses its move with
-``Player.decide`` on the final response, so it follows the same PV / resign rules as ``genmove``; its budget is
-the Player's (playouts, seconds or the clock, a clock share cut to ``settings.MAX_CLOCK_SECONDS``), and GoGui's
-``# interrupt`` line ends its search early with the best move so far.
+response; a report with no move (a finished game) writes nothing.  On the Player's tree ``lz-analyze`` has
+no playout limit (the tree's node cap bounds its memory); on a connection it ends after ``ANALYSIS_VISITS``.
+``*-genmove_analyze`` chooses its move with ``Player.decide`` on the search's result, so it follows the same PV /
+resign rules as ``genmove``; its budget is the Player's (playouts, seconds or the clock, a clock share cut to
+``settings.MAX_CLOCK_SECONDS``), and GoGui's ``# interrupt`` line ends its search early with the best move so far.
 
 Output formats (one line per report):
     lz-analyze:   ``info move D4 visits 120 winrate 5312 prior 123 lcb 5001 order 0 pv D4 C3 info move ...``
@@ -197,27 +198,29 @@ def own_tree(session, game):
     return session.player_after_warmup().tree_searcher(game)
 
 
-def open_stream(session, colour: int, visits: int, *, interval: float | None = None, ownership: bool = False):
+def open_stream(session, colour: int, visits: int | None, *, interval: float | None = None,
+                ownership: bool = False):
     """The stream of analysis responses (``get(timeout)``, ``terminate()``) of a search of ``visits`` visits for
-    ``colour`` to move in the session's position: on the Player's tree (``own_tree``), else a query on the
-    analysis connection."""
-    from jaxgo.gtp.remote import position_query
-    from jaxgo.gtp.tree_analysis import open_tree_stream
+    ``colour`` to move in the session's position (None: until terminated, on the Player's tree, where the node
+    cap bounds the memory; ``ANALYSIS_VISITS`` on a connection): on the Player's tree (``own_tree``), else a
+    query on the analysis connection."""
+    from jaxgo.gtp.remote import ANALYSIS_VISITS, position_query
+    from jaxgo.gtp.tree_analysis import UNTIL_TERMINATED, open_tree_stream
 
     game = session.game
     searcher = own_tree(session, game)
     if searcher is not None:
-        return open_tree_stream(searcher, game, colour, visits, interval=interval, ownership=ownership)
-    query = position_query(game, colour, session.config, visits, interval=interval, ownership=ownership)
+        return open_tree_stream(searcher, game, colour, UNTIL_TERMINATED if visits is None else visits,
+                                interval=interval, ownership=ownership)
+    query = position_query(game, colour, session.config, ANALYSIS_VISITS if visits is None else visits,
+                           interval=interval, ownership=ownership)
     return session.analysis.connection().query(query)
 
 
 def analyze(session, args: list[str], kind: str) -> str:
     """Stream analysis of the position for the given colour until the next command."""
-    from jaxgo.gtp.remote import ANALYSIS_VISITS
-
     options = parse_analyze_args(args, session.game.to_play)
-    stream = open_stream(session, options["colour"], ANALYSIS_VISITS, interval=options["interval"],
+    stream = open_stream(session, options["colour"], None, interval=options["interval"],
                          ownership=options["ownership"])
     session.analysis.stream = AnalysisStream(_stream_lines(stream, kind, options, session=session),
                                              interruptible=True)
@@ -266,7 +269,6 @@ def _play_decision(session, colour: int, decision) -> str:
 
 def genmove_analyze(session, args: list[str], kind: str) -> str:
     """Search with reports for the given colour, then play the Player's move; the stream ends ``play MOVE``."""
-    from jaxgo.gtp.remote import ANALYSIS_VISITS
 
     options = parse_analyze_args(args, session.game.to_play)
     colour, game, player = options["colour"], session.game, session.player_after_warmup()
@@ -278,7 +280,7 @@ def genmove_analyze(session, args: list[str], kind: str) -> str:
         return ""
     playouts, seconds = player.budget(game, colour)
     seconds = capped_clock_seconds(player, seconds)  # a clock share is capped as genmove's
-    stream = open_stream(session, colour, playouts or ANALYSIS_VISITS, interval=options["interval"],
+    stream = open_stream(session, colour, playouts, interval=options["interval"],
                          ownership=options["ownership"])
     session.analysis.stream = AnalysisStream(_genmove_lines(session, stream, kind, options, colour, seconds),
                                              interruptible=False)

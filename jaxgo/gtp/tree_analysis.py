@@ -39,6 +39,7 @@ PV_LENGTH = 10  # moves of each principal variation (the analysis server's defau
 MAX_PV_MOVES = 40  # root moves given a principal variation (the analysis server's max_pv_moves)
 SCORE_ESTIMATE = "shrunk"  # each root move's scoreLead (the analysis server's default, score_estimate.py)
 PERSPECTIVE = "SIDETOMOVE"  # win rates, scores and ownership for the side to move, as GTP analysis reports them
+UNTIL_TERMINATED = 1 << 40  # visits of lz-analyze / kata-analyze: until the next command (127 days at 100 k/s)
 NO_MOVES_OWNERSHIP = np.zeros((0, 0))  # round_sums.add_round's per-move ownership, not kept here
 
 
@@ -161,7 +162,9 @@ class TreeStream:
         batch = searcher.evaluate_batch(states, searcher.config.playouts_per_leaf, job.last_moves,
                                         active=job.pending.count)
         self.stats.add(batch, job.pending.root_actions())
+        done = job.done
         searcher.backup_leaves(job, batch.winner, batch.first_colour, batch.score)
+        searcher.total_playouts += job.done - done
 
     def _end(self) -> dict:
         """The final response (``noResults`` when the tree has no visit at all); the search's ``result``."""
@@ -170,7 +173,6 @@ class TreeStream:
         if job.done == 0 and not job.tree.children_visits[job.tree.root].any():
             return {"id": self.ident, "turnNumber": len(self.game.moves), "isDuringSearch": False, "noResults": True}
         self.result = searcher.finish_tree_search(self.game, job, self.started)
-        searcher.total_playouts += job.done
         return self.response(during_search=False)
 
     def response(self, during_search: bool) -> dict:
