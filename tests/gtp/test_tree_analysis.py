@@ -15,9 +15,10 @@ import pytest
 from jaxgo.go.config import Rules
 from jaxgo.go.coords import BLACK, WHITE, gtp_to_point
 from jaxgo.go.display import game_from_ascii
+from jaxgo.gtp.analysis import open_stream
 from jaxgo.gtp.engine import make_gtp_engine
 from jaxgo.gtp.loop import serve
-from jaxgo.gtp.tree_analysis import RootStatistics, TreeStream
+from jaxgo.gtp.tree_analysis import UNTIL_TERMINATED, RootStatistics, TreeStream
 from jaxgo.playouts.evaluator import PlayoutBatch
 from jaxgo.search.config import SearchConfig
 from jaxgo.search.limits import SearchLimits
@@ -139,6 +140,23 @@ def test_genmove_analyze_plays_the_trees_move_and_leaves_the_tree_for_the_next_m
     left = float(tree.children_visits[child].sum())
     streamed(engine, "lz-analyze w 1", 1)
     assert searcher_of(engine).tree is tree and root_visits(tree) > left  # the move's subtree is the new root
+
+
+def test_live_analysis_has_no_playout_limit_and_genmove_analyze_the_players_budget():
+    engine = engine_at()
+    assert open_stream(engine.session, BLACK, None).limits.playouts == UNTIL_TERMINATED  # until the next command
+    assert open_stream(engine.session, BLACK, BUDGET).limits.playouts == BUDGET
+    assert open_stream(engine.session, BLACK, None).limits.max_nodes < 10 ** 6  # the node cap bounds the memory
+
+
+def test_a_new_search_of_the_same_position_keeps_the_tree_as_it_is():
+    engine = engine_at()
+    streamed(engine, "lz-analyze b 1", 2)
+    tree = searcher_of(engine).tree
+    size, links = tree.size, tree.children_index[:tree.size].copy()
+    open_stream(engine.session, BLACK, BUDGET)  # the same root: nothing dropped, nothing copied (Tree.reroot)
+    assert searcher_of(engine).tree is tree and tree.size == size
+    assert np.array_equal(tree.children_index[:size], links)
 
 
 def test_analysis_for_the_other_colour_searches_a_copy_and_leaves_the_game():
