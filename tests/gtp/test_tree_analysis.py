@@ -15,7 +15,7 @@ import pytest
 from jaxgo.go.config import Rules
 from jaxgo.go.coords import BLACK, WHITE, gtp_to_point
 from jaxgo.go.display import game_from_ascii
-from jaxgo.gtp.analysis import open_stream
+from jaxgo.gtp.analysis import open_stream, own_tree
 from jaxgo.gtp.engine import make_gtp_engine
 from jaxgo.gtp.loop import serve
 from jaxgo.gtp.tree_analysis import UNTIL_TERMINATED, RootStatistics, TreeStream
@@ -140,6 +140,15 @@ def test_genmove_analyze_plays_the_trees_move_and_leaves_the_tree_for_the_next_m
     left = float(tree.children_visits[child].sum())
     streamed(engine, "lz-analyze w 1", 1)
     assert searcher_of(engine).tree is tree and root_visits(tree) > left  # the move's subtree is the new root
+
+
+def test_a_connection_or_a_player_without_a_tree_keeps_the_query_path():
+    local = engine_at()
+    assert own_tree(local.session, local.session.game) is searcher_of(local)
+    flat = make_gtp_engine(Rules(size=5, komi=0.5), SearchConfig(strategy="mc", playout_policy="light"))
+    assert own_tree(flat.session, flat.session.game) is None  # no tree: the in-process analysis engine (RAVE)
+    given = make_gtp_engine(Rules(size=5, komi=0.5), CHEAP, analysis=object())  # a server's connection
+    assert own_tree(given.session, given.session.game) is None
 
 
 def test_live_analysis_has_no_playout_limit_and_genmove_analyze_the_players_budget():
