@@ -242,3 +242,22 @@ def test_an_odd_argument_is_a_gtp_error_and_the_session_goes_on_to_exit_zero(end
     head, *lines = replies[3].split("\n")  # pondered after genmove, stopped before the analysis
     assert head == "=" and lines and all(LZ_MOVE.match(line) for line in lines)
     searcher_of(engine).tree.check_consistency()
+
+
+def test_pondering_never_runs_beside_an_analysis_of_the_same_tree(monkeypatch):
+    engine = engine_at(ponder=True)
+    seen = []
+    batch = TreeStream._batch
+
+    def watched(self):
+        seen.append(any(t.name == "gtp-ponder" and t.is_alive() for t in threading.enumerate()))
+        batch(self)
+
+    monkeypatch.setattr(TreeStream, "_batch", watched)
+    # the analysis arrives while the ponder search that follows genmove runs (its 4 x 256 playouts take longer)
+    status, out = session(engine, [(0, b"genmove b\n"), (0, b"kata-analyze w 5\n"), (0.5, b"genmove w\n"),
+                                   (0, b"quit\n")])
+    replies = out[:-2].split("\n\n")
+    assert status == 0 and len(replies) == 4 and replies[1].startswith("=\ninfo move ")
+    assert seen and not any(seen)  # every analysis batch ran with the ponder search stopped
+    searcher_of(engine).tree.check_consistency()
