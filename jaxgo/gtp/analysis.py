@@ -1,18 +1,25 @@
 """Live-analysis GTP commands: ``lz-analyze``, ``kata-analyze``, ``*-genmove_analyze`` and ``jaxgo-pv_gfx``.
 
-The searches run in the session's analysis engine (``GtpSession.analysis.connection()``): the ``jaxgo serve``
-process of ``jaxgo gtp --server``, else a private in-process ``AnalysisEngine``.  A position is sent as a
-KataGo query (``jaxgo.gtp.remote.position_query``: setup stones + moves) whose ``overrideSettings`` carry the
-session's ``SearchConfig`` (so analysis searches like ``genmove``) and win rates for the side to move, with
-``reportDuringSearchEvery`` = the interval.
+One tree per game: in ``jaxgo gtp`` (no ``--server``) the searches run on the Player's own tree, the one that
+``genmove`` and pondering search and reuse (``jaxgo.gtp.tree_analysis.TreeStream``, ``Player.tree_searcher``):
+an analysis of the current position continues the tree genmove or pondering left, and the next genmove starts
+from the analysed tree, its visits carried over.  The analysis runs on the read loop's thread, so it never runs
+beside pondering (stopped before every command) or a command.  With an analysis connection (the ``jaxgo serve``
+process of ``jaxgo gtp --server``, or one given to ``make_gtp_engine``), and for a Player without a tree in
+this process (a flat or random strategy: a private in-process ``AnalysisEngine`` searches with RAVE), a
+position is sent as a KataGo query (``jaxgo.gtp.remote.position_query``: setup stones + moves) whose
+``overrideSettings`` carry the session's ``SearchConfig`` (so analysis searches like ``genmove``) and win rates
+for the side to move, with ``reportDuringSearchEvery`` = the interval.  Both give the same stream of KataGo
+responses (``open_stream``), written as the lines below.
 
 Streaming: an analysis handler answers ``=`` at once and leaves an ``AnalysisStream`` in
 ``session.analysis.stream``; the read loop (``jaxgo.gtp.loop.serve``) writes its info lines until the next
 input line arrives (or, for genmove_analyze, until the ``play MOVE`` line), then the empty line ending the
-response; a report with no move (a finished game) writes nothing.  ``*-genmove_analyze`` chooses its move with
-``Player.decide`` on the final response, so it follows the same PV / resign rules as ``genmove``; its budget is
-the Player's (playouts, seconds or the clock, a clock share cut to ``settings.MAX_CLOCK_SECONDS``), and GoGui's
-``# interrupt`` line ends its search early with the best move so far.
+response; a report with no move (a finished game) writes nothing.  On the Player's tree ``lz-analyze`` has
+no playout limit (the tree's node cap bounds its memory); on a connection it ends after ``ANALYSIS_VISITS``.
+``*-genmove_analyze`` chooses its move with ``Player.decide`` on the search's result, so it follows the same PV /
+resign rules as ``genmove``; its budget is the Player's (playouts, seconds or the clock, a clock share cut to
+``settings.MAX_CLOCK_SECONDS``), and GoGui's ``# interrupt`` line ends its search early with the best move so far.
 
 Output formats (one line per report):
     lz-analyze:   ``info move D4 visits 120 winrate 5312 prior 123 lcb 5001 order 0 pv D4 C3 info move ...``
@@ -183,14 +190,38 @@ def _remember(session, response: dict, kind: str) -> None:
     session.analysis.last = (result_from_response(response, session.size), kind)
 
 
+def own_tree(session, game):
+    """The ``Searcher`` of the Player's tree when live analysis searches it: no analysis connection was given and
+    the Player searches a tree in this process; else None (the analysis connection's engine searches)."""
+    if session.analysis.given:
+        return None
+    return session.player_after_warmup().tree_searcher(game)
+
+
+def open_stream(session, colour: int, visits: int | None, *, interval: float | None = None,
+                ownership: bool = False):
+    """The stream of analysis responses (``get(timeout)``, ``terminate()``) of a search of ``visits`` visits for
+    ``colour`` to move in the session's position (None: until terminated, on the Player's tree, where the node
+    cap bounds the memory; ``ANALYSIS_VISITS`` on a connection): on the Player's tree (``own_tree``), else a
+    query on the analysis connection."""
+    from jaxgo.gtp.remote import ANALYSIS_VISITS, position_query
+    from jaxgo.gtp.tree_analysis import UNTIL_TERMINATED, open_tree_stream
+
+    game = session.game
+    searcher = own_tree(session, game)
+    if searcher is not None:
+        return open_tree_stream(searcher, game, colour, UNTIL_TERMINATED if visits is None else visits,
+                                interval=interval, ownership=ownership)
+    query = position_query(game, colour, session.config, ANALYSIS_VISITS if visits is None else visits,
+                           interval=interval, ownership=ownership)
+    return session.analysis.connection().query(query)
+
+
 def analyze(session, args: list[str], kind: str) -> str:
     """Stream analysis of the position for the given colour until the next command."""
-    from jaxgo.gtp.remote import ANALYSIS_VISITS, position_query
-
     options = parse_analyze_args(args, session.game.to_play)
-    query = position_query(session.game, options["colour"], session.config, ANALYSIS_VISITS,
-                           interval=options["interval"], ownership=options["ownership"])
-    stream = session.analysis.connection().query(query)
+    stream = open_stream(session, options["colour"], None, interval=options["interval"],
+                         ownership=options["ownership"])
     session.analysis.stream = AnalysisStream(_stream_lines(stream, kind, options, session=session),
                                              interruptible=True)
     return ""
@@ -198,8 +229,9 @@ def analyze(session, args: list[str], kind: str) -> str:
 
 # -- *-genmove_analyze ----------------------------------------------------------------------------------------
 def _genmove_lines(session, stream, kind: str, options: dict, colour: int, seconds: float | None):
-    """Reports during the search, then ``play MOVE`` (the Player's decision, played on the session's board).
-    GoGui's ``# interrupt`` ends the search early (its partial result decides the move)."""
+    """Reports during the search, then ``play MOVE`` (the Player's decision on the search's result -- the tree's
+    own when it searched the Player's tree -- played on the session's board).  GoGui's ``# interrupt`` ends the
+    search early (its partial result decides the move)."""
     from jaxgo.gtp.remote import result_from_response, search_responses
     from jaxgo.search.player import Decision
 
@@ -218,7 +250,8 @@ def _genmove_lines(session, stream, kind: str, options: dict, colour: int, secon
     if final is None:
         decision = Decision(game.pass_move, "no search result")
     else:
-        result = result_from_response(final, game.size, time.perf_counter() - start)
+        result = getattr(stream, "result", None) or result_from_response(final, game.size,
+                                                                        time.perf_counter() - start)
         decision = session.player.decide(game, colour, result)
     yield _play_decision(session, colour, decision)
 
@@ -230,12 +263,12 @@ def _play_decision(session, colour: int, decision) -> str:
     if decision.move == RESIGN:
         return "play resign"
     session.game.play(colour, decision.move)
+    session.ponder.requested = True  # as after genmove: ponder until the next command, when pondering is on
     return f"play {point_to_gtp(decision.move, session.size)}"
 
 
 def genmove_analyze(session, args: list[str], kind: str) -> str:
     """Search with reports for the given colour, then play the Player's move; the stream ends ``play MOVE``."""
-    from jaxgo.gtp.remote import ANALYSIS_VISITS, position_query
 
     options = parse_analyze_args(args, session.game.to_play)
     colour, game, player = options["colour"], session.game, session.player_after_warmup()
@@ -247,9 +280,8 @@ def genmove_analyze(session, args: list[str], kind: str) -> str:
         return ""
     playouts, seconds = player.budget(game, colour)
     seconds = capped_clock_seconds(player, seconds)  # a clock share is capped as genmove's
-    query = position_query(game, colour, session.config, playouts or ANALYSIS_VISITS,
-                           interval=options["interval"], ownership=options["ownership"])
-    stream = session.analysis.connection().query(query)
+    stream = open_stream(session, colour, playouts, interval=options["interval"],
+                         ownership=options["ownership"])
     session.analysis.stream = AnalysisStream(_genmove_lines(session, stream, kind, options, colour, seconds),
                                              interruptible=False)
     return ""
@@ -258,15 +290,16 @@ def genmove_analyze(session, args: list[str], kind: str) -> str:
 # -- GoGui ----------------------------------------------------------------------------------------------------
 def pv_gfx(session, args: list[str]) -> str:
     """GoGui gfx: the principal variation of a short search as ``VAR b D4 w C3 ...``."""
-    from jaxgo.gtp.remote import final_response, position_query
+    from jaxgo.gtp.remote import search_responses
 
     if len(args) > 1:
         raise GtpError("syntax error")
     visits = int_arg(args[0], 1, MAX_PV_GFX_VISITS, f"visits must be 1..{MAX_PV_GFX_VISITS}") if args else \
         PV_GFX_VISITS
     game = session.game
-    response = final_response(session.analysis.connection(),
-                              position_query(game, game.to_play, session.config, visits), stop=session.interrupted)
+    response = {}
+    for response in search_responses(open_stream(session, game.to_play, visits), stop=session.interrupted):
+        pass
     if not response.get("moveInfos"):
         return ""
     colour = game.to_play

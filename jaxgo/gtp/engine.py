@@ -53,8 +53,9 @@ def make_gtp_engine(rules: Rules | None = None, config: SearchConfig | None = No
                     ponder: bool = False) -> Dispatcher:
     """A GTP engine; its Player is ``player``, else one searching in this process with ``config`` (default
     ``SearchConfig()``) and the budget ``playouts`` / ``seconds`` per move (else the GTP clock), created on
-    first use.  ``analysis``: the connection for live analysis (default: an in-process analysis engine on first
-    use).  ``quick_start``: moves before the game exists are played without JAX (``jaxgo.gtp.early``).
+    first use.  ``analysis``: the connection for live analysis (default: none, the analysis searches the
+    Player's own tree, ``jaxgo.gtp.tree_analysis``; an in-process analysis engine for a Player with no tree).
+    ``quick_start``: moves before the game exists are played without JAX (``jaxgo.gtp.early``).
     ``ponder``: think on the opponent's time after each genmove (``GtpSession.start_pondering``).  A local
     search stops early with what it has when the client interrupts (GoGui's ``# interrupt``)."""
     config = config or SearchConfig()

@@ -6,8 +6,9 @@ with one job each:
               ``set_search_config`` changes it), its move budget and the GTP clock (``clock``);
     analysis  ``AnalysisLink``: the connection to an analysis engine (the ``jaxgo serve`` process of
               ``jaxgo gtp --server``, else a private in-process one created by ``connection()`` and stopped by
-              ``close``), the stream a live-analysis handler leaves for the read loop (``jaxgo.gtp.loop``) and
-              the last analysis report;
+              ``close``: without a connection given, live analysis searches the Player's own tree instead,
+              ``jaxgo.gtp.tree_analysis``), the stream a live-analysis handler leaves for the read loop
+              (``jaxgo.gtp.loop``) and the last analysis report;
     ponder    ``Ponder``: the search on the opponent's time after a genmove;
     warmup    ``jaxgo.gtp.warmup.Warmup``: compiling ahead in a background thread (``start_warmup``);
 
@@ -217,6 +218,7 @@ class AnalysisLink:
 
     def __init__(self, connection=None):
         self.client = connection  # ServerClient / LocalConnection, or None until connection()
+        self.given = connection is not None  # live analysis searches there, not on the Player's tree
         self.owned = False  # the in-process engine is this session's: close stops it
         self.stream = None  # an AnalysisStream left by a live-analysis handler for the read loop
         self.last = None  # (SearchResult, its kind) of the last analysis report

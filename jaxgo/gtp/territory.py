@@ -1,10 +1,11 @@
 """GTP ``jaxgo-territory [b5|blib] [bp|sw|exact]``: the territory CRF's expected outcome E[s_i | c].
 
 The answer is ``size`` lines of ``size`` numbers in [-1, 1] (+1 = Black), top row first (the layout of
-``jaxgo-ownership``; a GoGui dboard).  Without arguments the session's analysis engine computes it
-(``includeTerritory``), so a thin ``jaxgo gtp --server`` front end shares the server's device; with a model or
-an inference argument the CRF runs in this process.  Defaults: the shipped Boltzmann5 model and loopy BP;
-Swendsen-Wang uses 400 sweeps; exact inference is offered up to 11x11.
+``jaxgo-ownership``; a GoGui dboard).  Without arguments, on a session with an analysis connection, the
+analysis engine computes it (``includeTerritory``), so a thin ``jaxgo gtp --server`` front end shares the
+server's device; otherwise (the local engine, which keeps no analysis engine: ``jaxgo.gtp.tree_analysis``) and
+with a model or an inference argument the CRF runs in this process.  Defaults: the shipped Boltzmann5 model
+and loopy BP; Swendsen-Wang uses 400 sweeps; exact inference is offered up to 11x11.
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ def server_territory(session) -> str:
 
 
 def jaxgo_territory(session, args: list[str]) -> str:
-    return crf_territory(session, args) if args else server_territory(session)
+    return server_territory(session) if session.analysis.given and not args else crf_territory(session, args)
 
 
 COMMANDS = {"jaxgo-territory": jaxgo_territory}

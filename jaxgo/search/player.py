@@ -4,7 +4,8 @@ A ``Player`` owns the move choice (the move played is the first move of the repo
 the pass and resign rules, the time control (``Clock``) and, through its search, tree reuse.  ``jaxgo gtp``,
 ``jaxgo gtp --server`` and the match tools play through it; they differ only in the search they inject:
 
-    ``LocalSearch``   searches in this process (``searcher.Searcher``, tree kept between moves);
+    ``LocalSearch``   searches in this process (``searcher.Searcher``, tree kept between moves, and searched by
+                      the live analysis of ``jaxgo gtp`` too: ``Player.tree_searcher``);
     a remote search   (``jaxgo.gtp.remote.RemoteSearch``) sends the same ``SearchConfig`` to ``jaxgo serve``.
 
 A search is any object with ``config`` (its ``SearchConfig``), ``search(game, limits) -> SearchResult`` (the
@@ -132,6 +133,16 @@ class Player:
     def reset(self) -> None:
         """Forget the search tree (a new game)."""
         self.search.reset()
+
+    def tree_searcher(self, game) -> Searcher | None:
+        """The ``Searcher`` whose tree this Player's moves and pondering search and reuse (``LocalSearch``), for a
+        caller that runs that tree's search steps itself: live analysis (``jaxgo.gtp.tree_analysis``) continues
+        the tree genmove left, and genmove the one analysis left.  None when the search keeps no tree in this
+        process (a remote search, a flat or random strategy)."""
+        searcher = getattr(self.search, "searcher", None)
+        if searcher is None or self.config.strategy not in TREE_STRATEGIES:
+            return None
+        return searcher(game.rules)
 
     # -- budget -----------------------------------------------------------------------------------------------
     def budget(self, game, colour: int) -> tuple[int | None, float | None]:

@@ -146,12 +146,17 @@ class Searcher:
         """Search the game's current position for its side to move within ``limits`` (its budget, stop check,
         node cap, whether pass is searched)."""
         start = time.perf_counter()
-        if self._chooses_evaluator and self.config.late_playout_policy:
-            self.evaluator = evaluator_for(self.config, stones=game.state.stones)
+        self.use_position_playouts(game)
         result = self.strategy(self, game, limits, start)
         result.seconds = time.perf_counter() - start
         self.total_playouts += result.playouts
         return result
+
+    def use_position_playouts(self, game) -> None:
+        """Play out with the playouts of the game's position (``late_playout_policy``) unless an evaluator was
+        given: what ``search`` does first, and a caller running the tree's steps itself (live analysis)."""
+        if self._chooses_evaluator and self.config.late_playout_policy:
+            self.evaluator = evaluator_for(self.config, stones=game.state.stones)
 
     @staticmethod
     def out_of_budget(done: int, limits: SearchLimits, start: float) -> bool:

@@ -199,7 +199,10 @@ class Tree:
 
     # -- reuse ----------------------------------------------------------------------------------------------
     def reroot(self, node: int) -> None:
-        """Make ``node`` the root, keeping only its subtree (nodes are copied compactly, in BFS order)."""
+        """Make ``node`` the root, keeping only its subtree (nodes are copied compactly, in BFS order).  The root
+        itself keeps the tree as it is: every node is in its subtree (a search of the same position again)."""
+        if node == self.root:
+            return
         order = [node]
         head = 0
         while head < len(order):

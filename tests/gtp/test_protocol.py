@@ -133,7 +133,7 @@ def test_no_handler_imports_the_composition_and_no_import_cycle():
     assert importers_of_engine <= {"cli"}
     assert not any("cli" in imported for imported in graph.values())
     for family in ("core", "play", "analysis", "territory", "proof", "gogui", "params"):
-        assert graph[family] <= {"protocol", "remote", "settings"}, family
+        assert graph[family] <= {"protocol", "remote", "settings", "tree_analysis"}, family
     done, visiting = set(), set()
 
     def visit(name):

@@ -68,5 +68,7 @@ def test_default_engine_routes_territory_options_to_the_crf():
     direct.handle("play b C3")
     assert eng.handle("jaxgo-territory b5 exact") == direct.handle("jaxgo-territory b5 exact")
     assert eng.handle("jaxgo-territory nonsense").startswith("? syntax error")
-    plain = parse(eng.handle("jaxgo-territory"), 5)  # through the in-process analysis engine
+    plain = parse(eng.handle("jaxgo-territory"), 5)  # the defaults, in this process: no analysis engine
     assert plain[2, 2] > 0.5 and np.all(np.abs(plain) <= 1)
+    assert eng.handle("jaxgo-territory") == direct.handle("jaxgo-territory b5 bp")
+    assert eng.session.analysis.client is None
