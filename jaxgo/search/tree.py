@@ -16,7 +16,6 @@ Shapes (capacity C, actions A):
 
 from __future__ import annotations
 
-import jax
 import numpy as np
 
 from jaxgo.go import rules
@@ -34,7 +33,8 @@ def states_to_numpy(state) -> dict:
 
 def stack_state(state, count: int):
     """``count`` copies of one unbatched ``rules.State`` as a batched numpy state [count, ...]."""
-    return jax.tree_util.tree_map(lambda x: np.broadcast_to(np.asarray(x), (count,) + np.shape(x)).copy(), state)
+    fields = {name: np.asarray(getattr(state, name)) for name in STATE_FIELDS}
+    return rules.State(**{name: np.broadcast_to(x, (count,) + x.shape).copy() for name, x in fields.items()})
 
 
 def rank_actions(visits, values) -> np.ndarray:
