@@ -79,6 +79,10 @@ class Task:
     job: object = None
     step: object = None  # jaxgo.search.round_step.RoundStep: the compiled leaf selection (native tree backend)
     arena: object = None  # jaxgo.search.arena.TreeArena the tree's storage came from and goes back to
+    slots: object = None  # jaxgo.search.round_batch.SearchSlots holding its arrays (compiled_round.CompiledRound)
+    slot: int | None = None  # ... at this slot
+    search_arrays: dict | None = None  # its slot's search and statistics arrays (round_batch.slot_arrays)
+    slot_marks: tuple = ()  # (id of its tree's visits, id of its leaf buffers) when its slot was last set
     tree_capacity: int = 0
     terminated: bool = False
     cancelled: bool = False
@@ -159,11 +163,19 @@ class Task:
     def cap_nodes(self, cap: int) -> bool:
         """Let the tree grow to at most ``cap`` nodes from now on (a tree already bigger keeps its nodes but grows
         no more); whether it is full."""
-        self.job.limits = dataclasses.replace(self.job.limits, max_nodes=cap)
+        if self.job.limits.max_nodes != cap:
+            self.job.limits = dataclasses.replace(self.job.limits, max_nodes=cap)
         return self.job.tree.size >= cap
+
+    def leave_slots(self) -> None:
+        """Free the task's slot of the compiled rounds (``compiled_round``), on the thread that runs them."""
+        if self.slots is not None:
+            self.slots.release(self.slot)
+            self.slots = self.slot = self.search_arrays = None
 
     def release(self) -> None:
         """Drop the tree and the statistics (the task is answered or cancelled): the memory goes back at once."""
+        self.leave_slots()
         if self.arena is not None and self.job is not None:
             self.arena.give_back(self.job.tree, self.tree_capacity)
         self.searcher = self.job = self.game = self.step = self.arena = None
