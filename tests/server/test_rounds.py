@@ -93,7 +93,8 @@ def _answers(monkeypatch, path: str) -> list:
     base = {"rules": "chinese", "komi": 7.5, "boardXSize": 7, "boardYSize": 7, "maxVisits": 200,
             "includeOwnership": True}
     first = one.query({**base, "id": "a", "moves": [["B", "D4"], ["W", "C3"]], "analyzeTurns": [0, 1, 2]})
-    second = two.query({**base, "id": "b", "moves": [["B", "E5"]], "komi": 5.5})
+    second = two.query({**base, "id": "b", "moves": [["B", "E5"]], "komi": 5.5, "includeMovesOwnership": True,
+                        "includePVVisits": True})
     engine.start()  # both queries queued first: the rounds (and so the rows of each call) do not depend on timing
     answers = sorted(first.results(timeout=120), key=lambda r: r["turnNumber"]) + second.results(timeout=120)
     one.close()
@@ -112,3 +113,20 @@ def test_compiled_rounds_answer_as_the_select_leaves_path(monkeypatch):
     monkeypatch.undo()
     assert batch == step
     assert batch == _answers(monkeypatch, "select_leaves")
+
+
+def test_the_device_batch_has_the_trees_fields():
+    """``rounds.staged_fields``: the shapes and dtypes of a tree's node positions, so that leaves are copied
+    into the device batch as they are."""
+    from jaxgo.go.game import new_game
+    from jaxgo.search.limits import SearchLimits
+    from jaxgo.search.searcher import Searcher
+    from jaxgo.server.rounds import staged_fields
+
+    for size in (5, 9):
+        game = new_game(size=size)
+        tree = Searcher(game.rules, SearchConfig(backend="native")).start_tree_search(game, SearchLimits()).tree
+        fields = staged_fields(size * size)
+        assert list(fields) == list(tree.states)
+        for name, (shape, dtype) in fields.items():
+            assert tree.states[name].shape[1:] == shape and tree.states[name].dtype == dtype, name
