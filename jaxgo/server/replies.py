@@ -9,6 +9,7 @@ and counting the query's turns done.
 
 from __future__ import annotations
 
+import functools
 import queue
 import threading
 
@@ -16,6 +17,12 @@ import numpy as np
 
 from jaxgo.server import protocol, responses
 from jaxgo.server.tasks import Task
+
+
+@functools.lru_cache(maxsize=64)
+def config_dict(config) -> dict:
+    """``SearchConfig.to_dict`` of a (frozen) config, made once per config (an answer gets a copy)."""
+    return config.to_dict()
 
 
 class Replies:
@@ -83,7 +90,7 @@ class Answers:
         response = responses.build_response(task.query.id, task.turn, snap, during_search, task.query,
                                            task.query.perspective or self.config.perspective, policy)
         if not during_search:
-            response["searchConfig"] = task.config.to_dict()
+            response["searchConfig"] = dict(config_dict(task.config))
         return response
 
     def report(self, task: Task) -> None:
