@@ -33,8 +33,12 @@ def states_to_numpy(state) -> dict:
 
 def stack_state(state, count: int):
     """``count`` copies of one unbatched ``rules.State`` as a batched numpy state [count, ...]."""
-    fields = {name: np.asarray(getattr(state, name)) for name in STATE_FIELDS}
-    return rules.State(**{name: np.broadcast_to(x, (count,) + x.shape).copy() for name, x in fields.items()})
+    out = {}
+    for name in STATE_FIELDS:
+        x = np.asarray(getattr(state, name))
+        out[name] = np.empty((count,) + x.shape, x.dtype)
+        out[name][...] = x
+    return rules.State(**out)
 
 
 def rank_actions(visits, values) -> np.ndarray:

@@ -83,6 +83,7 @@ class AnalysisEngine(DeviceRounds, Answers):
         self._replays = positions.ReplayCache()  # the last games replayed (the next query often extends one)
         self._rotation = 0  # fair_order's turn: which client goes first this round
         self._running = 0  # tasks holding a tree (started), counted at each round
+        self._served: set = set()  # ids of the tasks that the current round serves
         self._thread = threading.Thread(target=self._loop, name="device", daemon=True)
         self._stopping = False
         self._stopped = threading.Event()

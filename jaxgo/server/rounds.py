@@ -34,17 +34,20 @@ class DeviceRounds:
         the reports that are due."""
         self._rotation += 1
         ordered = fair_order([t for t in self._active if t.live], self._rotation)
-        self._running = sum(t.started for t in ordered)
+        self._running = len([t for t in ordered if t.job is not None])
         groups: dict[tuple, list[Task]] = {}
         for task in ordered:
             groups.setdefault(task.batch_key, []).append(task)
+        self._served = set()
         for tasks in groups.values():
             self._step(tasks)
-        self._cap_trees([t for t in ordered if t.started and t.live])
+        self._cap_trees([t for t in ordered if t.job is not None and not t.cancelled])
         self.count_compiles()
         now = time.perf_counter()
         for task in list(self._active):
-            if task.cancelled:
+            # a task not served this round can only have finished (or be due a report) by the clock
+            if task.cancelled or (id(task) not in self._served and task.query.max_time is None
+                                  and task.query.report_every is None):
                 continue
             if task.finished(now, self.warmup_seconds):
                 self._finish(task)
@@ -77,7 +80,7 @@ class DeviceRounds:
             cap = caps.get(key)
             if cap is None:
                 cap = caps[key] = self._tree_budget(key[0], key[1], len(running))
-            full = task.cap_nodes(cap)
+            full = task.cap_nodes(cap) if task.job.limits.max_nodes != cap else task.job.tree.size >= cap
             tree = task.job.tree
             if full and not task.capped:
                 task.capped = True
@@ -110,6 +113,7 @@ class DeviceRounds:
             planned += task.config.leaves_per_batch
         if not chosen:
             return
+        self._served.update(id(task) for task in chosen)
         cold = any(task.batch_key not in self._warm_keys for task in chosen)
         self.count_compiles()
         began = time.perf_counter()
