@@ -2,15 +2,16 @@
 
 ``round_step.RoundStep`` selects one search's leaves in two nogil calls; a server with 64 searches made 128 calls
 a round, each with its Python around it.  Here every search that expands inline (uniform priors, or the base move
-model's gammas: ``expansion.UNIFORM`` / ``GAMMAS``) is a *slot* of a ``SearchSlots`` table: numba typed lists that
-hold, per slot, its tree's arrays (``Tree.ARRAYS`` and ``STATE_FIELDS``), its random stream, score parameters,
-game history and last moves, its staging buffers (``round_step.LeafBuffers``) and the analysis statistics of its
-owner.  ``select_searches`` runs ``descend_round`` and ``create_leaves`` for any number of slots in one call
-(callers split the slots over threads: the call holds no GIL and each slot touches only its own arrays) and
-writes the valid leaves' positions and last moves straight into the rows of a device batch, one search after the
-other; ``backup_search`` and ``root_actions`` serve the backup (``jaxgo.server.round_sums.backup_round``).  The
-calls are those of ``RoundStep.select`` in the same order, so each search's tree,
-leaves and random stream are the same, bit for bit (tests/search/test_round_batch.py).
+model's gammas: ``expansion.UNIFORM`` / ``GAMMAS``) is a *slot* of a ``SearchSlots`` table: one numba typed list
+whose entry per slot is the tuple of that search's arrays (``FIELDS``): its tree's (``Tree.ARRAYS`` and the node
+positions, ``STATE_FIELDS``), its random stream, score parameters, game history and last moves, its path buffers
+(``round_step.LeafBuffers``) and the analysis statistics of its owner.  ``select_searches`` runs
+``descend_round`` and ``create_leaves`` for any number of slots in one call (callers split the slots over threads:
+the call holds no GIL and each slot touches only its own arrays) and writes the valid leaves' positions and last
+moves straight into the rows of a device batch, one search after the other; ``backup_search`` and
+``root_actions`` serve the backup (``jaxgo.server.round_sums.backup_round``).  The calls are those of
+``RoundStep.select`` in the same order, so each search's tree, leaves and random stream are the same, bit for bit
+(tests/search/test_round_batch.py).
 
 A search whose descent outgrows its path buffer (``descent.PATH_OVERFLOW``, status per slot) is retried by its
 ``RoundStep`` with a longer buffer, as ``RoundStep.select`` would; searches that expand in Python (large patterns,
