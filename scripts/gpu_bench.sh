@@ -16,7 +16,7 @@
 # series' games (default 20) and its time (default 300 s).  Issue 59's figures (server, its host work, the series)
 # in one call of about 10 minutes:
 #
-#   GPU_BENCH_ONLY="serve serve-host1 serve-host0 series9 series9-report" GPU_BENCH_SECONDS=560 \
+#   GPU_BENCH_ONLY="serve serve-host1 serve-host0 serve-host-steps series9 series9-report" GPU_BENCH_SECONDS=560 \
 #       PYTHON=.venv/bin/python bash scripts/gpu_bench.sh
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -95,11 +95,14 @@ step search-defaults 60 "${bench[@]}" search --backend xla --size 9 --playouts "
 step serve 140 "${bench[@]}" serve --clients "$(n 64)" "$(n 256)" --visits "$(n 8192)" --queries 1 \
     --leaves "$(n 256)" --device-batch "$(n 65536)" --repeats 2
 # the same server with playouts that cost nothing: the ceiling its host work sets, on one tree thread and on all;
-# each line gives host_cpu_us_per_leaf, host_gil_us_per_leaf and python_calls_per_leaf (issue 59)
+# each line gives host_cpu_us_per_leaf, host_gil_us_per_leaf and python_calls_per_leaf (issue 59); serve-host-steps:
+# every search's tree work in its own calls (--per-search-rounds), the path before one call per wave
 for threads in 1 0; do
     step "serve-host$threads" 60 "${bench[@]}" serve --host-only --tree-threads "$threads" --clients "$(n 64)" \
         --visits "$(n 8192)" --queries 1 --leaves "$(n 256)" --device-batch "$(n 65536)" --repeats 1
 done
+step serve-host-steps 60 "${bench[@]}" serve --host-only --per-search-rounds --tree-threads 0 --clients "$(n 64)" \
+    --visits "$(n 8192)" --queries 1 --leaves "$(n 256)" --device-batch "$(n 65536)" --repeats 1
 # a 9x9 series at 2 s a move: jaxgo on the GPU (xla playouts) against jaxgo on the CPU (native playouts, every core
 # of the GPU's host); each finished game is a line of series9.jsonl, so a step cut by its limit keeps its games, and
 # series9-report prints the standings (win rates with their intervals) of what was played

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 
+import numba
 import numpy as np
 
 from jaxgo.search.tree import STATE_FIELDS, UNVISITED, Tree
@@ -26,13 +27,44 @@ def tree_nbytes(tree: Tree) -> int:
 
 
 def clear_rows(tree: Tree, count: int) -> None:
-    """Reset the first ``count`` rows of every array of ``tree`` to a new tree's values; size 0, root 0."""
-    for name in Tree.ARRAYS:
-        getattr(tree, name)[:count] = CLEARED.get(name, 0)
-    for array in tree.states.values():
-        array[:count] = 0
+    """Reset the first ``count`` rows of every array of ``tree`` to a new tree's values; size 0, root 0 (in one
+    nogil call, ``clear_tree``)."""
+    clear_tree(count, *[getattr(tree, name) for name in Tree.ARRAYS], *[tree.states[name] for name in STATE_FIELDS])
     tree.size = 0
     tree.root = 0
+
+
+@numba.njit(nogil=True, cache=True)
+def clear_tree(count, parents, action_from_parent, to_play, hashes, expanded, terminal, children_index,
+               children_visits, children_values, children_rave_visits, children_rave_values, children_prior,
+               children_legal, stones, chain, lib_count, lib_sum, lib_sumsq, ko, state_to_play, passes, captures,
+               hash_words, move_count):
+    """Rows 0 .. count - 1 of a tree's arrays (``Tree.ARRAYS``, then its positions' ``STATE_FIELDS``) back to a
+    new tree's values (``CLEARED``, else 0)."""
+    parents[:count] = -1
+    action_from_parent[:count] = -1
+    children_index[:count] = UNVISITED
+    to_play[:count] = 0
+    hashes[:count] = 0
+    expanded[:count] = False
+    terminal[:count] = False
+    children_visits[:count] = 0.0
+    children_values[:count] = 0.0
+    children_rave_visits[:count] = 0.0
+    children_rave_values[:count] = 0.0
+    children_prior[:count] = 0.0
+    children_legal[:count] = False
+    stones[:count] = 0
+    chain[:count] = 0
+    lib_count[:count] = 0
+    lib_sum[:count] = 0
+    lib_sumsq[:count] = 0
+    ko[:count] = 0
+    state_to_play[:count] = 0
+    passes[:count] = 0
+    captures[:count] = 0
+    move_count[:count] = 0
+    hash_words[:count] = 0
 
 
 class TreeArena:

@@ -48,15 +48,23 @@ class LeafBuffers:
     actions: np.ndarray  # int32 [K, D]
     lengths: np.ndarray  # int32 [K]
     leaves: np.ndarray  # int32 [K]
-    states: dict  # field -> array [K, ...] (``tree.STATE_FIELDS``, the tree's dtypes): leaf positions
-    last_moves: np.ndarray  # int32 [K, 2]: each leaf position's last move and the one before (P pass, -1 none)
+    states: dict | None  # field -> array [K, ...] (``tree.STATE_FIELDS``, the tree's dtypes): leaf positions
+    last_moves: np.ndarray | None  # int32 [K, 2]: each leaf position's last move and the one before (P pass, -1 none)
 
     @staticmethod
     def new(tree: Tree, k: int, depth: int) -> "LeafBuffers":
+        """The buffers of K descents D long; the leaf positions' only when ``with_leaf_states`` asks (a server's
+        compiled round writes the leaves into the device batch instead)."""
         paths = [np.zeros((k, depth), np.int32) if d else np.zeros(k, np.int32) for d in (1, 1, 0, 0, 0, 1, 1, 0, 0)]
-        states = {name: np.zeros((k,) + tree.states[name].shape[1:], tree.states[name].dtype)
-                  for name in STATE_FIELDS}
-        return LeafBuffers(*paths, states, np.zeros((k, 2), np.int32))
+        return LeafBuffers(*paths, None, None)
+
+    def with_leaf_states(self, tree: Tree) -> "LeafBuffers":
+        if self.states is None:
+            k = len(self.ends)
+            self.states = {name: np.zeros((k,) + tree.states[name].shape[1:], tree.states[name].dtype)
+                           for name in STATE_FIELDS}
+            self.last_moves = np.zeros((k, 2), np.int32)
+        return self
 
     @property
     def depth(self) -> int:
@@ -74,8 +82,8 @@ class RoundStep:
         self.rng = descent.new_rng(seed)
         self.depth = depth
         self._buffers: dict[int, LeafBuffers] = {}
-        self._params = descent.score_params(searcher.config)
-        self._zobrist = rules.zobrist_table(searcher.rules.size)
+        self.params = descent.score_params(searcher.config)  # float64 [N_PARAMS]: ``descent.score_params``
+        self.zobrist = rules.zobrist_table(searcher.rules.size)
         self._tables = None
         self._mode = None  # (expansion_mode, gamma tables) of the searcher's config
 
@@ -85,6 +93,16 @@ class RoundStep:
         if self._tables is None:
             self._tables = expansion.gamma_tables(priors.log_gammas(None), size)
         return self._tables
+
+    def expansion(self, job) -> tuple:
+        """(mode, gamma tables) of ``expansion.expansion_mode`` for the job (found once unless the job has an
+        ``on_expand``); the shipped model's tables where the mode reads none."""
+        if self._mode is None or job.on_expand is not None:
+            self._mode = expansion.expansion_mode(self.searcher.config, self.searcher.rules.size, job)
+        mode, tables = self._mode
+        if job.on_expand is not None:
+            self._mode = None
+        return mode, (tables if tables is not None else self._no_tables(self.searcher.rules.size))
 
     def buffers(self, tree: Tree, k: int) -> LeafBuffers:
         found = self._buffers.get(k)
@@ -99,19 +117,13 @@ class RoundStep:
         searcher, tree, k = self.searcher, job.tree, job.leaves
         tree.reserve(k)
         room = k + 1 if job.limits.max_nodes is None else job.limits.max_nodes - tree.size
-        if self._mode is None or job.on_expand is not None:
-            self._mode = expansion.expansion_mode(searcher.config, searcher.rules.size, job)
-        mode, tables = self._mode
-        if job.on_expand is not None:
-            self._mode = None
-        if tables is None:
-            tables = self._no_tables(searcher.rules.size)
+        mode, tables = self.expansion(job)
         root_last = np.asarray(job.root_last, np.int64)
         while True:
             b = self.buffers(tree, k)
             arrays = (k, tree.root, room, tree.terminal, tree.expanded, tree.parents, tree.action_from_parent,
                       tree.children_index, tree.children_visits, tree.children_values, tree.children_rave_visits,
-                      tree.children_rave_values, tree.children_prior, tree.children_legal, self._params, self.rng,
+                      tree.children_rave_values, tree.children_prior, tree.children_legal, self.params, self.rng,
                       b.path_nodes, b.path_actions, b.path_lengths, b.ends, tree.states["stones"],
                       tree.states["to_play"], tree.states["ko"], mode, b.waiting, root_last, tables)
             status, count = descend_round(True, *arrays)
@@ -122,9 +134,9 @@ class RoundStep:
                 break
             self.depth *= 2
         st = tree.states
-        out = b.states
+        out = b.with_leaf_states(tree).states
         n, tree.size = create_round(
-            tree.size, tree.root, searcher.rules.ko_rule != "simple", job.history, self._zobrist, tree.parents,
+            tree.size, tree.root, searcher.rules.ko_rule != "simple", job.history, self.zobrist, tree.parents,
             tree.action_from_parent, tree.to_play, tree.hashes, tree.terminal, tree.children_index,
             tree.children_visits, tree.children_legal, *[st[name] for name in STATE_FIELDS], b.path_nodes,
             b.path_actions, b.path_lengths, b.ends, root_last, b.nodes, b.actions,
@@ -192,12 +204,52 @@ def create_round(size, root, superko, history, zobrist, parents, action_from_par
                  root_last, out_nodes, out_actions, out_lengths, out_leaves, out_stones, out_chain, out_lib_count,
                  out_lib_sum, out_lib_sumsq, out_ko, out_to_play, out_passes, out_captures, out_hash,
                  out_move_count, out_last):
+    """After ``descend_round`` (its buffers path_nodes ... ends): ``create_leaves``, then the K leaf positions
+    (valid leaves first, then the root) with their last two moves (``tree_search.last_moves``; root_last int [2])
+    into the ``out_*`` buffers (``copy_leaf``).  Returns (n, the tree's new size)."""
+    n, size = create_leaves(size, root, superko, history, zobrist, parents, action_from_parent, to_play_node, hashes,
+                            terminal, children_index, children_visits, children_legal, stones, chain, lib_count,
+                            lib_sum, lib_sumsq, ko, to_play, passes, captures, hash_words, move_count, path_nodes,
+                            path_actions, lengths, ends, out_nodes, out_actions, out_lengths, out_leaves)
+    for r in range(ends.shape[0]):
+        copy_leaf(r, out_leaves[r] if r < n else root, root, root_last, parents, action_from_parent, stones, chain,
+                  lib_count, lib_sum, lib_sumsq, ko, to_play, passes, captures, hash_words, move_count, out_stones,
+                  out_chain, out_lib_count, out_lib_sum, out_lib_sumsq, out_ko, out_to_play, out_passes,
+                  out_captures, out_hash, out_move_count, out_last)
+    return n, size
+
+
+@numba.njit(nogil=True, cache=True)
+def copy_leaf(row, leaf, root, root_last, parents, action_from_parent, stones, chain, lib_count, lib_sum, lib_sumsq,
+              ko, to_play, passes, captures, hash_words, move_count, out_stones, out_chain, out_lib_count,
+              out_lib_sum, out_lib_sumsq, out_ko, out_to_play, out_passes, out_captures, out_hash, out_move_count,
+              out_last):
+    """Write node ``leaf``'s position (the tree's [C, ...] fields) and its last two moves
+    (``expansion.node_last_moves``) into row ``row`` of the ``out_*`` arrays."""
+    out_stones[row] = stones[leaf]
+    out_chain[row] = chain[leaf]
+    out_lib_count[row] = lib_count[leaf]
+    out_lib_sum[row] = lib_sum[leaf]
+    out_lib_sumsq[row] = lib_sumsq[leaf]
+    out_ko[row] = ko[leaf]
+    out_to_play[row] = to_play[leaf]
+    out_passes[row] = passes[leaf]
+    out_captures[row] = captures[leaf]
+    out_hash[row] = hash_words[leaf]
+    out_move_count[row] = move_count[leaf]
+    expansion.node_last_moves(leaf, root, root_last, parents, action_from_parent, out_last[row])
+
+
+@numba.njit(nogil=True, cache=True)
+def create_leaves(size, root, superko, history, zobrist, parents, action_from_parent, to_play_node, hashes, terminal,
+                  children_index, children_visits, children_legal, stones, chain, lib_count, lib_sum, lib_sumsq, ko,
+                  to_play, passes, captures, hash_words, move_count, path_nodes, path_actions, lengths, ends,
+                  out_nodes, out_actions, out_lengths, out_leaves):
     """After ``descend_round`` (its buffers path_nodes ... ends): create the nodes of the pending edges (in the
     tree's free rows from ``size``; the caller reserved K of them), drop those that repeat a position (``superko``:
     of the game, history uint64 [H] sorted, or of the tree path), resolve every descent's leaf, and write the valid
-    descents' paths (out_nodes ... out_leaves, first n rows) and the K leaf positions (valid leaves first, then the
-    root) with their last two moves (``tree_search.last_moves``; root_last int [2]) into the ``out_*`` buffers.
-    Returns (n, the tree's new size)."""
+    descents' paths and leaves into out_nodes ... out_leaves (their first n rows).  Returns (n, the tree's new
+    size)."""
     k = ends.shape[0]
     points = stones.shape[1]
     pass_action = points
@@ -272,26 +324,10 @@ def create_round(size, root, superko, history, zobrist, parents, action_from_par
             created[r] = index
     valid = np.empty(k, np.int32)
     n = backup.resolve_leaves(created, pair_of, ends, path_nodes, path_actions, lengths, children_visits, valid)
-    for r in range(k):
-        if r < n:
-            i = valid[r]
-            out_nodes[r, :path_nodes.shape[1]] = path_nodes[i]
-            out_actions[r, :path_nodes.shape[1]] = path_actions[i]
-            out_lengths[r] = lengths[i]
-            out_leaves[r] = ends[i]
-            leaf = ends[i]
-        else:
-            leaf = root
-        out_stones[r] = stones[leaf]
-        out_chain[r] = chain[leaf]
-        out_lib_count[r] = lib_count[leaf]
-        out_lib_sum[r] = lib_sum[leaf]
-        out_lib_sumsq[r] = lib_sumsq[leaf]
-        out_ko[r] = ko[leaf]
-        out_to_play[r] = to_play[leaf]
-        out_passes[r] = passes[leaf]
-        out_captures[r] = captures[leaf]
-        out_hash[r] = hash_words[leaf]
-        out_move_count[r] = move_count[leaf]
-        expansion.node_last_moves(leaf, root, root_last, parents, action_from_parent, out_last[r])
+    for r in range(n):
+        i = valid[r]
+        out_nodes[r, :path_nodes.shape[1]] = path_nodes[i]
+        out_actions[r, :path_nodes.shape[1]] = path_actions[i]
+        out_lengths[r] = lengths[i]
+        out_leaves[r] = ends[i]
     return n, size

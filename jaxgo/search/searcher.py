@@ -44,11 +44,13 @@ class KeyStream:
     not one device call per batch."""
 
     def __init__(self, key):
-        self.key = key
+        self.key = key  # a key, or an int seed made into one when the first key is asked for
         self._keys = []  # split from ``key``, taken from the end
 
     def next(self):
         if not self._keys:
+            if isinstance(self.key, int):
+                self.key = jax.random.PRNGKey(self.key)
             keys = np.asarray(jax.random.split(self.key, KEYS_PER_SPLIT + 1))
             self.key = keys[0]
             self._keys = list(keys[:0:-1])
@@ -71,7 +73,7 @@ class Searcher:
         self.tree_backend = tree_backend(self.rules.suicide)
         self.children_batch, self.searchable_batch = position_kernels(self.rules.suicide, self.tree_backend)
         self._chooses_evaluator = evaluator is None  # per search, by the position (late_playout_policy), unless given
-        self._keys = KeyStream(jax.random.PRNGKey(seed))  # the batches' random keys
+        self._keys = KeyStream(int(seed))  # the batches' random keys (the first made when needed)
         self.log = log
         self.trees = TreeSearch(self, seed)  # the tree kept between moves and the steps of a tree search
         self.total_playouts = 0

@@ -16,7 +16,6 @@ Shapes (capacity C, actions A):
 
 from __future__ import annotations
 
-import jax
 import numpy as np
 
 from jaxgo.go import rules
@@ -34,7 +33,12 @@ def states_to_numpy(state) -> dict:
 
 def stack_state(state, count: int):
     """``count`` copies of one unbatched ``rules.State`` as a batched numpy state [count, ...]."""
-    return jax.tree_util.tree_map(lambda x: np.broadcast_to(np.asarray(x), (count,) + np.shape(x)).copy(), state)
+    out = {}
+    for name in STATE_FIELDS:
+        x = np.asarray(getattr(state, name))
+        out[name] = np.empty((count,) + x.shape, x.dtype)
+        out[name][...] = x
+    return rules.State(**out)
 
 
 def rank_actions(visits, values) -> np.ndarray:

@@ -63,6 +63,9 @@ def parse_args(argv):
                         help="threads for the searches' tree work (default 0: the server's own choice)")
     parser.add_argument("--no-overlap", action="store_true",
                         help="one wave per round (no host/device overlap), for comparison")
+    parser.add_argument("--per-search-rounds", action="store_true",
+                        help="each search's leaves selected and backed up by its own calls (one RoundStep per "
+                             "search), not one call per wave over all searches, for comparison")
     parser.add_argument("--memory", action="store_true",
                         help="measure the resident memory instead (one line; batch = --leaves x "
                              "--playouts-per-leaf boards per device call): idle, "
@@ -261,7 +264,7 @@ def child_argv(args, devices: int) -> list[str]:
             str(args.playouts_per_leaf), "--device-batch", str(args.max_boards), "--repeats", str(args.repeats),
             "--devices", str(devices), "--in-process"]
     return (argv + (["--no-overlap"] if args.no_overlap else []) + (["--host-only"] if args.host_only else [])
-            + ["--tree-threads", str(args.tree_threads)])
+            + (["--per-search-rounds"] if args.per_search_rounds else []) + ["--tree-threads", str(args.tree_threads)])
 
 
 def run_device_counts(args) -> int:
@@ -335,7 +338,8 @@ def main(argv: list[str]) -> int:
                           playouts_per_leaf=args.playouts_per_leaf)  # light playouts: comparable to the raw calls
     config = EngineConfig(search=search, max_boards=args.max_boards,
                           buckets=default_buckets(args.max_boards, devices), devices=devices,
-                          overlap=not args.no_overlap, tree_threads=args.tree_threads)
+                          overlap=not args.no_overlap, tree_threads=args.tree_threads,
+                          compiled_rounds=not args.per_search_rounds)
     engine, server, address = start_server(config, args)
     device = jax.devices()[0].platform
     try:
@@ -359,7 +363,8 @@ def main(argv: list[str]) -> int:
             record = {
                 "system": "jaxgo-serve", "device": device, "devices": devices, "device_batch": args.max_boards,
                 "host_only": args.host_only, "tree_threads": engine.tree_threads,
-                "overlap": config.overlap, "size": args.size, "clients": clients,
+                "overlap": config.overlap, "compiled_rounds": config.compiled_rounds, "size": args.size,
+                "clients": clients,
                 "queries": clients * args.queries, "visits": args.visits, "leaves_per_search": args.leaves,
                 "playouts_per_leaf": args.playouts_per_leaf, "playouts_per_s": round(playouts / wall, 1),
                 "queries_per_s": round(clients * args.queries / wall, 3),

@@ -43,17 +43,17 @@ import queue
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
-import numpy as np
-
 from jaxgo.playouts.evaluator import evaluator_for
 from jaxgo.search.arena import TreeArena
 from jaxgo.search.budget import auto_leaves
 from jaxgo.search.config import TREE_STRATEGIES, SearchConfig
 from jaxgo.search.searcher import KeyStream
-from jaxgo.server import positions, protocol, responses, warmup
+from jaxgo.server import positions, protocol, warmup
+from jaxgo.server.compiled_round import CompiledRound
 from jaxgo.server.connection import Client
 from jaxgo.server.engine_config import EngineConfig, auto_tree_threads, check_device_batch
 from jaxgo.server.protocol import Action, Query, RequestError
+from jaxgo.server.replies import Answers, Replies
 from jaxgo.server.rounds import DeviceRounds
 from jaxgo.server.score_estimate import SCORE_ESTIMATES
 from jaxgo.server.settings import MAX_LEAVES_PER_BATCH, MAX_PLAYOUTS_PER_LEAF, check_gamma_file
@@ -62,7 +62,7 @@ from jaxgo.server.tasks import QueryState, Task
 VERSION = "1.0"  # protocol version reported by query_version (jaxgo's own version is added)
 
 
-class AnalysisEngine(DeviceRounds):
+class AnalysisEngine(DeviceRounds, Answers):
     """Owns the device thread; ``submit`` request lines from any thread."""
 
     def __init__(self, config: EngineConfig | None = None, log=None, make_evaluator=None):
@@ -83,6 +83,7 @@ class AnalysisEngine(DeviceRounds):
         self._replays = positions.ReplayCache()  # the last games replayed (the next query often extends one)
         self._rotation = 0  # fair_order's turn: which client goes first this round
         self._running = 0  # tasks holding a tree (started), counted at each round
+        self._served: set = set()  # ids of the tasks that the current round serves
         self._thread = threading.Thread(target=self._loop, name="device", daemon=True)
         self._stopping = False
         self._stopped = threading.Event()
@@ -108,6 +109,10 @@ class AnalysisEngine(DeviceRounds):
         self.tree_threads = self.config.tree_threads or auto_tree_threads(self.config.search)
         self._tree_pool = (ThreadPoolExecutor(self.tree_threads, thread_name_prefix="tree") if self.tree_threads > 1
                            else None)
+        self.replies = Replies(self.debug)  # answers built and sent off the device thread
+        self._done_lock = threading.Lock()
+        self._staging_buffers = {}  # (batch key, rows, wave) -> its device calls' batch (rounds._staging)
+        self.compiled = CompiledRound(self._tree_pool, self.tree_threads) if self.config.compiled_rounds else None
 
     # -- front side (any thread) ------------------------------------------------------------------------------
     def start(self) -> "AnalysisEngine":
@@ -186,7 +191,7 @@ class AnalysisEngine(DeviceRounds):
         return self._thread.is_alive()
 
     def idle(self) -> bool:
-        return not self._active and self._inbox.empty()
+        return not self._active and self._inbox.empty() and self.replies.idle()
 
     # -- device thread ----------------------------------------------------------------------------------------
     def _loop(self) -> None:
@@ -242,12 +247,13 @@ class AnalysisEngine(DeviceRounds):
                     self._active = []
         if self._tree_pool is not None:
             self._tree_pool.shutdown(wait=False)
+        self.replies.close()
         self._stopped.set()
 
     def _drop_client(self, client: Client) -> None:
         """Cancel every task of a client whose connection is gone (other clients are not affected)."""
         for task in self._active:
-            if task.client is client:
+            if task.client is client and not task.cancelled:  # (a task being answered is released after)
                 task.cancelled = True
                 task.release()
         self._active = [t for t in self._active if not t.cancelled]
@@ -326,69 +332,25 @@ class AnalysisEngine(DeviceRounds):
             config = dataclasses.replace(config, leaves_per_batch=leaves)
         return config
 
-    # -- results ----------------------------------------------------------------------------------------------
-    def snapshot(self, task: Task) -> responses.Snapshot:
-        return task.snapshot(self.config.max_pv_moves)
-
-    def _response(self, task: Task, during_search: bool) -> dict:
-        snap = self.snapshot(task)
-        if not during_search and task.query.include_territory:
-            snap.territory = self._territory(task)
-        if task.query.include_policy and task.policy is None:
-            task.policy = self._policy(task)  # the position does not change during the search: computed once
-        policy = task.policy if task.query.include_policy else None
-        response = responses.build_response(task.query.id, task.turn, snap, during_search, task.query,
-                                           task.query.perspective or self.config.perspective, policy)
-        if not during_search:
-            response["searchConfig"] = task.config.to_dict()
-        return response
-
-    @staticmethod
-    def _policy(task: Task) -> np.ndarray:
-        """float [A]: the move model's probabilities over the legal moves (pass included), -1 where illegal: the
-        search's prior model (``SearchConfig.prior_model``, by default its gammas)."""
-        from jaxgo.search import priors
-
-        game = task.game
-        legal = game.legal_moves(game.to_play)
-        prior = priors.gamma_prior(game, legal, task.config.gammas, prior_model=task.config.prior_model)
-        return np.where(legal, prior, -1.0)
-
-    @staticmethod
-    def _territory(task: Task) -> np.ndarray:
-        from jaxgo.crf.evaluator import expected_territory
-
-        size = task.query.size
-        stones = np.asarray(task.game.board(), np.int8).reshape(1, size, size)
-        result = expected_territory(stones, np.array([task.game.to_play], np.int8))
-        return np.asarray(result, np.float64).reshape(-1)
-
-    def _finish(self, task: Task) -> None:
-        if task.cancelled:
-            return
-        task.cancelled = True  # leaves the active list at the end of the round
-        if task.job is None or task.job.done == 0:
-            response = {"id": task.query.id, "turnNumber": task.turn, "isDuringSearch": False, "noResults": True}
-        else:
-            try:
-                response = self._response(task, during_search=False)
-            except Exception as exc:
-                self.debug(f"response for {task.query.id!r} failed: {exc!r}")
-                response = protocol.error_object(f"internal error: {exc}", None, task.query.id)
-        task.client.send(response)
-        task.release()
-        self._turn_done(task)
-
     def _fail(self, task: Task, exc: Exception) -> None:
         self.debug(f"task {task.query.id!r} turn {task.turn} failed: {exc!r}")
         if not task.cancelled:
             task.cancelled = True
-            task.client.send(protocol.error_object(f"internal error: {exc}", None, task.query.id))
             task.release()
+            self.replies.put(self._send_last, task, protocol.error_object(f"internal error: {exc}", None,
+                                                                          task.query.id))
+
+    def _send_last(self, task: Task, response: dict) -> None:
+        try:
+            task.client.send(response)
+        finally:
             self._turn_done(task)
 
     def _turn_done(self, task: Task) -> None:
-        task.group.left -= 1
-        if task.group.left == 0:
-            self.queries_done += 1
+        with self._done_lock:  # the device and the reply thread
+            task.group.left -= 1
+            last = task.group.left == 0
+            if last:
+                self.queries_done += 1
+        if last:
             task.client.add_outstanding(-1)

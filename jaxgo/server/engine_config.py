@@ -26,6 +26,7 @@ class EngineConfig:
     round_seconds: float = 0.25  # a round's leaves are capped at what the device plays out in about this time (0: off)
     min_round_leaves: int = 64  # ... but never fewer leaves than this
     tree_threads: int = 0  # threads for the searches' tree work in a round; 0: ``auto_tree_threads``
+    compiled_rounds: bool = True  # all searches of a wave in one compiled call (compiled_round); False: one each
     score_estimate: str = "shrunk"  # each root move's scoreLead: jaxgo.server.score_estimate.SCORE_ESTIMATES
 
 

@@ -1,8 +1,9 @@
 """What the analysis server's host work costs per leaf (``jaxgo bench serve --host-only``): CPU time of the
 engine's threads, the share of it under the GIL, and the Python calls it makes.
 
-* ``ThreadClock``: CPU seconds of the engine's threads (the device thread, named ``device``, and the tree
-  threads, ``tree*``) read from outside them (``time.pthread_getcpuclockid``).
+* ``ThreadClock``: CPU seconds of the engine's threads (the device thread, named ``device``, the tree
+  threads, ``tree*``, and the thread that builds the answers, ``reply``) read from outside them
+  (``time.pthread_getcpuclockid``).
 * ``KernelClock``: CPU seconds those threads spend inside the compiled nogil kernels (numba dispatchers of the
   jaxgo modules that only Python calls), measured with ``time.thread_time`` around each call by a wrapper put
   in every jaxgo module's namespace that holds the kernel, and taken out again on ``close``.  A kernel that
@@ -22,7 +23,7 @@ import sys
 import threading
 import time
 
-ENGINE_THREADS = ("device", "tree")  # name prefixes of the threads that do the engine's host work
+ENGINE_THREADS = ("device", "tree", "reply")  # name prefixes of the threads that do the engine's host work
 
 
 def engine_threads() -> list[threading.Thread]:

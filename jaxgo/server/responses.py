@@ -56,42 +56,49 @@ def _round(value: float, digits: int = 6) -> float:
     return round(float(value), digits) if math.isfinite(value) else 0.0
 
 
+def rounded(values, digits: int = 6) -> list:
+    """float [n] -> a list of floats rounded to ``digits`` (NaN/inf as 0), in one vector step."""
+    import numpy as np
+
+    array = np.asarray(values, np.float64)
+    return np.where(np.isfinite(array), np.round(array, digits), 0.0).tolist()
+
+
 def move_infos(snap: Snapshot, perspective: str = "BLACK") -> list[dict]:
     """KataGo ``moveInfos``: searched moves best first by ``tree.rank_actions`` (visits, then win rate: the
-    order the Player chooses by), ``order`` 0 first."""
+    order the Player chooses by), ``order`` 0 first.  Every field of every move is computed as one array."""
     import numpy as np
 
     flip_rate = _flip(snap.to_play, perspective)
     score_sign = -1.0 if (perspective == "WHITE" or (perspective == "SIDETOMOVE" and snap.to_play == WHITE)) else 1.0
-    visited = (np.asarray(snap.visits) > 0) & np.asarray(snap.legal)
-    values = np.nan_to_num(np.asarray(snap.values, float), nan=0.0)
-    order = [int(a) for a in rank_actions(snap.visits, snap.values) if visited[a]]
+    visits = np.asarray(snap.visits, np.float64)
+    visited = (visits > 0) & np.asarray(snap.legal)
+    ranked = rank_actions(snap.visits, snap.values)
+    order = ranked[visited[ranked]]
     owner_sign = -1.0 if _owner_flip(snap.to_play, perspective) else 1.0
     names = gtp_names(snap.size)
-    scores = np.nan_to_num(np.asarray(snap.score, float))
-    stdevs = np.nan_to_num(np.asarray(snap.score_stdev, float)) if snap.score_stdev is not None else None
-    infos = []
-    for rank, action in enumerate(order):
-        n = float(snap.visits[action])
-        rate = float(values[action])
-        rate = 1.0 - rate if flip_rate else rate
-        own_rate = float(values[action])
-        lcb = own_rate - 1.96 * math.sqrt(max(own_rate * (1 - own_rate), 1e-4) / n)
-        lcb = 1.0 - lcb if flip_rate else lcb
-        lead = score_sign * float(scores[action])
-        infos.append({
-            "move": names[action], "visits": int(round(n)), "winrate": _round(rate),
-            "scoreLead": _round(lead, 3), "scoreMean": _round(lead, 3), "prior": _round(snap.prior[action]),
-            "lcb": _round(lcb), "utility": _round(2 * rate - 1), "order": rank,
-            "pv": [names[a] for a in snap.pvs.get(int(action), [int(action)])],
-        })
-        if snap.score_stdev is not None:
-            infos[-1]["scoreStdev"] = _round(float(stdevs[action]), 3)
-        if snap.pv_visits is not None:
-            infos[-1]["pvVisits"] = [int(v) for v in snap.pv_visits.get(int(action), [int(round(n))])]
-        if snap.moves_ownership is not None:
-            infos[-1]["ownership"] = _board_values(snap.moves_ownership[action], owner_sign)
-    return infos
+    n = visits[order]
+    own_rate = np.nan_to_num(np.asarray(snap.values, np.float64), nan=0.0)[order]
+    lcb = own_rate - 1.96 * np.sqrt(np.maximum(own_rate * (1 - own_rate), 1e-4) / n)
+    rate = 1.0 - own_rate if flip_rate else own_rate
+    lcb = 1.0 - lcb if flip_rate else lcb
+    lead = rounded(score_sign * np.nan_to_num(np.asarray(snap.score, np.float64))[order], 3)
+    columns = {"move": [names[a] for a in order.tolist()], "visits": np.rint(n).astype(np.int64).tolist(),
+               "winrate": rounded(rate), "scoreLead": lead, "scoreMean": lead,
+               "prior": rounded(np.asarray(snap.prior, np.float64)[order]), "lcb": rounded(lcb),
+               "utility": rounded(2 * rate - 1), "order": list(range(len(order))),
+               "pv": [list(map(names.__getitem__, snap.pvs.get(a, (a,)))) for a in order.tolist()]}
+    if snap.score_stdev is not None:
+        columns["scoreStdev"] = rounded(np.nan_to_num(np.asarray(snap.score_stdev, np.float64))[order], 3)
+    if snap.pv_visits is not None:
+        columns["pvVisits"] = [list(map(int, snap.pv_visits.get(a, [v]))) for a, v in
+                               zip(order.tolist(), columns["visits"])]
+    if snap.moves_ownership is not None:
+        owners = np.asarray(snap.moves_ownership, np.float64)[order]
+        columns["ownership"] = np.round(owner_sign * np.nan_to_num(owners, nan=0.0, posinf=0.0, neginf=0.0),
+                                        4).tolist()
+    keys = list(columns)
+    return [dict(zip(keys, row)) for row in zip(*columns.values())]
 
 
 def _board_values(values, sign: float = 1.0) -> list:

@@ -13,6 +13,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from jaxgo.search import round_batch
+
 
 @numba.njit(nogil=True, cache=True)
 def add_round(row0, count, cols, root_actions, final, owner, score_sum, score_sq_sum, score_n, owner_sum,
@@ -46,3 +48,22 @@ def add_round(row0, count, cols, root_actions, final, owner, score_sum, score_sq
             score_sq_sum[action] += row_sq
             score_n[action] += cols
     return total
+
+
+@numba.njit(nogil=True, cache=True)
+def backup_round(tasks, slots, rows0, counts, cols, use_rave, with_moves, value, first, final, owner, entries, totals):
+    """The backup of a round for the searches ``tasks`` int [R] of a ``round_batch.SearchSlots`` list ``entries``
+    (indices into the per-search arrays; search t at ``entries[slots[t]]``): its ``counts[t]`` leaves, rows
+    ``rows0[t] ...`` of the collected call, get their first ``cols[t]`` playouts along their paths
+    (``round_batch.backup_search``: value float64 [B, L], first int8 [B, L, P]) and into the search's analysis
+    statistics (``add_round``: final float [B, L], owner int8 [B, L, P]; ``round_batch.STAT_FIELDS``).
+    totals[t]: the sum of its scores."""
+    for i in range(tasks.shape[0]):
+        t = tasks[i]
+        e = entries[slots[t]]
+        n = counts[t]
+        round_batch.backup_search(e, rows0[t], n, cols[t], use_rave[t], value, first)
+        actions = np.empty(n, np.int64)
+        round_batch.root_actions(e, n, actions)
+        totals[t] = add_round(rows0[t], n, cols[t], actions, final, owner, e[36], e[37], e[38], e[39], e[40], e[41],
+                              with_moves[t])

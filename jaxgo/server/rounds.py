@@ -34,17 +34,20 @@ class DeviceRounds:
         the reports that are due."""
         self._rotation += 1
         ordered = fair_order([t for t in self._active if t.live], self._rotation)
-        self._running = sum(t.started for t in ordered)
+        self._running = len([t for t in ordered if t.job is not None])
         groups: dict[tuple, list[Task]] = {}
         for task in ordered:
             groups.setdefault(task.batch_key, []).append(task)
+        self._served = set()
         for tasks in groups.values():
             self._step(tasks)
-        self._cap_trees([t for t in ordered if t.started and t.live])
+        self._cap_trees([t for t in ordered if t.job is not None and not t.cancelled])
         self.count_compiles()
         now = time.perf_counter()
         for task in list(self._active):
-            if task.cancelled:
+            # a task not served this round can only have finished (or be due a report) by the clock
+            if task.cancelled or (id(task) not in self._served and task.query.max_time is None
+                                  and task.query.report_every is None):
                 continue
             if task.finished(now, self.warmup_seconds):
                 self._finish(task)
@@ -59,7 +62,7 @@ class DeviceRounds:
                                    f"({task.client.backlog} waiting): its during-search reports are skipped")
                     continue
                 try:
-                    task.client.send(self._response(task, during_search=True))
+                    self.report(task)
                 except Exception as exc:
                     self._fail(task, exc)
         self._active = [t for t in self._active if t.live]
@@ -71,9 +74,13 @@ class DeviceRounds:
 
     def _cap_trees(self, running: list[Task]) -> None:
         """Give every running search its share of the tree memory; warn a client once when its tree is full."""
+        caps = {}
         for task in running:
-            cap = self._tree_budget(task.query.size, task.config.leaves_per_batch, len(running))
-            full = task.cap_nodes(cap)
+            key = (task.query.size, task.config.leaves_per_batch)
+            cap = caps.get(key)
+            if cap is None:
+                cap = caps[key] = self._tree_budget(key[0], key[1], len(running))
+            full = task.cap_nodes(cap) if task.job.limits.max_nodes != cap else task.job.tree.size >= cap
             tree = task.job.tree
             if full and not task.capped:
                 task.capped = True
@@ -106,6 +113,7 @@ class DeviceRounds:
             planned += task.config.leaves_per_batch
         if not chosen:
             return
+        self._served.update(id(task) for task in chosen)
         cold = any(task.batch_key not in self._warm_keys for task in chosen)
         self.count_compiles()
         began = time.perf_counter()
@@ -129,11 +137,13 @@ class DeviceRounds:
         waves = [chosen[0::2], chosen[1::2]] if split else [chosen]
         inflight = []
         for wave in waves:
-            selected = self._select(wave)
+            batch, fresh = self._staging(wave[0], self._batch_rows(sum(t.config.leaves_per_batch for t in wave)),
+                                         len(inflight))
+            selected = self._select(wave, batch)
             if not selected:
                 continue
             try:
-                handle = self._dispatch(selected)
+                handle = self._dispatch(selected, batch, fresh)
             except Exception as exc:
                 self._fail_selected(selected, exc)
                 continue
@@ -144,10 +154,26 @@ class DeviceRounds:
             except Exception as exc:
                 self._fail_selected(selected, exc)
                 continue
-            offsets = np.cumsum([0] + [count for _, _, count in selected])
-            tasks = [task for task, _, _ in selected]
-            rows = [slice(start, end) for start, end in zip(offsets[:-1], offsets[1:])]
-            for task, outcome in zip(tasks, self._map(backup_task, tasks, rows, [results] * len(tasks))):
+            self._backup(selected, results)
+
+    def _backup(self, selected: list, results: tuple) -> None:
+        """Back up a collected wave [(task, leaf states or None for a compiled task, valid count)]: the compiled
+        tasks in one call (``CompiledRound.backup``), the others one by one (``backup_task``)."""
+        offsets = np.cumsum([0] + [count for _, _, count in selected])
+        compiled = [(task, at) for (task, states, _), at in zip(selected, offsets) if states is None]
+        if compiled:
+            tasks = [task for task, _ in compiled]
+            try:
+                self.compiled.backup(tasks, np.asarray([at for _, at in compiled]), results)
+            except Exception as exc:
+                for task in tasks:
+                    self._fail(task, exc)
+        others = [(task, slice(at, at + count)) for (task, states, count), at in zip(selected, offsets)
+                  if states is not None]
+        if others:
+            tasks = [task for task, _ in others]
+            for task, outcome in zip(tasks, self._map(backup_task, tasks, [rows for _, rows in others],
+                                                        [results] * len(others))):
                 if outcome is not None:
                     self._fail(task, outcome)
 
@@ -171,10 +197,12 @@ class DeviceRounds:
         old = self._leaf_rate.get(key)
         self._leaf_rate[key] = rate if old is None else 0.7 * old + 0.3 * rate
 
-    def _select(self, tasks: list[Task]) -> list:
-        """[(task, leaf states, valid leaf count)] for the tasks that selected leaves this round (a task not
-        started yet gets its Searcher and tree first).  The tasks' tree work runs on ``tree_threads`` threads
-        (the compiled tree loops do not hold the GIL)."""
+    def _select(self, tasks: list[Task], batch: dict) -> list:
+        """[(task, leaf states or None, valid leaf count)] for the tasks that selected leaves this round (a task
+        not started yet gets its Searcher and tree first).  The tasks that expand inline select in one compiled
+        call (``CompiledRound.select``) that writes their leaves into rows 0 ... of the device batch ``batch``
+        (states None; they come first, in ``tasks``' order); the others one by one (``select_task``), in order
+        after them.  Both run on ``tree_threads`` threads (the compiled tree loops do not hold the GIL)."""
         starts = []
         for task in tasks:
             if task.started:
@@ -184,8 +212,35 @@ class DeviceRounds:
             starts.append(((self.config.seed * 7919 + task.seq) % (2 ** 31),
                            self._tree_budget(task.query.size, task.config.leaves_per_batch, self._running),
                            self.arena))
+        compiled, others, other_starts = [], [], []
+        for task, start in zip(tasks, starts):
+            if self.compiled is not None and start is not None:
+                try:
+                    task.start(*start)
+                except Exception as exc:
+                    self._fail(task, exc)
+                    continue
+                if task.job.exhausted:
+                    continue
+                start = None
+                self.compiled.attach(task)
+            if task.slots is not None:
+                compiled.append(task)
+            else:
+                others.append(task)
+                other_starts.append(start)
         selected = []
-        for task, outcome in zip(tasks, self._map(select_task, tasks, starts)):
+        if compiled:
+            try:
+                done, retry = self.compiled.select(compiled, batch)
+            except Exception as exc:
+                for task in compiled:
+                    self._fail(task, exc)
+                done, retry = [], []
+            selected = [(task, None, task.job.pending.count) for task in done]
+            others += retry
+            other_starts += [None] * len(retry)
+        for task, outcome in zip(others, self._map(select_task, others, other_starts)):
             if isinstance(outcome, Exception):
                 self._fail(task, outcome)
             elif outcome is not None:
@@ -204,9 +259,18 @@ class DeviceRounds:
             task.job.pending = None
             self._fail(task, exc)
 
-    def _dispatch(self, selected: list) -> dict:
-        """Start the playouts of all selected leaves [(task, leaf states, valid count)] of one batch key (valid
-        rows only, padded to a bucket; chunks of the largest bucket when there are more) without waiting."""
+    def _batch_rows(self, leaves: int) -> int:
+        """Rows of the padded device batch of ``leaves`` leaves: chunks of the largest bucket, the last one
+        padded to the smallest bucket that holds it (more leaves never give fewer rows)."""
+        largest = self.config.buckets[-1]
+        last_start = (max(1, leaves) - 1) // largest * largest
+        return last_start + next(b for b in self.config.buckets if b >= leaves - last_start)
+
+    def _dispatch(self, selected: list, merged: dict, fresh: bool) -> dict:
+        """Start the playouts of all selected leaves [(task, leaf states or None, valid count)] of one batch key
+        (valid rows only, padded to a bucket; chunks of the largest bucket when there are more) without waiting.
+        ``merged``: the device batch (``_staging``; the compiled tasks' rows are in it already, first), big enough
+        for every task's K; ``fresh``: never used, so its padding rows need positions."""
         counts = [n for _, _, n in selected]
         total = sum(counts)
         first = selected[0][0]
@@ -214,18 +278,15 @@ class DeviceRounds:
         largest = self.config.buckets[-1]
         last_start = (total - 1) // largest * largest  # the last chunk, the only one padded (with its first row)
         last_bucket = next(b for b in self.config.buckets if b >= total - last_start)
-        rows = last_start + last_bucket
-        columns = {name: [getattr(s, name) for _, s, _ in selected] for name in STATE_FIELDS}
-        columns["last_moves"] = [task.job.last_moves for task, _, _ in selected]
-        merged = {}
-        for name, parts in columns.items():  # every task's valid rows, copied once into the padded batch
-            out = np.empty((rows,) + np.shape(parts[0])[1:], np.asarray(parts[0]).dtype)
-            at = 0
-            for part, n in zip(parts, counts):
-                out[at:at + n] = np.asarray(part)[:n]
-                at += n
-            out[total:] = out[last_start]
-            merged[name] = out
+        offsets = np.cumsum([0] + counts)
+        for (task, states, n), at in zip(selected, offsets):  # every other task's valid rows, copied once
+            if states is not None:
+                for name in STATE_FIELDS:
+                    merged[name][at:at + n] = np.asarray(getattr(states, name))[:n]
+                merged["last_moves"][at:at + n] = task.job.last_moves[:n]
+        if fresh:  # padding: any position will do (its results are not read); a buffer in use holds old leaves
+            for out in merged.values():
+                out[total:] = out[last_start]
         komis = np.repeat(np.asarray([t.komi for t, _, _ in selected], np.float32), counts)
         calls = []
         for start in range(0, total, largest):
@@ -239,6 +300,22 @@ class DeviceRounds:
                                          merged["last_moves"][start:start + bucket], active=chunk_n)
             calls.append((pending, bucket, chunk_n, self._watch(pending, began)))
         return {"calls": calls, "total": total, "lpl": lpl, "key": first.batch_key}
+
+    def _staging(self, task: Task, rows: int, wave: int) -> tuple:
+        """(the device batch of ``rows`` rows for wave ``wave`` of ``task``'s batch key: ``STATE_FIELDS`` and
+        ``last_moves`` int32 [rows, 2], whether it is new).  Allocated once and reused round after round (the
+        wave's call has been collected by then); its rows hold valid positions once used."""
+        key = (task.batch_key, rows, wave)
+        found = self._staging_buffers.get(key)
+        if found is not None:
+            return found, False
+        points = task.query.size ** 2
+        merged = {name: np.empty((rows,) + shape, dtype) for name, (shape, dtype) in staged_fields(points).items()}
+        merged["last_moves"] = np.empty((rows, 2), np.int32)
+        if len(self._staging_buffers) >= 64:
+            self._staging_buffers.clear()
+        self._staging_buffers[key] = merged
+        return merged, True
 
     def _watch(self, pending, began: float) -> tuple:
         """Time the device call on the engine's timer thread (one for all calls, in dispatch order): busy from
@@ -278,8 +355,19 @@ class DeviceRounds:
             if "seconds" in timing:
                 self._time_call(handle["key"], bucket, leaves, timing["seconds"])
         self.playouts += handle["total"] * handle["lpl"]
-        return tuple(np.concatenate([getattr(b, name) for b in batches])
-                     for name in ("winner", "score", "ownership", "first_colour"))
+        names = ("winner", "score", "ownership", "first_colour")
+        if len(batches) == 1:
+            return tuple(getattr(batches[0], name) for name in names)
+        return tuple(np.concatenate([getattr(b, name) for b in batches]) for name in names)
+
+
+def staged_fields(points: int) -> dict:
+    """{field: (shape of one row, dtype)} of a device batch's positions (``rules.State``, the tree's dtypes) on a
+    board of ``points`` points."""
+    return {"stones": ((points,), np.int8), "chain": ((points,), np.int32), "lib_count": ((points,), np.int32),
+            "lib_sum": ((points,), np.int32), "lib_sumsq": ((points,), np.int32), "ko": ((), np.int32),
+            "to_play": ((), np.int8), "passes": ((), np.int32), "captures": ((2,), np.int32),
+            "hash": ((2,), np.uint32), "move_count": ((), np.int32)}
 
 
 def select_task(task: Task, start: tuple | None):

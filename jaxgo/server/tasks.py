@@ -14,10 +14,13 @@ its client gets one warning.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
 
+import numba
 import numpy as np
 
+from jaxgo.search import descent
 from jaxgo.search.config import SearchConfig
 from jaxgo.search.round_step import RoundStep
 from jaxgo.server import positions, responses, round_sums, score_estimate
@@ -79,6 +82,10 @@ class Task:
     job: object = None
     step: object = None  # jaxgo.search.round_step.RoundStep: the compiled leaf selection (native tree backend)
     arena: object = None  # jaxgo.search.arena.TreeArena the tree's storage came from and goes back to
+    slots: object = None  # jaxgo.search.round_batch.SearchSlots holding its arrays (compiled_round.CompiledRound)
+    slot: int | None = None  # ... at this slot
+    search_arrays: dict | None = None  # its slot's search and statistics arrays (round_batch.slot_arrays)
+    slot_marks: tuple = ()  # (id of its tree's visits, id of its leaf buffers) when its slot was last set
     tree_capacity: int = 0
     terminated: bool = False
     cancelled: bool = False
@@ -99,15 +106,15 @@ class Task:
     score_estimate: str = "shrunk"  # how each root move's scoreLead is estimated (score_estimate.SCORE_ESTIMATES)
     warmup_mark: float = 0.0  # ... less the engine's warm-up (compiling) since then: its warmup_seconds on arrival
 
-    @property
+    @functools.cached_property
     def priority(self) -> int:
         return self.query.turn_priority(self.turn)
 
-    @property
+    @functools.cached_property
     def komi(self) -> float:
         return float(self.query.rules.komi)
 
-    @property
+    @functools.cached_property
     def max_playouts(self) -> int:
         """The search's playouts: ``maxVisits`` visits of ``SearchConfig.playouts_per_visit`` playouts each."""
         return self.query.max_visits * self.config.playouts_per_visit
@@ -116,7 +123,7 @@ class Task:
     def started(self) -> bool:
         return self.job is not None
 
-    @property
+    @functools.cached_property
     def batch_key(self) -> tuple:
         """Tasks with equal keys share device calls: board size, playout policy (the one of the task's position,
         ``SearchConfig.playout_policy_at``), gammas and their temperature, playouts per leaf."""
@@ -159,11 +166,19 @@ class Task:
     def cap_nodes(self, cap: int) -> bool:
         """Let the tree grow to at most ``cap`` nodes from now on (a tree already bigger keeps its nodes but grows
         no more); whether it is full."""
-        self.job.limits = dataclasses.replace(self.job.limits, max_nodes=cap)
+        if self.job.limits.max_nodes != cap:
+            self.job.limits = dataclasses.replace(self.job.limits, max_nodes=cap)
         return self.job.tree.size >= cap
+
+    def leave_slots(self) -> None:
+        """Free the task's slot of the compiled rounds (``compiled_round``), on the thread that runs them."""
+        if self.slots is not None:
+            self.slots.release(self.slot)
+            self.slots = self.slot = self.search_arrays = None
 
     def release(self) -> None:
         """Drop the tree and the statistics (the task is answered or cancelled): the memory goes back at once."""
+        self.leave_slots()
         if self.arena is not None and self.job is not None:
             self.arena.give_back(self.job.tree, self.tree_capacity)
         self.searcher = self.job = self.game = self.step = self.arena = None
@@ -255,13 +270,13 @@ class Task:
         raw, score_stdev = mean_and_stdev(self.score_sum, self.score_sq_sum, self.score_n)
         where = score_estimate.Position(query.size, self.komi, self.turn)
         score = score_estimate.move_scores(self.score_estimate, raw, score_stdev, self.score_n, where)
-        pvs = {}
-        for action in rank_actions(visits, values)[:max_pv_moves]:
-            if visits[action] <= 0:
-                break
-            child = int(tree.children_index[root, action])
-            rest = tree.principal_variation(query.pv_len - 1, node=child) if child >= 0 else []
-            pvs[int(action)] = [int(action)] + rest
+        ranked = rank_actions(visits, values)[:max_pv_moves]
+        ranked = ranked[visits[ranked] > 0].astype(np.int32)  # (best first: the visited ones lead)
+        lines = np.empty((len(ranked), max(0, query.pv_len - 1)), np.int32)
+        lengths = np.empty(len(ranked), np.int32)
+        best_lines(tree.children_index, tree.children_visits, tree.children_values, tree.children_legal,
+                   tree.children_index[root, ranked], lines, lengths)
+        pvs = {a: [a] + line[:n] for a, line, n in zip(ranked.tolist(), lines.tolist(), lengths.tolist())}
         total = float(visits.sum())
         root_rate = float(np.nansum(tree.children_values[root][legal]) / total) if total > 0 else 0.5
         scale = self.config.playouts_per_visit
@@ -294,6 +309,15 @@ class Task:
             out.append(int(round(tree.children_visits[node, action] / self.config.playouts_per_visit)))
             node = int(tree.children_index[node, action])
         return out
+
+
+@numba.njit(nogil=True, cache=True)
+def best_lines(children_index, children_visits, children_values, children_legal, starts, out, lengths):
+    """The principal variation from each node of starts int [M] (-1: none) into out int32 [M, D] (its first
+    lengths[m] entries): ``descent.best_line``, as ``Tree.principal_variation`` gives it, for M lines at once."""
+    for m in range(starts.shape[0]):
+        lengths[m] = descent.best_line(children_index, children_visits, children_values, children_legal, starts[m],
+                                       out[m])
 
 
 def visits_shown(playouts: np.ndarray, scale: int) -> np.ndarray:

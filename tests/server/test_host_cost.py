@@ -5,8 +5,8 @@ import time
 
 import numpy as np
 
-from jaxgo.search import backup, descent
-from jaxgo.server import host_cost
+from jaxgo.search import backup
+from jaxgo.server import host_cost, round_sums, tasks  # noqa: F401 (round_sums: its kernel)
 
 
 def _on_thread(name: str, work) -> None:
@@ -16,10 +16,11 @@ def _on_thread(name: str, work) -> None:
 
 
 def test_kernel_clock_times_the_watched_threads_calls_and_puts_the_kernels_back():
-    original = descent.best_line
-    out = np.empty(4, np.int32)
-    arrays = (np.full((3, 2), -1, np.int32), np.zeros((3, 2)), np.zeros((3, 2)), np.ones((3, 2), bool))
-    original(*arrays, 0, out)  # compiled before the clock wraps it
+    original = tasks.best_lines
+    out, lengths = np.empty((1, 4), np.int32), np.empty(1, np.int32)
+    arrays = (np.full((3, 2), -1, np.int32), np.zeros((3, 2)), np.zeros((3, 2)), np.ones((3, 2), bool),
+              np.zeros(1, np.int32), out, lengths)
+    original(*arrays)  # compiled before the clock wraps it
     watched = []
     clock = None
 
@@ -28,21 +29,22 @@ def test_kernel_clock_times_the_watched_threads_calls_and_puts_the_kernels_back(
         while clock is None:
             time.sleep(0.001)
         for _ in range(5):
-            descent.best_line(*arrays, 0, out)
+            tasks.best_lines(*arrays)
 
     thread = threading.Thread(target=work, name="device-test")
     thread.start()
     while not watched:
         time.sleep(0.001)
     clock = host_cost.KernelClock(idents=watched)
-    assert "best_line" in clock.kernels and "backup_batch" in clock.kernels
-    assert "_descend_rows" not in clock.kernels  # called by compiled code: never wrapped
-    assert descent.best_line is not original
+    assert "best_lines" in clock.kernels and "backup_round" in clock.kernels
+    for called_by_compiled_code in ("best_line", "backup_batch", "_descend_rows"):  # never wrapped
+        assert called_by_compiled_code not in clock.kernels
+    assert tasks.best_lines is not original
     thread.join()
-    descent.best_line(*arrays, 0, out)  # an unwatched thread: not counted
+    tasks.best_lines(*arrays)  # an unwatched thread: not counted
     assert clock.calls == 5 and clock.seconds >= 0.0
     clock.close()
-    assert descent.best_line is original and isinstance(backup.backup_batch, type(original))
+    assert tasks.best_lines is original and isinstance(backup.backup_batch, type(original))
 
 
 def test_thread_clock_counts_the_engine_threads_cpu_time():

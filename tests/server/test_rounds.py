@@ -44,42 +44,58 @@ def test_the_first_query_is_not_starved_by_the_warm_up():
     assert first["rootInfo"]["visits"] == second["rootInfo"]["visits"] == 64
 
 
-def _answers(monkeypatch, compiled: bool) -> list:
+def _answers(monkeypatch, path: str) -> list:
     """Every answer of two clients' queries (three analysed turns, and one turn) on a server of instant
-    playouts: leaves selected by the compiled ``RoundStep`` or by ``TreeSearch.select_leaves``; with the
-    compiled path every task's tree is checked after each of its backups (consistent, rooted at its own
-    position, the only tree in its storage)."""
+    playouts, its leaves selected by ``path``: "batch" (all searches of a wave in one compiled call,
+    ``compiled_round``), "step" (one compiled ``RoundStep`` per search) or "select_leaves"
+    (``TreeSearch.select_leaves``); on the compiled paths every task's tree is checked after each backup
+    (consistent, rooted at its own position, the only tree in its storage)."""
     import numpy as np
 
     from jaxgo.go.rules import hash_key
     from jaxgo.server import rounds
     from jaxgo.server.tasks import Task
 
-    if compiled:
-        backup = rounds.backup_task
-        seen_storage = {}
+    seen_storage = {}
 
+    def check(task) -> None:
+        tree = task.job.tree
+        tree.check_consistency()
+        assert int(tree.hashes[tree.root]) == int(hash_key(np.asarray(task.game.state.hash)))
+        owner = seen_storage.get(id(tree.children_visits))
+        assert owner is None or owner is task or owner.job is None, "two live tasks share tree storage"
+        seen_storage[id(tree.children_visits)] = task
+
+    backup_wave, backup = rounds.DeviceRounds._backup, rounds.backup_task
+    if path == "batch":
+        def checked_wave(self, selected, results):
+            backup_wave(self, selected, results)
+            assert all(task.slots is not None for task, _, _ in selected)
+            for task, _, _ in selected:
+                if task.job is not None:
+                    check(task)
+
+        monkeypatch.setattr(rounds.DeviceRounds, "_backup", checked_wave)
+    elif path == "step":
         def checked(task, rows, results):
             outcome = backup(task, rows, results)
-            tree = task.job.tree
-            tree.check_consistency()
-            assert int(tree.hashes[tree.root]) == int(hash_key(np.asarray(task.game.state.hash)))
-            owner = seen_storage.get(id(tree.children_visits))
-            assert owner is None or owner is task or owner.job is None, "two live tasks share tree storage"
-            seen_storage[id(tree.children_visits)] = task
+            check(task)
             return outcome
 
         monkeypatch.setattr(rounds, "backup_task", checked)
     else:
         monkeypatch.setattr(Task, "select_leaves", lambda task: task.searcher.select_leaves(task.job))
     search = SearchConfig(playout_policy="light", leaves_per_batch=16, playouts_per_leaf=2)
-    engine = AnalysisEngine(EngineConfig(search=search, max_boards=64, buckets=(32, 64), tree_memory_mb=64),
-                            make_evaluator=InstantPlayouts).start()
+    engine = AnalysisEngine(EngineConfig(search=search, max_boards=64, buckets=(32, 64), tree_memory_mb=64,
+                                         compiled_rounds=path == "batch"),
+                            make_evaluator=InstantPlayouts)
     one, two = LocalConnection(engine), LocalConnection(engine)
     base = {"rules": "chinese", "komi": 7.5, "boardXSize": 7, "boardYSize": 7, "maxVisits": 200,
             "includeOwnership": True}
     first = one.query({**base, "id": "a", "moves": [["B", "D4"], ["W", "C3"]], "analyzeTurns": [0, 1, 2]})
-    second = two.query({**base, "id": "b", "moves": [["B", "E5"]]})
+    second = two.query({**base, "id": "b", "moves": [["B", "E5"]], "komi": 5.5, "includeMovesOwnership": True,
+                        "includePVVisits": True})
+    engine.start()  # both queries queued first: the rounds (and so the rows of each call) do not depend on timing
     answers = sorted(first.results(timeout=120), key=lambda r: r["turnNumber"]) + second.results(timeout=120)
     one.close()
     two.close()
@@ -88,7 +104,29 @@ def _answers(monkeypatch, compiled: bool) -> list:
 
 
 def test_compiled_rounds_answer_as_the_select_leaves_path(monkeypatch):
-    compiled = _answers(monkeypatch, compiled=True)
+    """The three paths give the same answers, bit for bit: searches of different positions and komi in one
+    compiled call see only their own rows."""
+    batch = _answers(monkeypatch, "batch")
     monkeypatch.undo()
-    assert len(compiled) == 4 and all(a["rootInfo"]["visits"] == 200 for a in compiled)
-    assert compiled == _answers(monkeypatch, compiled=False)
+    assert len(batch) == 4 and all(a["rootInfo"]["visits"] == 200 for a in batch)
+    step = _answers(monkeypatch, "step")
+    monkeypatch.undo()
+    assert batch == step
+    assert batch == _answers(monkeypatch, "select_leaves")
+
+
+def test_the_device_batch_has_the_trees_fields():
+    """``rounds.staged_fields``: the shapes and dtypes of a tree's node positions, so that leaves are copied
+    into the device batch as they are."""
+    from jaxgo.go.game import new_game
+    from jaxgo.search.limits import SearchLimits
+    from jaxgo.search.searcher import Searcher
+    from jaxgo.server.rounds import staged_fields
+
+    for size in (5, 9):
+        game = new_game(size=size)
+        tree = Searcher(game.rules, SearchConfig(backend="native")).start_tree_search(game, SearchLimits()).tree
+        fields = staged_fields(size * size)
+        assert list(fields) == list(tree.states)
+        for name, (shape, dtype) in fields.items():
+            assert tree.states[name].shape[1:] == shape and tree.states[name].dtype == dtype, name

@@ -1,0 +1,195 @@
+"""A round's tree work for all the searches that expand inline, in two compiled calls: selection with the leaves
+written into the device batch, and backup with the analysis statistics.
+
+``CompiledRound`` keeps one ``round_batch.SearchSlots`` table per board size.  A task joins it when it starts
+(``attach``: its tree, random stream, parameters, history, buffers and statistics as typed-list entries) if its
+search runs through a ``RoundStep`` and expands inline (``round_batch.expansion_modes``), and leaves it when it is
+released.  Per round and wave, ``select`` fills a few per-search arrays (K, room, root, size, mode) and runs
+``round_batch.select_searches`` over the tasks, split into one chunk per tree thread (nogil), which writes their
+leaves straight into the rows of the device batch (each chunk from its own row; the gaps closed after); ``backup``
+turns the
+collected results into playout values (numpy over the whole batch: ``komi.shifted_results`` and
+``backup.playout_values``, row by row as each task's own call would) and runs ``round_sums.backup_round``.
+Python touches each task for a few attribute reads and writes only.  The other tasks (large patterns, ladder
+pruning, avoid/allowMoves, the XLA tree backend, a path that outgrew its buffer) go through
+``rounds.select_task`` / ``backup_task`` as before.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from jaxgo.search import expansion, round_batch, round_step
+from jaxgo.search.tree import STATE_FIELDS
+from jaxgo.search.tree_search import PendingLeaves
+from jaxgo.server import round_sums
+from jaxgo.server.tasks import Task
+
+NO_MOVES_OWNER = np.zeros((0, 0))  # a search's moves_owner_sum entry without includeMovesOwnership
+
+
+class CompiledRound:
+    """The engine's compiled rounds, their calls split over ``threads`` chunks of tasks run on ``pool`` (a
+    ``concurrent.futures`` executor, or None: one call on the caller's thread)."""
+
+    def __init__(self, pool=None, threads: int = 1):
+        self.pool, self.threads = pool, threads
+        self.tables: dict[int, round_batch.SearchSlots] = {}
+
+    def run(self, function, *columns) -> list:
+        """[function(*row) for each row of the columns], on the pool when there are several rows."""
+        rows = list(zip(*columns))
+        if self.pool is None or len(rows) < 2:
+            return [function(*row) for row in rows]
+        return list(self.pool.map(lambda row: function(*row), rows))
+
+    # -- membership (device thread) -------------------------------------------------------------------------
+    def attach(self, task: Task) -> bool:
+        """Give a started task a slot if its search can run here; whether it got one."""
+        step, job = task.step, task.job
+        if step is None or job.on_expand is not None or step.expansion(job)[0] not in round_batch.expansion_modes():
+            return False
+        table = self.tables.setdefault(task.query.size, round_batch.SearchSlots())
+        slot = table.take()
+        task.search_arrays = {"rng": step.rng, "params": step.params, "history": job.history,
+                              "root_last": np.asarray(job.root_last, np.int64)}
+        task.search_arrays.update(
+            score_sum=task.score_sum, score_sq_sum=task.score_sq_sum, score_n=task.score_n,
+            owner_sum=task.owner_sum, owner_abs_sum=task.owner_abs_sum,
+            moves_owner_sum=task.moves_owner_sum if task.moves_owner_sum is not None else NO_MOVES_OWNER)
+        task.slot, task.slots = slot, table
+        return True
+
+    # -- a wave ---------------------------------------------------------------------------------------------
+    def select(self, tasks: list[Task], batch: dict) -> tuple[list, list]:
+        """Select the leaves of ``tasks`` (attached, started, of one board size) and write them into the device
+        batch ``batch`` (``STATE_FIELDS`` and ``last_moves`` int32 [B, 2]; B >= their K together), one task after
+        the other from row 0: (the tasks that selected leaves, in that order, the tasks to go through
+        ``rounds.select_task`` instead: another expansion's gamma tables, a path that outgrew its buffer).  Sets
+        each task's tree size, ``job.pending`` and ``job.exhausted``."""
+        if not tasks:
+            return [], []
+        table = tasks[0].slots
+        count = len(tasks)
+        slots, ks, rooms, roots, sizes, modes = (np.empty(count, np.int64) for _ in range(6))
+        superko = np.empty(count, np.bool_)
+        run, others, tables = [], [], None
+        for task in tasks:
+            job, step = task.job, task.step
+            tree, k = job.tree, task.round_leaves()
+            job.leaves = k
+            mode, found = step.expansion(job)
+            if mode == expansion.GAMMAS:
+                tables = found if tables is None else tables
+                if found is not tables:
+                    others.append(task)
+                    continue
+            tree.reserve(k)
+            buffers = step.buffers(tree, k)
+            if task.slot_marks != (id(tree.children_visits), id(buffers)):  # a first round, a grown tree, new K
+                table.set(task.slot, round_batch.slot_arrays(tree, buffers, task.search_arrays))
+                task.slot_marks = (id(tree.children_visits), id(buffers))
+            at = len(run)
+            slots[at], ks[at], roots[at], sizes[at], modes[at] = task.slot, k, tree.root, tree.size, mode
+            rooms[at] = k + 1 if job.limits.max_nodes is None else job.limits.max_nodes - tree.size
+            superko[at] = step.searcher.rules.ko_rule != "simple"
+            run.append(task)
+        if not run:
+            return [], others
+        if tables is None:
+            tables = run[0].step.expansion(run[0].job)[1]
+        n = len(run)
+        offsets, counts, status = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64)
+        zobrist, entries = run[0].step.zobrist, table.entries
+        outs = [batch[name] for name in STATE_FIELDS] + [batch["last_moves"]]
+        chunks = self.chunks(n)
+        starts = np.cumsum([0] + [int(ks[chunk].sum()) for chunk in chunks[:-1]])  # each chunk's rows
+        ends = self.run(lambda chunk, start: round_batch.select_searches(
+            chunk, start, slots, ks, rooms, roots, sizes, modes, superko, entries, zobrist, tables, *outs, offsets,
+            counts, status), chunks, starts.tolist())
+        at = 0
+        for chunk, start, end in zip(chunks, starts.tolist(), ends):  # close the gaps between the chunks' rows
+            if start != at and end > start:
+                for out in outs:
+                    out[at:at + end - start] = out[start:end]
+                offsets[chunk] -= start - at
+            at += end - start
+        selected = []
+        for i, task in enumerate(run):
+            job, tree = task.job, task.job.tree
+            if status[i] != round_step.DONE:  # the path buffer was too short: RoundStep.select retries longer
+                task.step.depth *= 2
+                others.append(task)
+                continue
+            tree.size = int(sizes[i])
+            leaves = int(counts[i])
+            job.exhausted = leaves == 0 and not tree.children_legal[tree.root].any()
+            if leaves == 0:
+                job.pending = None
+                continue
+            b = task.step.buffers(tree, job.leaves)
+            job.pending = PendingLeaves(b.nodes[:leaves], b.actions[:leaves], b.lengths[:leaves], b.leaves[:leaves])
+            selected.append(task)
+        return selected, others
+
+    def chunks(self, count: int) -> list[np.ndarray]:
+        """Task indices 0 .. count - 1 in one chunk per tree thread (at most ``count``)."""
+        parts = max(1, min(count, self.threads))
+        return [chunk for chunk in np.array_split(np.arange(count, dtype=np.int64), parts) if len(chunk)]
+
+    def backup(self, tasks: list[Task], offsets: np.ndarray, results: tuple) -> None:
+        """Back up the leaves of ``tasks`` (``select``ed, one table) from rows ``offsets[i] ...`` of the
+        collected call: results = (winner [B, L], final score [B, L], ownership [B, L, P], first colour
+        [B, L, P])."""
+        if not tasks:
+            return
+        winner, final, owner, first = results
+        table = tasks[0].slots
+        count = len(tasks)
+        counts = np.asarray([t.job.pending.count for t in tasks], np.int64)
+        cols = np.asarray([t.playouts_per_leaf_now(int(n)) for t, n in zip(tasks, counts)], np.int64)
+        value = playout_values(winner, final, offsets, counts, tasks)
+        totals = np.zeros(count)
+        entries = table.entries
+        slots = np.asarray([t.slot for t in tasks], np.int64)
+        use_rave = np.asarray([t.config.strategy == "rave" for t in tasks], np.bool_)
+        with_moves = np.asarray([t.moves_owner_sum is not None for t in tasks], np.bool_)
+        rows0 = np.asarray(offsets, np.int64)
+        first = np.asarray(first, np.int8)
+        self.run(lambda chunk: round_sums.backup_round(
+            chunk, slots, rows0, counts, cols, use_rave, with_moves, value, first, final, owner, entries, totals),
+            self.chunks(count))
+        for task, n, c, total in zip(tasks, counts.tolist(), cols.tolist(), totals.tolist()):
+            job = task.job
+            job.done += n * c
+            job.iterations += 1
+            job.pending = None
+            task.root_score_sum += total
+            task.owner_n += n * c
+
+
+def playout_values(winner: np.ndarray, final: np.ndarray, offsets, counts, tasks: list[Task]) -> np.ndarray:
+    """float64 [B, L]: Black's value of each playout of the rows of ``tasks`` (row ``offsets[i] ...``, counts[i]
+    rows), as each task's ``TreeSearch.backup_leaves`` computes it: the results re-scored with the task's dynamic
+    komi (``komi.shifted_results``), valued under its ``score_utility`` at its board's scale
+    (``backup.playout_values``).  Other rows: 0."""
+    rows = len(winner)
+    extra, utility, scale = np.zeros(rows), np.zeros(rows), np.ones(rows)
+    for task, at, n in zip(tasks, np.asarray(offsets).tolist(), np.asarray(counts).tolist()):
+        extra[at:at + n] = task.job.extra_komi
+        utility[at:at + n] = task.config.score_utility
+        scale[at:at + n] = task.game.rules.size
+    score = np.asarray(final, np.float64)
+    if extra.any():
+        score = score - extra[:, None]
+        won = np.where(extra[:, None] != 0, np.sign(score), winner)
+    else:
+        won = winner
+    win = (np.asarray(won, np.float64) + 1.0) / 2.0
+    if not utility.any():
+        return win
+    u = utility[:, None]
+    margin = 0.5 + np.arctan(score / scale[:, None]) / math.pi
+    return np.where(u != 0, (1.0 - u) * win + u * margin, win)
