@@ -10,5 +10,5 @@ them against peers.
 
 # The one list of playout policies and backends (``jaxgo.search.config`` offers them as options; the evaluator
 # builds them): no module above needs JAX to know them.
-POLICIES = ("light", "heavy", "rules", "safe_rules", "safe_atari_rules")
+POLICIES = ("light", "heavy", "rules", "safe_rules", "safe_atari_rules", "ladder_rules")  # the last: native only
 BACKENDS = ("auto", "native", "xla")

@@ -196,3 +196,11 @@ def test_chasing_rule_playouts_are_well_formed(backend):
     evaluator = make_evaluator("safe_atari_rules", backend=backend)
     assert float(evaluator.tables.self_atari_factor) < 1e-6 and float(evaluator.tables.atari_near_previous) == 1.0
     check_well_formed(summarise("safe_atari_rules", 1, backend))
+
+
+def test_ladder_rule_playouts_are_well_formed_and_native_only():
+    evaluator = make_evaluator("ladder_rules", backend="native")
+    assert float(evaluator.tables.self_atari_factor) < 1e-6 and float(evaluator.tables.atari_near_previous) == 0.0
+    check_well_formed(summarise("ladder_rules", 1, "native"))
+    with pytest.raises(ValueError, match="native only"):
+        make_evaluator("ladder_rules", backend="xla")

@@ -54,6 +54,16 @@ def _load(work, st, g):
 
 
 @jit
+def _empty_neighbours(st, p, w, skip):
+    """The empty neighbours of p other than ``skip``."""
+    n = 0
+    for k in range(4):
+        q = p + nb.neighbour_offset(k, w)
+        n += st[nb.COLOUR, q] == nb.EMPTY and q != skip
+    return n
+
+
+@jit
 def _defender_options(st, g, chain, out):
     """Fill ``out`` with the defender's replies to an atari on ``chain`` (its liberty, and the liberty of each
     adjacent attacker chain in atari), sorted, each once; returns their number."""
@@ -195,6 +205,10 @@ def ladder_attack(work, st, g, goal, depth, budget):
 def atari_works(work, st, g, goal, atari, depth, budget):
     """Whether the side to move captures the two-liberty chain at ``goal`` by ladder starting with the atari at
     its liberty ``atari`` (``jaxgo.go.ladder.ladder_atari_works``)."""
+    chain = st[nb.CHAIN, goal]
+    a, b = nb.liberties_of(st, chain)
+    if st[nb.LIBS, chain] == 2 and _empty_neighbours(st, b if atari == a else a, g[nb.WIDTH], atari) >= 3:
+        return False  # the extension at the other liberty has three: no need to read
     _load(work, st, g)
     work[3][0] = budget
     return _read(work, goal, depth, atari) >= 0
@@ -205,6 +219,8 @@ def escape_fails(work, st, g, p, depth, budget):
     """Whether the side to move, extending at the legal point ``p``, captures nothing and leaves the new chain
     one liberty, or two and a ladder that works for the opponent (a point of ``jaxgo.go.ladder.failed_escapes``
     when p is the liberty of an own chain in atari)."""
+    if _empty_neighbours(st, p, g[nb.WIDTH], -1) >= 3:
+        return False  # three liberties at least
     _load(work, st, g)
     nb.play(work[0][0], work[1][0], p, True)
     after = work[0][0]

@@ -24,6 +24,7 @@ from jaxgo.playouts.xla import light, light_wide
 from jaxgo.playouts.xla import rules as rule_policy
 
 POLICIES = ("light", "heavy", "rules", "safe_rules", "safe_atari_rules")
+SEED_OFFSETS = {"ladder_rules": 1}  # the replay's positions (the others: the name's length, as before)
 
 
 def policy_arrays(policy: str, size: int, log_gamma=None):
@@ -32,6 +33,9 @@ def policy_arrays(policy: str, size: int, log_gamma=None):
     if policy == "heavy":
         tables = hp.policy_tables(load_log_gammas() if log_gamma is None else log_gamma)
         return runner.heavy_policy(tables, size)
+    if policy in runner.LADDER_POLICIES:
+        base, budget = runner.LADDER_POLICIES[policy]
+        return runner.rule_policy(rule_policy.tables_of_policy(base), budget)
     return runner.rule_policy(rule_policy.tables_of_policy(policy))
 
 
@@ -65,10 +69,10 @@ def replay(start: ReferenceBoard, raw, row: int) -> int:
     return len(moves)
 
 
-@pytest.mark.parametrize("policy", POLICIES)
+@pytest.mark.parametrize("policy", POLICIES + tuple(runner.LADDER_POLICIES))
 @pytest.mark.parametrize("size, count", [(9, 12), (13, 4), (19, 2)])
 def test_playouts_replay_on_the_reference_board(policy, size, count):
-    boards, last = random_positions(size, count, seed=size + len(policy))
+    boards, last = random_positions(size, count, seed=size + SEED_OFFSETS.get(policy, len(policy)))
     raw = play(policy_arrays(policy, size), boards, last, per_state=2, seed=3)
     replayed = sum(replay(boards[row // 2], raw, row) for row in range(2 * count))
     assert replayed > 400  # positions checked per size and policy (thousands over the whole test)
