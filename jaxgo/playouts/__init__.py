@@ -10,5 +10,6 @@ them against peers.
 
 # The one list of playout policies and backends (``jaxgo.search.config`` offers them as options; the evaluator
 # builds them): no module above needs JAX to know them.
-POLICIES = ("light", "heavy", "rules", "safe_rules", "safe_atari_rules", "ladder_rules")  # the last: native only
+# ladder_rules and ladder_heavy read ladders: native backend only (``evaluator.NATIVE_ONLY``).
+POLICIES = ("light", "heavy", "rules", "safe_rules", "safe_atari_rules", "ladder_rules", "ladder_heavy")
 BACKENDS = ("auto", "native", "xla")

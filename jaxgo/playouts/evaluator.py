@@ -1,6 +1,6 @@
 """The Evaluator: how a search values its leaves (mctx's injected ``RecurrentFn``, here a playout policy).
 
-``make_evaluator(policy, gammas, backend=...)`` builds one of six evaluators, chosen once from a ``SearchConfig``:
+``make_evaluator(policy, gammas, backend=...)`` builds one of seven evaluators, chosen once from a ``SearchConfig``:
 
     light   uniform playouts (``jaxgo.playouts.xla.light``), no own-eye fills;
     heavy   gamma-proportional playouts (``jaxgo.playouts.xla.heavy``) under the given or shipped gammas;
@@ -8,9 +8,11 @@
     safe_rules  the same tiers with self-ataris that join an own chain played last;
     safe_atari_rules  safe_rules whose shape tier also holds the ataris next to the previous move;
     ladder_rules  safe_rules that read ladders: escapes into a working ladder last, ladder captures of the last
-                  move's chain in the capture tier (native backend only: ``NATIVE_ONLY``).
+                  move's chain in the capture tier (native backend only: ``NATIVE_ONLY``);
+    ladder_heavy  heavy playouts that read ladders: an escape into a working ladder weighs as a self-atari, a
+                  ladder capture of the last move's chain as its capture (native only).
 
-All six have one interface::
+All seven have one interface::
 
     evaluator.evaluate(states, key, playouts_per_state, komi, last_moves=None) -> PlayoutBatch
 
@@ -235,6 +237,8 @@ class Evaluator:
                 arrays = runner.light_policy()
             elif self.policy == "heavy":
                 arrays = runner.heavy_policy(self.tables, size)
+            elif self.policy == "ladder_heavy":
+                arrays = runner.heavy_policy(self.tables, size, runner.LADDER_POLICIES[self.policy][1])
             elif self.policy in runner.LADDER_POLICIES:
                 arrays = runner.rule_policy(self.tables, runner.LADDER_POLICIES[self.policy][1])
             else:
@@ -357,7 +361,10 @@ def _evaluator(policy: str, gammas: str | None, devices: int, temperature: float
     if policy in runner.LADDER_POLICIES:
         if backend == "xla":
             raise native_only_error(policy)
-        return Evaluator(policy, rule_policy.tables_of_policy(runner.LADDER_POLICIES[policy][0]), **options)
+        base = runner.LADDER_POLICIES[policy][0]
+        if base == "heavy":
+            return Evaluator(policy, heavy.policy_tables(load_log_gammas(gammas) / np.float32(temperature)), **options)
+        return Evaluator(policy, rule_policy.tables_of_policy(base), **options)
     raise ValueError(f"unknown playout policy {policy!r}; one of {POLICIES}")
 
 

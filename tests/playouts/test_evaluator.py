@@ -198,9 +198,10 @@ def test_chasing_rule_playouts_are_well_formed(backend):
     check_well_formed(summarise("safe_atari_rules", 1, backend))
 
 
-def test_ladder_rule_playouts_are_well_formed_and_native_only():
-    evaluator = make_evaluator("ladder_rules", backend="native")
-    assert float(evaluator.tables.self_atari_factor) < 1e-6 and float(evaluator.tables.atari_near_previous) == 0.0
-    check_well_formed(summarise("ladder_rules", 1, "native"))
-    with pytest.raises(ValueError, match="native only"):
-        make_evaluator("ladder_rules", backend="xla")
+@pytest.mark.parametrize("policy", ["ladder_rules", "ladder_heavy"])
+def test_ladder_playouts_are_well_formed_and_native_only(policy):
+    evaluator = make_evaluator(policy, backend="native")
+    assert evaluator.native_policy(9).tables[-1] == 50  # the ladder budget: reads on
+    check_well_formed(summarise(policy, 1, "native"))
+    with pytest.raises(ValueError, match=f"'{policy}' reads ladders and is native only"):
+        make_evaluator(policy, backend="xla")

@@ -41,7 +41,7 @@ LINE = ATARI + 3  # 6 (times the pass group's level-0 gamma)
 SHAPE = LINE + 6  # 4**8 (rules)
 SA_FACTOR = SHAPE + (1 << 16)  # 1 (rules)
 ATARI_NEAR = SA_FACTOR + 1  # 1 (rules): 1.0 = ataris next to the previous move join the shape tier (chase variant)
-LADDER = ATARI_NEAR + 1  # 1 (rules, native only): > 0 = read ladders with this budget of positions (ladder variant)
+LADDER = ATARI_NEAR + 1  # 1 (native only): > 0 = read ladders, this many positions a read (the ladder variants)
 TABLE_SIZE = LADDER + 1
 TIER_ANY, TIER_SHAPE, TIER_SAVE, TIER_CAPTURE = 1.0, 1e8, 1e16, 1e24
 
@@ -52,9 +52,11 @@ JOINED_SA = 4  # rules: a self-atari next to an own stone (the safe variant's la
 PLAIN = 8  # rules: neither capture nor save (the shape tier may apply)
 
 
-def heavy_tables(policy_tables) -> np.ndarray:
-    """float64 [TABLE_SIZE]: ``tables`` for the heavy policy from ``jaxgo.playouts.xla.heavy.PolicyTables``."""
+def heavy_tables(policy_tables, ladder_budget: int = 0) -> np.ndarray:
+    """float64 [TABLE_SIZE]: ``tables`` for the heavy policy from ``jaxgo.playouts.xla.heavy.PolicyTables``;
+    ``ladder_budget`` > 0: its ladder variant (``jaxgo.playouts.native.heavy.ladder_gammas``)."""
     out = np.zeros(TABLE_SIZE, np.float64)
+    out[LADDER] = float(ladder_budget)
     out[:PATTERNS] = np.asarray(policy_tables.pattern, np.float64)[raw_codes_of_compact()]
     out[CAPTURE:CAPTURE + 4] = np.asarray(policy_tables.capture, np.float64)
     out[EXTENSION:EXTENSION + 2] = np.asarray(policy_tables.extension, np.float64)

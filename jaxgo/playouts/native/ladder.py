@@ -219,6 +219,17 @@ def escape_fails(work, st, g, p, depth, budget):
     """Whether the side to move, extending at the legal point ``p``, captures nothing and leaves the new chain
     one liberty, or two and a ladder that works for the opponent (a point of ``jaxgo.go.ladder.failed_escapes``
     when p is the liberty of an own chain in atari)."""
+    return _escape(work, st, g, p, depth, budget, True)
+
+
+@jit
+def escape_laddered(work, st, g, p, depth, budget):
+    """``escape_fails`` without the self-ataris: the new chain keeps two liberties and a ladder captures it."""
+    return _escape(work, st, g, p, depth, budget, False)
+
+
+@jit
+def _escape(work, st, g, p, depth, budget, one_liberty_fails):
     if _empty_neighbours(st, p, g[nb.WIDTH], -1) >= 3:
         return False  # three liberties at least
     _load(work, st, g)
@@ -228,7 +239,7 @@ def escape_fails(work, st, g, p, depth, budget):
         return False
     libs = after[nb.LIBS, after[nb.CHAIN, p]]
     if libs == 1:
-        return True
+        return one_liberty_fails
     if libs != 2:
         return False
     work[3][0] = budget

@@ -1,0 +1,103 @@
+"""The ladder variant of the native heavy playouts (``ladder_heavy``): its first-move probabilities are the heavy
+policy's with the ladder gammas applied where the host ladder reader (``jaxgo.go.ladder``) finds an escape into a
+working ladder or a ladder capture of the last move's chain, and its samples follow them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from jaxgo.go import ladder as host
+from jaxgo.go.hostboard import Board
+from jaxgo.go.reference import ReferenceBoard, random_positions
+from jaxgo.playouts.evaluator import load_log_gammas
+from jaxgo.playouts.native import runner
+from jaxgo.playouts.xla import heavy as hp
+
+BUDGET = runner.LADDER_POLICIES["ladder_heavy"][1]
+TABLES = hp.policy_tables(load_log_gammas())
+
+
+def gamma(group: str, level: int) -> float:
+    return float(np.asarray(getattr(TABLES, group))[level])
+
+
+def reference_probabilities(board: ReferenceBoard, last, counts: dict) -> np.ndarray:
+    """float [P]: the heavy policy's first-move probabilities with the ladder gammas, read on the host."""
+    size, points, me = board.size, board.size ** 2, board.to_play
+    weights = runner.move_probabilities(runner.heavy_policy(TABLES, size), board.stones, me, board.ko_point, last)
+    hosted = Board(size, board.stones.tolist(), me, board.ko_point)
+    prev = int(last[0])
+    if 0 <= prev < points and board.stones[prev] == -me and board.liberties(prev).sum() == 2:
+        atari = gamma("atari", 2 if board.ko_point >= 0 else 1)
+        for lib in np.flatnonzero(board.liberties(prev)):
+            after = board.copy()
+            after.play(int(lib))
+            if weights[lib] > 0 and not captures(board, after) and \
+                    host.ladder_atari_works(hosted, prev, int(lib), BUDGET, BUDGET):
+                weights[lib] *= gamma("capture", 2) / atari
+                counts["ataris"] += 1
+    escapes = {int(np.flatnonzero(board.liberties(p))[0]) for p in range(points)
+               if board.stones[p] == me and board.liberties(p).sum() == 1}
+    for lib in sorted(escapes):
+        after = board.copy()
+        if weights[lib] > 0:
+            after.play(lib)
+            if not captures(board, after) and after.liberties(lib).sum() == 2 and \
+                    host.ladder_move(hosted.play(lib), lib, BUDGET, BUDGET) is not None:
+                weights[lib] *= (gamma("self_atari", 1) * gamma("extension", 0)
+                                 / (gamma("self_atari", 0) * gamma("extension", 1)))
+                counts["escapes"] += 1
+    total = weights.sum()
+    return weights / total if total > 0 else weights
+
+
+def captures(before: ReferenceBoard, after: ReferenceBoard) -> bool:
+    return bool(((before.stones == -before.to_play) & (after.stones == 0)).any())
+
+
+def test_first_move_probabilities_apply_the_ladder_gammas():
+    policy = runner.heavy_policy(TABLES, 9, BUDGET)
+    counts = {"ataris": 0, "escapes": 0}
+    for seed, moves in ((7, 30), (8, 50), (9, 80)):
+        boards, last = random_positions(9, 80, seed=seed, max_moves=moves)
+        for i, board in enumerate(boards):
+            expected = reference_probabilities(board, last[i], counts)
+            got = runner.move_probabilities(policy, board.stones, board.to_play, board.ko_point, last[i])
+            np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-9, err_msg=board.to_ascii())
+    assert min(counts.values()) > 10, counts
+
+
+LADDER = """
+. . . . . . . . .
+. . . . . . . . .
+. . . . . . . . .
+. . . X O . . . .
+. . . X O X . . .
+. . . . X . . . .
+. . . . . . . . .
+. . . . . . . . .
+. . . . . . . . .
+"""
+
+
+@pytest.mark.parametrize("atari", [None, 2 * 9 + 4], ids=["ladder-capture", "ladder-escape"])
+def test_sampled_first_moves_follow_the_probabilities(atari):
+    board = ReferenceBoard.from_ascii(LADDER)
+    if atari is not None:
+        board.play(atari)  # White to move, in atari: the escape runs into the ladder
+    last = np.array([[atari if atari is not None else 4 * 9 + 4, -1]], np.int32)
+    policy = runner.heavy_policy(TABLES, 9, BUDGET)
+    probs = runner.move_probabilities(policy, board.stones, board.to_play, -1, last[0])
+    plain = runner.move_probabilities(runner.heavy_policy(TABLES, 9), board.stones, board.to_play, -1, last[0])
+    point = 2 * 9 + 4 if atari is None else 3 * 9 + 5
+    assert (probs[point] > plain[point]) == (atari is None) and probs[point] != plain[point]
+    stones = board.stones[None]
+    raw = runner.play_batch(policy, stones, [board.to_play], [-1], [0], last, 4000, 1, 2, record_moves=True)
+    counts = np.bincount(raw.trace[:, 0], minlength=82)[:81]
+    keep = probs * len(raw.trace) >= 5
+    observed = np.append(counts[keep], counts[~keep].sum())
+    expected = np.append(probs[keep], probs[~keep].sum()) * len(raw.trace)
+    observed, expected = observed[expected > 0], expected[expected > 0]
+    assert stats.chisquare(observed, expected).pvalue > 1e-3
