@@ -173,7 +173,7 @@ def test_results_agree_with_the_xla_kernels_in_distribution(policy):
         assert abs(native_values.mean() - xla_values.mean()) < 4.5 * spread + 1e-9
 
 
-@pytest.mark.parametrize("policy", ["light", "heavy"])
+@pytest.mark.parametrize("policy", ["light", "heavy"] + list(runner.LADDER_POLICIES))
 def test_results_do_not_depend_on_the_thread_count(policy):
     boards, last = random_positions(9, 3, seed=1)
     arrays = policy_arrays(policy, 9)
