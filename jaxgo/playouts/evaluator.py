@@ -1,6 +1,6 @@
 """The Evaluator: how a search values its leaves (mctx's injected ``RecurrentFn``, here a playout policy).
 
-``make_evaluator(policy, gammas, backend=...)`` builds one of seven evaluators, chosen once from a ``SearchConfig``:
+``make_evaluator(policy, gammas, backend=...)`` builds one of eight evaluators, chosen once from a ``SearchConfig``:
 
     light   uniform playouts (``jaxgo.playouts.xla.light``), no own-eye fills;
     heavy   gamma-proportional playouts (``jaxgo.playouts.xla.heavy``) under the given or shipped gammas;
@@ -10,9 +10,11 @@
     ladder_rules  safe_rules that read ladders: escapes into a working ladder last, ladder captures of the last
                   move's chain in the capture tier (native backend only: ``NATIVE_ONLY``);
     ladder_heavy  heavy playouts that read ladders: an escape into a working ladder weighs as a self-atari, a
-                  ladder capture of the last move's chain as its capture (native only).
+                  ladder capture of the last move's chain as its capture (native only);
+    ladder2_heavy  ladder_heavy that also gives the escape gamma to the extensions that get an own two-liberty
+                  chain next to the last move out of a threatening ladder (native only).
 
-All seven have one interface::
+All eight have one interface::
 
     evaluator.evaluate(states, key, playouts_per_state, komi, last_moves=None) -> PlayoutBatch
 
@@ -237,8 +239,9 @@ class Evaluator:
                 arrays = runner.light_policy()
             elif self.policy == "heavy":
                 arrays = runner.heavy_policy(self.tables, size)
-            elif self.policy == "ladder_heavy":
-                arrays = runner.heavy_policy(self.tables, size, runner.LADDER_POLICIES[self.policy][1])
+            elif self.policy in ("ladder_heavy", "ladder2_heavy"):
+                _, budget, two_liberties = runner.LADDER_POLICIES[self.policy]
+                arrays = runner.heavy_policy(self.tables, size, budget, two_liberties)
             elif self.policy in runner.LADDER_POLICIES:
                 arrays = runner.rule_policy(self.tables, runner.LADDER_POLICIES[self.policy][1])
             else:

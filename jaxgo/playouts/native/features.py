@@ -20,7 +20,7 @@ two-liberty neighbour, and at least two with an own neighbour of three or more; 
 opponent in atari; each diagonal one of the first four -- the reachable raw codes of ``jaxgo.features.moves``,
 in a table of 2.6 MB instead of 8 MB, so that its lookups stay in cache), then the small groups at ``CAPTURE``
 ... ``LINE``; rules use ``SHAPE`` (4**8 entries by the raw code's low 16 bits, 1.0 where a MoGo shape matches),
-``SA_FACTOR``, ``ATARI_NEAR`` and ``LADDER``.
+``SA_FACTOR``, ``ATARI_NEAR``, ``LADDER`` and ``TWO_LIBERTIES``.
 """
 
 from __future__ import annotations
@@ -42,7 +42,8 @@ SHAPE = LINE + 6  # 4**8 (rules)
 SA_FACTOR = SHAPE + (1 << 16)  # 1 (rules)
 ATARI_NEAR = SA_FACTOR + 1  # 1 (rules): 1.0 = ataris next to the previous move join the shape tier (chase variant)
 LADDER = ATARI_NEAR + 1  # 1 (native only): > 0 = read ladders, this many positions a read (the ladder variants)
-TABLE_SIZE = LADDER + 1
+TWO_LIBERTIES = LADDER + 1  # 1 (heavy, native only): 1.0 = also defend own two-liberty chains a ladder threatens
+TABLE_SIZE = TWO_LIBERTIES + 1
 TIER_ANY, TIER_SHAPE, TIER_SAVE, TIER_CAPTURE = 1.0, 1e8, 1e16, 1e24
 
 # point_info flags (bits of the second result)
@@ -52,11 +53,13 @@ JOINED_SA = 4  # rules: a self-atari next to an own stone (the safe variant's la
 PLAIN = 8  # rules: neither capture nor save (the shape tier may apply)
 
 
-def heavy_tables(policy_tables, ladder_budget: int = 0) -> np.ndarray:
+def heavy_tables(policy_tables, ladder_budget: int = 0, two_liberties: bool = False) -> np.ndarray:
     """float64 [TABLE_SIZE]: ``tables`` for the heavy policy from ``jaxgo.playouts.xla.heavy.PolicyTables``;
-    ``ladder_budget`` > 0: its ladder variant (``jaxgo.playouts.native.heavy.ladder_gammas``)."""
+    ``ladder_budget`` > 0: its ladder variant (``jaxgo.playouts.native.heavy.ladder_gammas``), with
+    ``two_liberties`` its defence of two-liberty chains."""
     out = np.zeros(TABLE_SIZE, np.float64)
     out[LADDER] = float(ladder_budget)
+    out[TWO_LIBERTIES] = 1.0 if two_liberties else 0.0
     out[:PATTERNS] = np.asarray(policy_tables.pattern, np.float64)[raw_codes_of_compact()]
     out[CAPTURE:CAPTURE + 4] = np.asarray(policy_tables.capture, np.float64)
     out[EXTENSION:EXTENSION + 2] = np.asarray(policy_tables.extension, np.float64)

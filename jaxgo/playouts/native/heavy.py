@@ -14,7 +14,9 @@ summing the weights row by row; the draw takes a row by the row sums, then a poi
 The ladder variant (``tables[LADDER]`` > 0, policy ``ladder_heavy``) reads ladders with
 ``jaxgo.playouts.native.ladder`` before each draw (``ladder_gammas``): an escape from atari that a ladder still
 captures weighs as a self-atari instead of an escape, and an atari that captures the last move's chain by
-ladder as a capture of that chain instead of an atari (the trained gammas of those features).
+ladder as a capture of that chain instead of an atari (the trained gammas of those features).  Its
+two-liberty form (``tables[TWO_LIBERTIES]``, policy ``ladder2_heavy``) also gives the escape gamma to the
+extensions that get an own two-liberty chain next to the last move out of a ladder that threatens it.
 """
 
 from __future__ import annotations
@@ -332,6 +334,46 @@ def ladder_gammas(st, g, flags, tables, ladders, weights):
                 if ladder.escape_laddered(ladders, st, g, lib, budget, budget):
                     weights[lib] *= escape
                     changed = True
+    if tables[ft.TWO_LIBERTIES] > 0 and prev >= 0 and st[nb.COLOUR, prev] == 3 - c:
+        changed = _defend_two_liberties(st, g, tables, ladders, weights, prev, seen, n_seen) or changed
+    return changed
+
+
+@jit
+def _defend_two_liberties(st, g, tables, ladders, weights, prev, seen, start):
+    """``ladder_gammas``' two-liberty defence: each own chain next to the last move with two liberties that the
+    opponent would capture by ladder; a liberty of it whose extension gets it out of reach
+    (``ladder.extension_saves``) takes the escape gamma (once per point; ``seen[start:]`` keeps them)."""
+    budget = int(tables[ft.LADDER])
+    c = g[nb.TO_PLAY]
+    w = g[nb.WIDTH]
+    factor = tables[ft.EXTENSION + 1] / tables[ft.EXTENSION]
+    changed = False
+    n = start
+    for k in range(4):
+        q = prev + nb.neighbour_offset(k, w)
+        if st[nb.COLOUR, q] != c:
+            continue
+        chain = st[nb.CHAIN, q]
+        repeated = False
+        for j in range(k):
+            r = prev + nb.neighbour_offset(j, w)
+            repeated = repeated or (st[nb.COLOUR, r] == c and st[nb.CHAIN, r] == chain)
+        if repeated or st[nb.LIBS, chain] != 2 or not ladder.ladder_threatened(ladders, st, g, q, budget, budget):
+            continue
+        a, b = nb.liberties_of(st, chain)
+        for i in range(2):
+            lib = a if i == 0 else b
+            known = False
+            for j in range(start, n):
+                known = known or seen[j] == lib
+            if known or weights[lib] <= 0:
+                continue
+            seen[n] = lib
+            n += 1
+            if ladder.extension_saves(ladders, st, g, lib, q, budget, budget):
+                weights[lib] *= factor
+                changed = True
     return changed
 
 

@@ -223,6 +223,38 @@ def escape_fails(work, st, g, p, depth, budget):
 
 
 @jit
+def ladder_threatened(work, st, g, goal, depth, budget):
+    """Whether the opponent of the side to move, were it to move (no ko), would capture the two-liberty chain
+    at ``goal`` by ladder (``jaxgo.go.ladder.ladder_move`` on the board with the other side to move)."""
+    chain = st[nb.CHAIN, goal]
+    a, b = nb.liberties_of(st, chain)
+    w = g[nb.WIDTH]
+    if st[nb.LIBS, chain] == 2 and _empty_neighbours(st, a, w, b) >= 3 and _empty_neighbours(st, b, w, a) >= 3:
+        return False  # either atari is answered by an extension to three liberties
+    _load(work, st, g)
+    work[1][0][nb.TO_PLAY] = 3 - g[nb.TO_PLAY]
+    work[1][0][nb.KO] = -1
+    work[3][0] = budget
+    return _read(work, goal, depth, -1) >= 0
+
+
+@jit
+def extension_saves(work, st, g, p, goal, depth, budget):
+    """Whether the side to move, playing the legal point ``p``, leaves its chain at ``goal`` out of a ladder's
+    reach: the move captures, or the chain has three liberties or more, or two and no working ladder."""
+    _load(work, st, g)
+    nb.play(work[0][0], work[1][0], p, True)
+    after = work[0][0]
+    if work[1][0][nb.CAPTURED] > 0:
+        return True
+    libs = after[nb.LIBS, after[nb.CHAIN, goal]]
+    if libs != 2:
+        return libs > 2
+    work[3][0] = budget
+    return _read(work, goal, depth, -1) < 0
+
+
+@jit
 def escape_laddered(work, st, g, p, depth, budget):
     """``escape_fails`` without the self-ataris: the new chain keeps two liberties and a ladder captures it."""
     return _escape(work, st, g, p, depth, budget, False)

@@ -28,8 +28,10 @@ from jaxgo.playouts.native.random import stream_seed
 jit = nb.jit
 
 LIGHT, HEAVY, RULES = 0, 1, 2  # policy kinds of ``run_jobs`` (HEAVY - 1 and RULES - 1 are features' kinds)
-# The native-only policies that read ladders: name -> (the policy they extend, positions per read).
-LADDER_POLICIES = {"ladder_rules": ("safe_rules", 50), "ladder_heavy": ("heavy", 50)}
+# The native-only policies that read ladders: name -> (the policy they extend, positions per read, whether
+# they also defend two-liberty chains).
+LADDER_POLICIES = {"ladder_rules": ("safe_rules", 50, False), "ladder_heavy": ("heavy", 50, False),
+                   "ladder2_heavy": ("heavy", 50, True)}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -177,11 +179,12 @@ def light_policy() -> PolicyArrays:
     return PolicyArrays(LIGHT, np.zeros(ft.TABLE_SIZE), np.zeros((1, 1), np.float32), np.zeros((1, 1), np.float32))
 
 
-def heavy_policy(policy_tables, size: int, ladder_budget: int = 0) -> PolicyArrays:
+def heavy_policy(policy_tables, size: int, ladder_budget: int = 0, two_liberties: bool = False) -> PolicyArrays:
     """The heavy policy of ``jaxgo.playouts.xla.heavy.PolicyTables`` on an N x N board; ``ladder_budget`` > 0:
-    its ladder variant (``jaxgo.playouts.native.heavy``), reading at most that many positions a ladder."""
+    its ladder variant (``jaxgo.playouts.native.heavy``), reading at most that many positions a ladder, with
+    ``two_liberties`` its two-liberty defence."""
     dist1, dist2 = nw.distance_tables(policy_tables, size)
-    return PolicyArrays(HEAVY, ft.heavy_tables(policy_tables, ladder_budget), dist1, dist2)
+    return PolicyArrays(HEAVY, ft.heavy_tables(policy_tables, ladder_budget, two_liberties), dist1, dist2)
 
 
 def rule_policy(rule_tables, ladder_budget: int = 0) -> PolicyArrays:

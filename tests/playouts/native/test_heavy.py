@@ -24,8 +24,9 @@ def gamma(group: str, level: int) -> float:
     return float(np.asarray(getattr(TABLES, group))[level])
 
 
-def reference_probabilities(board: ReferenceBoard, last, counts: dict) -> np.ndarray:
-    """float [P]: the heavy policy's first-move probabilities with the ladder gammas, read on the host."""
+def reference_probabilities(board: ReferenceBoard, last, counts: dict, two_liberties: bool = False) -> np.ndarray:
+    """float [P]: the heavy policy's first-move probabilities with the ladder gammas, read on the host (with
+    ``two_liberties``, ``ladder2_heavy``'s)."""
     size, points, me = board.size, board.size ** 2, board.to_play
     weights = runner.move_probabilities(runner.heavy_policy(TABLES, size), board.stones, me, board.ko_point, last)
     hosted = Board(size, board.stones.tolist(), me, board.ko_point)
@@ -50,21 +51,52 @@ def reference_probabilities(board: ReferenceBoard, last, counts: dict) -> np.nda
                 weights[lib] *= (gamma("self_atari", 1) * gamma("extension", 0)
                                  / (gamma("self_atari", 0) * gamma("extension", 1)))
                 counts["escapes"] += 1
+    if two_liberties and 0 <= prev < points and board.stones[prev] == -me:
+        defend_two_liberties(board, hosted, prev, weights, counts)
     total = weights.sum()
     return weights / total if total > 0 else weights
+
+
+def defend_two_liberties(board: ReferenceBoard, hosted: Board, prev: int, weights, counts: dict) -> None:
+    """Multiply in the escape gamma at the liberties that take an own two-liberty chain next to ``prev`` out of
+    the opponent's ladder (read on the host with the opponent to move)."""
+    size, me = board.size, board.to_play
+    row, col = divmod(prev, size)
+    threatened = Board(size, board.stones.tolist(), -me, -1)
+    boosted, chains = set(), []
+    for r, c in ((row - 1, col), (row + 1, col), (row, col - 1), (row, col + 1)):
+        q = r * size + c
+        if not (0 <= r < size and 0 <= c < size) or board.stones[q] != me or any(q in ch for ch in chains):
+            continue
+        stones, libs = hosted.chain(q)
+        chains.append(stones)
+        if len(libs) != 2 or host.ladder_move(threatened, q, BUDGET, BUDGET) is None:
+            continue
+        counts["threats"] += 1
+        for lib in sorted(libs):
+            if lib in boosted or weights[lib] <= 0:
+                continue
+            boosted.add(lib)
+            after = hosted.play(lib)
+            _, left = after.chain(q)
+            took = sum(v == -me for v in after.stones) < sum(v == -me for v in hosted.stones)
+            if took or len(left) > 2 or (len(left) == 2 and host.ladder_move(after, q, BUDGET, BUDGET) is None):
+                weights[lib] *= gamma("extension", 1) / gamma("extension", 0)
+                counts["defences"] += 1
 
 
 def captures(before: ReferenceBoard, after: ReferenceBoard) -> bool:
     return bool(((before.stones == -before.to_play) & (after.stones == 0)).any())
 
 
-def test_first_move_probabilities_apply_the_ladder_gammas():
-    policy = runner.heavy_policy(TABLES, 9, BUDGET)
-    counts = {"ataris": 0, "escapes": 0}
+@pytest.mark.parametrize("two_liberties", [False, True], ids=["ladder_heavy", "ladder2_heavy"])
+def test_first_move_probabilities_apply_the_ladder_gammas(two_liberties):
+    policy = runner.heavy_policy(TABLES, 9, BUDGET, two_liberties)
+    counts = {"ataris": 0, "escapes": 0} | ({"threats": 0, "defences": 0} if two_liberties else {})
     for seed, moves in ((7, 30), (8, 50), (9, 80)):
         boards, last = random_positions(9, 80, seed=seed, max_moves=moves)
         for i, board in enumerate(boards):
-            expected = reference_probabilities(board, last[i], counts)
+            expected = reference_probabilities(board, last[i], counts, two_liberties)
             got = runner.move_probabilities(policy, board.stones, board.to_play, board.ko_point, last[i])
             np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-9, err_msg=board.to_ascii())
     assert min(counts.values()) > 10, counts

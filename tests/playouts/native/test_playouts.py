@@ -24,7 +24,8 @@ from jaxgo.playouts.xla import light, light_wide
 from jaxgo.playouts.xla import rules as rule_policy
 
 POLICIES = ("light", "heavy", "rules", "safe_rules", "safe_atari_rules")
-SEED_OFFSETS = {"ladder_rules": 1, "ladder_heavy": 2}  # the replay's positions (others: the name's length)
+# the replay's positions (the other policies: the length of their name)
+SEED_OFFSETS = {"ladder_rules": 1, "ladder_heavy": 2, "ladder2_heavy": 3}
 
 
 def policy_arrays(policy: str, size: int, log_gamma=None):
@@ -34,9 +35,9 @@ def policy_arrays(policy: str, size: int, log_gamma=None):
         tables = hp.policy_tables(load_log_gammas() if log_gamma is None else log_gamma)
         return runner.heavy_policy(tables, size)
     if policy in runner.LADDER_POLICIES:
-        base, budget = runner.LADDER_POLICIES[policy]
+        base, budget, two_liberties = runner.LADDER_POLICIES[policy]
         if base == "heavy":
-            return runner.heavy_policy(hp.policy_tables(load_log_gammas()), size, budget)
+            return runner.heavy_policy(hp.policy_tables(load_log_gammas()), size, budget, two_liberties)
         return runner.rule_policy(rule_policy.tables_of_policy(base), budget)
     return runner.rule_policy(rule_policy.tables_of_policy(policy))
 

@@ -12,10 +12,11 @@ from jaxgo.go import ladder as host
 from jaxgo.go.hostboard import Board
 from jaxgo.go.reference import ReferenceBoard, random_positions
 from jaxgo.playouts.evaluator import make_evaluator
+from jaxgo.playouts.native import features as ft
 from jaxgo.playouts.native import runner
 from jaxgo.playouts.xla import rules as rp
 
-BASE, BUDGET = runner.LADDER_POLICIES["ladder_rules"]
+BASE, BUDGET, _ = runner.LADDER_POLICIES["ladder_rules"]
 CAPTURE, SAVE, SHAPE, PLAIN, LAST = 3, 2, 1, 0, -10  # LAST - 1 + 1: a joined self-atari in the shape tier
 
 
@@ -186,4 +187,4 @@ def test_the_xla_backend_refuses_the_ladder_policy():
     with pytest.raises(ValueError, match="'ladder_rules'.*native only"):
         make_evaluator("ladder_rules", backend="xla")
     evaluator = make_evaluator("ladder_rules", backend="native")
-    assert evaluator.native_policy(9).tables[-1] == BUDGET
+    assert evaluator.native_policy(9).tables[ft.LADDER] == BUDGET
