@@ -39,6 +39,19 @@ def ladder_move(board: Board, goal: int, depth: int = 80, budget: int = 100):
     return _ladder_attack(board, goal, depth, counter)
 
 
+def ladder_atari_works(board: Board, goal: int, atari: int, depth: int = 80, budget: int = 100) -> bool:
+    """Attacker to move, the goal string with two liberties: does the ladder that starts with the atari at the
+    liberty ``atari`` capture it?  ``ladder_move`` with only that first atari tried (the same budget)."""
+    _, libs = board.chain(goal)
+    if len(libs) != 2 or atari not in libs or depth <= 0:
+        return False
+    b1 = board.play(atari)
+    if budget < 1 or b1 is None:
+        return False
+    counter = [budget - 1]
+    return b1.stones[goal] == 0 or _ladder_defended_fails(b1, goal, depth - 1, counter)
+
+
 def _ladder_attack(board: Board, goal: int, depth: int, counter):
     if board.stones[goal] == 0:
         return None

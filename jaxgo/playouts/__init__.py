@@ -10,5 +10,7 @@ them against peers.
 
 # The one list of playout policies and backends (``jaxgo.search.config`` offers them as options; the evaluator
 # builds them): no module above needs JAX to know them.
-POLICIES = ("light", "heavy", "rules", "safe_rules", "safe_atari_rules")
+# The ladder_* policies read ladders: native backend only (``evaluator.NATIVE_ONLY``).
+POLICIES = ("light", "heavy", "rules", "safe_rules", "safe_atari_rules", "ladder_rules", "ladder_heavy",
+            "ladder2_heavy")
 BACKENDS = ("auto", "native", "xla")

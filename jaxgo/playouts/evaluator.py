@@ -1,14 +1,20 @@
 """The Evaluator: how a search values its leaves (mctx's injected ``RecurrentFn``, here a playout policy).
 
-``make_evaluator(policy, gammas, backend=...)`` builds one of five evaluators, chosen once from a ``SearchConfig``:
+``make_evaluator(policy, gammas, backend=...)`` builds one of eight evaluators, chosen once from a ``SearchConfig``:
 
     light   uniform playouts (``jaxgo.playouts.xla.light``), no own-eye fills;
     heavy   gamma-proportional playouts (``jaxgo.playouts.xla.heavy``) under the given or shipped gammas;
     rules   MoGo-style capture / save / shape tiers (``jaxgo.playouts.xla.rules``) on the heavy lane loop;
     safe_rules  the same tiers with self-ataris that join an own chain played last;
-    safe_atari_rules  safe_rules whose shape tier also holds the ataris next to the previous move.
+    safe_atari_rules  safe_rules whose shape tier also holds the ataris next to the previous move;
+    ladder_rules  safe_rules that read ladders: escapes into a working ladder last, ladder captures of the last
+                  move's chain in the capture tier (native backend only: ``NATIVE_ONLY``);
+    ladder_heavy  heavy playouts that read ladders: an escape into a working ladder weighs as a self-atari, a
+                  ladder capture of the last move's chain as its capture (native only);
+    ladder2_heavy  ladder_heavy that also gives the escape gamma to the extensions that get an own two-liberty
+                  chain next to the last move out of a threatening ladder (native only).
 
-All five have one interface::
+All eight have one interface::
 
     evaluator.evaluate(states, key, playouts_per_state, komi, last_moves=None) -> PlayoutBatch
 
@@ -53,6 +59,13 @@ from jaxgo.playouts.xla import rules as rule_policy
 from jaxgo.util.devices import BATCH_AXIS, shard_batch, visible_devices
 
 LIGHT_KERNELS = {"validate": light, "wide": light_wide}
+NATIVE_ONLY = tuple(runner.LADDER_POLICIES)  # policies without an XLA kernel (no ladder reader in the lane loop)
+
+
+def native_only_error(policy: str) -> ValueError:
+    """The error for a native-only policy asked of the XLA backend."""
+    return ValueError(f"playout policy {policy!r} reads ladders and is native only: use backend native (or auto "
+                      f"on a CPU); the XLA kernels have no ladder reader")
 
 
 def light_kernel(kernel: str = "auto"):
@@ -208,6 +221,8 @@ class Evaluator:
         komi = np.full(count, komi, np.float32) if komi.ndim == 0 else komi[:count].copy()
         if self.backend == "native":
             return self._dispatch_native(states, key, playouts_per_state, komi, last_moves, count)
+        if self.policy in NATIVE_ONLY:
+            raise native_only_error(self.policy)
         if self.devices > 1:
             return self._dispatch_sharded(states, key, playouts_per_state, komi, last_moves, total, count)
         if self.policy == "light":
@@ -224,6 +239,11 @@ class Evaluator:
                 arrays = runner.light_policy()
             elif self.policy == "heavy":
                 arrays = runner.heavy_policy(self.tables, size)
+            elif self.policy in ("ladder_heavy", "ladder2_heavy"):
+                _, budget, two_liberties = runner.LADDER_POLICIES[self.policy]
+                arrays = runner.heavy_policy(self.tables, size, budget, two_liberties)
+            elif self.policy in runner.LADDER_POLICIES:
+                arrays = runner.rule_policy(self.tables, runner.LADDER_POLICIES[self.policy][1])
             else:
                 arrays = runner.rule_policy(self.tables)
             self.native_policies[size] = arrays
@@ -341,6 +361,13 @@ def _evaluator(policy: str, gammas: str | None, devices: int, temperature: float
         return Evaluator("heavy", heavy.policy_tables(load_log_gammas(gammas) / np.float32(temperature)), **options)
     if policy in rule_policy.RULE_POLICIES:
         return Evaluator(policy, rule_policy.tables_of_policy(policy), **options)
+    if policy in runner.LADDER_POLICIES:
+        if backend == "xla":
+            raise native_only_error(policy)
+        base = runner.LADDER_POLICIES[policy][0]
+        if base == "heavy":
+            return Evaluator(policy, heavy.policy_tables(load_log_gammas(gammas) / np.float32(temperature)), **options)
+        return Evaluator(policy, rule_policy.tables_of_policy(base), **options)
     raise ValueError(f"unknown playout policy {policy!r}; one of {POLICIES}")
 
 

@@ -49,7 +49,10 @@ _STRATEGY_TEXT = {"uct": "UCT tree search", "rave": "RAVE tree search", "mc": "f
                   "random": "uniform random legal moves (no search)"}
 _POLICY_TEXT = {"light": "light (uniform) playouts", "heavy": "heavy (gamma-proportional) playouts",
                 "rules": "MoGo-style rule playouts", "safe_rules": "rule playouts with joined self-ataris last",
-                "safe_atari_rules": "safe rule playouts that chase with ataris next to the last move"}
+                "safe_atari_rules": "safe rule playouts that chase with ataris next to the last move",
+                "ladder_rules": "safe rule playouts that read ladders (native backend only)",
+                "ladder_heavy": "heavy playouts that read ladders (native backend only)",
+                "ladder2_heavy": "ladder_heavy that also defends two-liberty chains (native backend only)"}
 
 
 PRIOR_MODELS = (None, "auto", "large", "base")  # named move models of the priors (else a gamma file)
@@ -103,9 +106,10 @@ class SearchConfig:
                                  "probability, 0 = off", flag="--bias", bounds=(0.0, 1e6))
     playout_policy: str = option("heavy", "leaf playouts: light (uniform), heavy (gamma-proportional), rules "
                                           "(MoGo-style capture / save / shape tiers), safe_rules (the same, joined "
-                                          "self-ataris last) or safe_atari_rules (safe_rules, ataris next to the "
-                                          "last move in the shape tier)", flag=True, choices=PLAYOUT_POLICIES,
-                                 old_name="playouts")
+                                          "self-ataris last), safe_atari_rules (safe_rules, ataris next to the "
+                                          "last move in the shape tier), ladder_rules, ladder_heavy, ladder2_heavy "
+                                          "(ladders read; native)",
+                                 flag=True, choices=PLAYOUT_POLICIES, old_name="playouts")
     gammas: str | None = option(None, "gamma file for heavy playouts and priors (default: the shipped gammas)",
                                 flag=True)
     prior_model: str | None = option("auto", "move model of the tree's priors and the reported policy: large (the "

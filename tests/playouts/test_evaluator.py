@@ -14,6 +14,7 @@ import pytest
 from jaxgo.go.coords import WHITE
 from jaxgo.go.display import game_from_ascii
 from jaxgo.playouts.evaluator import device_prefix, interleaved_order, make_evaluator
+from jaxgo.playouts.native import features as ft
 
 TIMEOUT = 600
 
@@ -196,3 +197,12 @@ def test_chasing_rule_playouts_are_well_formed(backend):
     evaluator = make_evaluator("safe_atari_rules", backend=backend)
     assert float(evaluator.tables.self_atari_factor) < 1e-6 and float(evaluator.tables.atari_near_previous) == 1.0
     check_well_formed(summarise("safe_atari_rules", 1, backend))
+
+
+@pytest.mark.parametrize("policy", ["ladder_rules", "ladder_heavy", "ladder2_heavy"])
+def test_ladder_playouts_are_well_formed_and_native_only(policy):
+    evaluator = make_evaluator(policy, backend="native")
+    assert evaluator.native_policy(9).tables[ft.LADDER] == 50  # the ladder budget: reads on
+    check_well_formed(summarise(policy, 1, "native"))
+    with pytest.raises(ValueError, match=f"'{policy}' reads ladders and is native only"):
+        make_evaluator(policy, backend="xla")

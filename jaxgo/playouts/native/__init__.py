@@ -7,6 +7,7 @@
     heavy     heavy playouts: per-point weights of both colours kept up to date around each move, drawn by
               row sums
     rules     rule playouts drawn tier by tier (captures, saves, shapes, anything)
+    ladder    bounded ladder reading on board copies (``jaxgo.go.ladder``'s reader), for the ladder_* policies
     runner    S positions x L playouts spread over threads that run without the GIL
     checks    compiled self-checks for tests (invariants recomputed from scratch)
     random    per-playout random streams

@@ -20,7 +20,7 @@ two-liberty neighbour, and at least two with an own neighbour of three or more; 
 opponent in atari; each diagonal one of the first four -- the reachable raw codes of ``jaxgo.features.moves``,
 in a table of 2.6 MB instead of 8 MB, so that its lookups stay in cache), then the small groups at ``CAPTURE``
 ... ``LINE``; rules use ``SHAPE`` (4**8 entries by the raw code's low 16 bits, 1.0 where a MoGo shape matches),
-``SA_FACTOR`` and ``ATARI_NEAR``.
+``SA_FACTOR``, ``ATARI_NEAR``, ``LADDER`` and ``TWO_LIBERTIES``.
 """
 
 from __future__ import annotations
@@ -41,7 +41,9 @@ LINE = ATARI + 3  # 6 (times the pass group's level-0 gamma)
 SHAPE = LINE + 6  # 4**8 (rules)
 SA_FACTOR = SHAPE + (1 << 16)  # 1 (rules)
 ATARI_NEAR = SA_FACTOR + 1  # 1 (rules): 1.0 = ataris next to the previous move join the shape tier (chase variant)
-TABLE_SIZE = ATARI_NEAR + 1
+LADDER = ATARI_NEAR + 1  # 1 (native only): > 0 = read ladders, this many positions a read (the ladder variants)
+TWO_LIBERTIES = LADDER + 1  # 1 (heavy, native only): 1.0 = also defend own two-liberty chains a ladder threatens
+TABLE_SIZE = TWO_LIBERTIES + 1
 TIER_ANY, TIER_SHAPE, TIER_SAVE, TIER_CAPTURE = 1.0, 1e8, 1e16, 1e24
 
 # point_info flags (bits of the second result)
@@ -51,9 +53,13 @@ JOINED_SA = 4  # rules: a self-atari next to an own stone (the safe variant's la
 PLAIN = 8  # rules: neither capture nor save (the shape tier may apply)
 
 
-def heavy_tables(policy_tables) -> np.ndarray:
-    """float64 [TABLE_SIZE]: ``tables`` for the heavy policy from ``jaxgo.playouts.xla.heavy.PolicyTables``."""
+def heavy_tables(policy_tables, ladder_budget: int = 0, two_liberties: bool = False) -> np.ndarray:
+    """float64 [TABLE_SIZE]: ``tables`` for the heavy policy from ``jaxgo.playouts.xla.heavy.PolicyTables``;
+    ``ladder_budget`` > 0: its ladder variant (``jaxgo.playouts.native.heavy.ladder_gammas``), with
+    ``two_liberties`` its defence of two-liberty chains."""
     out = np.zeros(TABLE_SIZE, np.float64)
+    out[LADDER] = float(ladder_budget)
+    out[TWO_LIBERTIES] = 1.0 if two_liberties else 0.0
     out[:PATTERNS] = np.asarray(policy_tables.pattern, np.float64)[raw_codes_of_compact()]
     out[CAPTURE:CAPTURE + 4] = np.asarray(policy_tables.capture, np.float64)
     out[EXTENSION:EXTENSION + 2] = np.asarray(policy_tables.extension, np.float64)
@@ -63,9 +69,12 @@ def heavy_tables(policy_tables) -> np.ndarray:
     return out
 
 
-def rule_tables(rule_tables_) -> np.ndarray:
-    """float64 [TABLE_SIZE]: ``tables`` for the rule policy from ``jaxgo.playouts.xla.rules.RuleTables``."""
+def rule_tables(rule_tables_, ladder_budget: int = 0) -> np.ndarray:
+    """float64 [TABLE_SIZE]: ``tables`` for the rule policy from ``jaxgo.playouts.xla.rules.RuleTables``;
+    ``ladder_budget`` > 0: the ladder variant's reads (``jaxgo.playouts.native.rules``), at most that many
+    positions each."""
     out = np.zeros(TABLE_SIZE, np.float64)
+    out[LADDER] = float(ladder_budget)
     out[SHAPE:SHAPE + (1 << 16)] = np.asarray(rule_tables_.shape, np.float64)
     out[SA_FACTOR] = float(np.asarray(rule_tables_.self_atari_factor))
     out[ATARI_NEAR] = float(np.asarray(rule_tables_.atari_near_previous))

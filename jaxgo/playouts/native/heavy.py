@@ -10,6 +10,13 @@ or out of atari (the "capture that saves" level).  Each move then multiplies in 
 (``move_weights``): the distance gammas to the last two moves (heavy), the ko point, the atari level while a ko
 is on the board, the capture of the last move's chain (heavy), the shape tier next to the last move (rules),
 summing the weights row by row; the draw takes a row by the row sums, then a point in it.
+
+The ladder variant (``tables[LADDER]`` > 0, policy ``ladder_heavy``) reads ladders with
+``jaxgo.playouts.native.ladder`` before each draw (``ladder_gammas``): an escape from atari that a ladder still
+captures weighs as a self-atari instead of an escape, and an atari that captures the last move's chain by
+ladder as a capture of that chain instead of an atari (the trained gammas of those features).  Its
+two-liberty form (``tables[TWO_LIBERTIES]``, policy ``ladder2_heavy``) also gives the escape gamma to the
+extensions that get an own two-liberty chain next to the last move out of a ladder that threatens it.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ import numpy as np
 
 from jaxgo.playouts.native import board as nb
 from jaxgo.playouts.native import features as ft
+from jaxgo.playouts.native import ladder
 from jaxgo.playouts.native.random import next_u64, uniform_float
 
 jit = nb.jit
@@ -289,6 +297,87 @@ def weights_by_point(st, g, base, flags, policy, tables, lines, dist1, dist2, pl
 
 
 @jit
+def ladder_gammas(st, g, flags, tables, ladders, weights):
+    """The ladder variant's weights: in ``weights`` float64 [PP] (``move_weights`` of the side to move) an escape
+    of an own chain in atari that a ladder captures gets the self-atari gamma in place of the escape gamma, and
+    an atari that captures the last move's two-liberty chain by ladder the gamma of capturing that chain in
+    place of the atari gamma.  Returns whether a weight changed (the row sums are then stale)."""
+    budget = int(tables[ft.LADDER])
+    c = g[nb.TO_PLAY]
+    size = g[nb.SIZE_N]
+    w = g[nb.WIDTH]
+    changed = False
+    prev = g[nb.LAST]
+    if prev >= 0 and st[nb.COLOUR, prev] == 3 - c and st[nb.LIBS, st[nb.CHAIN, prev]] == 2:
+        atari = tables[ft.ATARI + 2] if g[nb.KO] >= 0 else tables[ft.ATARI + 1]
+        a, b = nb.liberties_of(st, st[nb.CHAIN, prev])
+        for k in range(2):
+            lib = a if k == 0 else b
+            if weights[lib] > 0 and flags[c - 1, lib] & ft.ATARI_FLAG and ladder.atari_works(
+                    ladders, st, g, prev, lib, budget, budget):
+                weights[lib] *= tables[ft.CAPTURE + 2] / atari
+                changed = True
+    seen = ladders[2][ladders[2].shape[0] - 1]  # a row no read reaches: the escapes looked at
+    n_seen = 0
+    escape = (tables[ft.SELF_ATARI + 1] * tables[ft.EXTENSION]) / (tables[ft.SELF_ATARI] * tables[ft.EXTENSION + 1])
+    for r in range(1, size + 1):
+        for p in range(r * w + 1, r * w + 1 + size):
+            if st[nb.COLOUR, p] == c and st[nb.CHAIN, p] == p and st[nb.LIBS, p] == 1:
+                lib = st[nb.LSUM, p]
+                known = False
+                for i in range(n_seen):
+                    known = known or seen[i] == lib
+                if known or weights[lib] <= 0:
+                    continue
+                seen[n_seen] = lib
+                n_seen += 1
+                if ladder.escape_laddered(ladders, st, g, lib, budget, budget):
+                    weights[lib] *= escape
+                    changed = True
+    if tables[ft.TWO_LIBERTIES] > 0 and prev >= 0 and st[nb.COLOUR, prev] == 3 - c:
+        changed = _defend_two_liberties(st, g, tables, ladders, weights, prev, seen, n_seen) or changed
+    return changed
+
+
+@jit
+def _defend_two_liberties(st, g, tables, ladders, weights, prev, seen, start):
+    """``ladder_gammas``' two-liberty defence: each own chain next to the last move with two liberties that the
+    opponent would capture by ladder; a liberty of it whose extension gets it out of reach
+    (``ladder.extension_saves``) takes the escape gamma (once per point; ``seen[start:]`` keeps them)."""
+    budget = int(tables[ft.LADDER])
+    c = g[nb.TO_PLAY]
+    w = g[nb.WIDTH]
+    factor = tables[ft.EXTENSION + 1] / tables[ft.EXTENSION]
+    changed = False
+    n = start
+    for k in range(4):
+        q = prev + nb.neighbour_offset(k, w)
+        if st[nb.COLOUR, q] != c:
+            continue
+        chain = st[nb.CHAIN, q]
+        repeated = False
+        for j in range(k):
+            r = prev + nb.neighbour_offset(j, w)
+            repeated = repeated or (st[nb.COLOUR, r] == c and st[nb.CHAIN, r] == chain)
+        if repeated or st[nb.LIBS, chain] != 2 or not ladder.ladder_threatened(ladders, st, g, q, budget, budget):
+            continue
+        a, b = nb.liberties_of(st, chain)
+        for i in range(2):
+            lib = a if i == 0 else b
+            known = False
+            for j in range(start, n):
+                known = known or seen[j] == lib
+            if known or weights[lib] <= 0:
+                continue
+            seen[n] = lib
+            n += 1
+            if ladder.extension_saves(ladders, st, g, lib, q, budget, budget):
+                weights[lib] *= factor
+                changed = True
+    return changed
+
+
+@jit
 def draw(weights, rowsum, total, u, size, w):
     """The point drawn with probability weight / total for a uniform u in [0, 1): a row by the row sums, then
     a point in it (the last positive one when rounding runs past the end)."""
@@ -313,17 +402,21 @@ def draw(weights, rowsum, total, u, size, w):
 
 @jit
 def weighted_playout(st, g, base, flags, policy, tables, lines, dist1, dist2, plain_of, rng, max_moves, first,
-                     work, trace):
+                     work, trace, ladders):
     """Play the exact board out with moves drawn by weight (heavy or rules); ``base`` / ``flags`` must be
     up to date for the start position (``fill_base``); ``first`` int8 [PP] (zeros) receives the colour that
-    first played each point; ``trace`` int32 [M] the first M moves (M = 0: none).  Returns (moves played,
-    rng)."""
+    first played each point; ``trace`` int32 [M] the first M moves (M = 0: none); ``ladders``
+    (``ladder.new_ladder_work`` of at least ``tables[LADDER]``): the ladder variant's reads.  Returns (moves
+    played, rng)."""
     weights, rowsum = work[0], work[1]
     size = g[nb.SIZE_N]
     w = g[nb.WIDTH]
+    read = policy == ft.HEAVY and tables[ft.LADDER] > 0
     moves = 0
     while g[nb.PASSES] < 2 and moves < max_moves:
         total = move_weights(st, g, base, flags, policy, tables, dist1, dist2, plain_of, weights, rowsum)
+        if read and ladder_gammas(st, g, flags, tables, ladders, weights):
+            total = row_sums(weights, rowsum, size, w)
         if total > 0:
             rng, bits = next_u64(rng)
             q = draw(weights, rowsum, total, uniform_float(bits), size, w)

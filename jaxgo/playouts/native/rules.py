@@ -14,6 +14,12 @@ in order:
    self-atari read by ``features.point_infos``;
 then, in the safe variant, the joined self-ataris set aside on the way: those of the shape tier first.
 Uniform within a tier; the same distribution as the weights, with far less work per move.
+
+The ladder variant (``tables[LADDER]`` > 0, policy ``ladder_rules``: safe_rules that read ladders with
+``jaxgo.playouts.native.ladder``, at most ``tables[LADDER]`` positions a read) changes two tiers: the capture
+tier also holds each atari on the last move's chain (two liberties) that captures it by ladder, and the save
+tier leaves out the escapes a ladder still captures; those are played only when nothing else is left, with the
+joined self-ataris that are no shape move (``ladder_weights`` gives the same tiers as weights).
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ import numpy as np
 
 from jaxgo.playouts.native import board as nb
 from jaxgo.playouts.native import features as ft
+from jaxgo.playouts.native import ladder
 from jaxgo.playouts.native.random import next_u64, uniform_below
 
 jit = nb.jit
@@ -128,14 +135,33 @@ def _unique(candidates, n, p):
 
 
 @jit
-def choose_tiered(st, g, atari, tables, lines, rng, scratch):
+def ladder_ataris(st, g, budget, ladders, out, n):
+    """Add to ``out[:n]`` (each once) the ataris on the last move's chain, when it has two liberties, that
+    capture it by ladder (the side to move attacks); returns the new count."""
+    prev = g[nb.LAST]
+    if prev < 0 or st[nb.COLOUR, prev] != 3 - g[nb.TO_PLAY]:
+        return n
+    chain = st[nb.CHAIN, prev]
+    if st[nb.LIBS, chain] != 2:
+        return n
+    a, b = nb.liberties_of(st, chain)
+    for k in range(2):
+        lib = a if k == 0 else b
+        if ladder.atari_works(ladders, st, g, prev, lib, budget, budget):
+            n = _unique(out, n, lib)
+    return n
+
+
+@jit
+def choose_tiered(st, g, atari, tables, lines, rng, scratch, ladders):
     """(move, rng): the rule policy's move for the side to move, or ``PASS`` when it has none.  scratch:
-    int32 [4, PP] (candidate lists)."""
+    int32 [4, PP] (candidate lists); ladders: ``ladder.new_ladder_work`` (the ladder variant's reads)."""
     c = g[nb.TO_PLAY]
     ko = g[nb.KO]
     w = g[nb.WIDTH]
     members, _, count = atari
     safe = tables[ft.SA_FACTOR] < 1.0
+    budget = int(tables[ft.LADDER])
     found = scratch[0]
     n = 0
     for i in range(count[0]):  # 1. captures
@@ -144,14 +170,21 @@ def choose_tiered(st, g, atari, tables, lines, rng, scratch):
             lib = st[nb.LSUM, chain]
             if lib != ko:
                 n = _unique(found, n, lib)
+    if budget > 0:
+        n = ladder_ataris(st, g, budget, ladders, found, n)
     if n > 0:
         return _pick(found, n, rng)
+    laddered = scratch[3]
+    n_laddered = 0
     for i in range(count[0]):  # 2. saves
         chain = members[i]
         if st[nb.COLOUR, chain] == c:
             lib = st[nb.LSUM, chain]
             if lib != ko and ft.point_info(st, g, lib, c, ft.RULES, tables, lines)[0] == ft.TIER_SAVE:
-                n = _unique(found, n, lib)
+                if budget > 0 and ladder.escape_fails(ladders, st, g, lib, budget, budget):
+                    n_laddered = _unique(laddered, n_laddered, lib)
+                else:
+                    n = _unique(found, n, lib)
     if n > 0:
         return _pick(found, n, rng)
     shape_sa = scratch[1]
@@ -186,7 +219,10 @@ def choose_tiered(st, g, atari, tables, lines, rng, scratch):
         rng, bits = next_u64(rng)
         k = uniform_below(bits, m)
         p = empties[k]
-        if p != ko:
+        if n_laddered > 0 and _unique(laddered, n_laddered, p) == n_laddered:  # an escape into a ladder: last
+            deferred[n_deferred] = p
+            n_deferred += 1
+        elif p != ko:
             empty = ((colour[p - w] == nb.EMPTY) + (colour[p + w] == nb.EMPTY) + (colour[p - 1] == nb.EMPTY)
                      + (colour[p + 1] == nb.EMPTY))
             own = (colour[p - w] == c) or (colour[p + w] == c) or (colour[p - 1] == c) or (colour[p + 1] == c)
@@ -209,14 +245,15 @@ def choose_tiered(st, g, atari, tables, lines, rng, scratch):
 
 
 @jit
-def tiered_playout(st, g, tables, lines, rng, max_moves, first, trace, atari, scratch):
+def tiered_playout(st, g, tables, lines, rng, max_moves, first, trace, atari, scratch, ladders):
     """Play the exact board out with the rule policy, tier by tier; ``first`` int8 [PP] (zeros) receives the
-    colour that first played each point, ``trace`` int32 [M] the first M moves.  ``atari`` (``new_atari_set``)
-    and scratch int32 [4, PP] are working space.  Returns (moves played, rng)."""
+    colour that first played each point, ``trace`` int32 [M] the first M moves.  ``atari`` (``new_atari_set``),
+    scratch int32 [4, PP] and ``ladders`` (``ladder.new_ladder_work`` of at least ``tables[LADDER]``) are
+    working space.  Returns (moves played, rng)."""
     fill_atari_set(st, g, atari)
     moves = 0
     while g[nb.PASSES] < 2 and moves < max_moves:
-        q, rng = choose_tiered(st, g, atari, tables, lines, rng, scratch)
+        q, rng = choose_tiered(st, g, atari, tables, lines, rng, scratch, ladders)
         if q != nb.PASS and first[q] == 0:
             first[q] = g[nb.TO_PLAY]
         if moves < trace.shape[0]:
@@ -224,3 +261,31 @@ def tiered_playout(st, g, tables, lines, rng, max_moves, first, trace, atari, sc
         play_and_track(st, g, q, atari, scratch[3])
         moves += 1
     return moves, rng
+
+
+@jit
+def ladder_weights(st, g, tables, ladders, weights):
+    """The ladder variant's tiers as weights: ``weights`` float64 [P] (board points ``r * N + c``) holds the
+    safe rule policy's weights of the side to move (``heavy.weights_by_point``); the ataris of
+    ``ladder_ataris`` become captures (``TIER_CAPTURE``) and the escapes a ladder captures weigh what a joined
+    self-atari off the shape tier weighs (``TIER_ANY * SA_FACTOR``)."""
+    budget = int(tables[ft.LADDER])
+    if budget <= 0:
+        return
+    c = g[nb.TO_PLAY]
+    size = g[nb.SIZE_N]
+    w = g[nb.WIDTH]
+    prev = g[nb.LAST]
+    if prev >= 0 and st[nb.COLOUR, prev] == 3 - c and st[nb.LIBS, st[nb.CHAIN, prev]] == 2:
+        a, b = nb.liberties_of(st, st[nb.CHAIN, prev])
+        for k in range(2):
+            lib = a if k == 0 else b
+            if ladder.atari_works(ladders, st, g, prev, lib, budget, budget):
+                weights[(lib // w - 1) * size + lib % w - 1] = ft.TIER_CAPTURE
+    for r in range(1, size + 1):
+        for p in range(r * w + 1, r * w + 1 + size):
+            if st[nb.COLOUR, p] == c and st[nb.CHAIN, p] == p and st[nb.LIBS, p] == 1:
+                lib = st[nb.LSUM, p]
+                i = (lib // w - 1) * size + lib % w - 1
+                if weights[i] == ft.TIER_SAVE and ladder.escape_fails(ladders, st, g, lib, budget, budget):
+                    weights[i] = ft.TIER_ANY * tables[ft.SA_FACTOR]

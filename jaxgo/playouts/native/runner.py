@@ -20,6 +20,7 @@ import numpy as np
 from jaxgo.playouts.native import board as nb
 from jaxgo.playouts.native import features as ft
 from jaxgo.playouts.native import heavy as nw
+from jaxgo.playouts.native import ladder
 from jaxgo.playouts.native import light as nl
 from jaxgo.playouts.native import rules as rule_playouts
 from jaxgo.playouts.native.random import stream_seed
@@ -27,6 +28,10 @@ from jaxgo.playouts.native.random import stream_seed
 jit = nb.jit
 
 LIGHT, HEAVY, RULES = 0, 1, 2  # policy kinds of ``run_jobs`` (HEAVY - 1 and RULES - 1 are features' kinds)
+# The native-only policies that read ladders: name -> (the policy they extend, positions per read, whether
+# they also defend two-liberty chains).
+LADDER_POLICIES = {"ladder_rules": ("safe_rules", 50, False), "ladder_heavy": ("heavy", 50, False),
+                   "ladder2_heavy": ("heavy", 50, True)}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -61,6 +66,7 @@ def run_jobs(kind, stones, to_play, ko, passes, last_moves, per_state, lo, hi, s
     trace = np.zeros(out_trace.shape[1], np.int32)
     atari = rule_playouts.new_atari_set(pp)
     scratch = np.zeros((4, 4 * pp), np.int32)
+    ladders = ladder.new_ladder_work(pp, int(tables[ft.LADDER]))
     current = -1
     for j in range(lo, hi):
         s = j // per_state
@@ -77,12 +83,12 @@ def run_jobs(kind, stones, to_play, ko, passes, last_moves, per_state, lo, hi, s
             moves, rng = nl.light_playout(st, g, rng, max_moves, first, False, trace)
         elif kind == RULES:
             moves, rng = rule_playouts.tiered_playout(st, g, tables, lines, rng, max_moves, first, trace, atari,
-                                                      scratch)
+                                                      scratch, ladders)
         else:
             base[:, :] = start_base
             flags[:, :] = start_flags
             moves, rng = nw.weighted_playout(st, g, base, flags, kind - 1, tables, lines, dist1, dist2, plain_of,
-                                             rng, max_moves, first, work, trace)
+                                             rng, max_moves, first, work, trace, ladders)
         out_score[j] = nb.area_owner(st, g, owner)
         out_owner[j, :] = owner
         for i in range(size * size):
@@ -173,15 +179,18 @@ def light_policy() -> PolicyArrays:
     return PolicyArrays(LIGHT, np.zeros(ft.TABLE_SIZE), np.zeros((1, 1), np.float32), np.zeros((1, 1), np.float32))
 
 
-def heavy_policy(policy_tables, size: int) -> PolicyArrays:
-    """The heavy policy of ``jaxgo.playouts.xla.heavy.PolicyTables`` on an N x N board."""
+def heavy_policy(policy_tables, size: int, ladder_budget: int = 0, two_liberties: bool = False) -> PolicyArrays:
+    """The heavy policy of ``jaxgo.playouts.xla.heavy.PolicyTables`` on an N x N board; ``ladder_budget`` > 0:
+    its ladder variant (``jaxgo.playouts.native.heavy``), reading at most that many positions a ladder, with
+    ``two_liberties`` its two-liberty defence."""
     dist1, dist2 = nw.distance_tables(policy_tables, size)
-    return PolicyArrays(HEAVY, ft.heavy_tables(policy_tables), dist1, dist2)
+    return PolicyArrays(HEAVY, ft.heavy_tables(policy_tables, ladder_budget, two_liberties), dist1, dist2)
 
 
-def rule_policy(rule_tables) -> PolicyArrays:
-    """The rule policy of ``jaxgo.playouts.xla.rules.RuleTables`` (any board size)."""
-    return PolicyArrays(RULES, ft.rule_tables(rule_tables), np.zeros((1, 1), np.float32),
+def rule_policy(rule_tables, ladder_budget: int = 0) -> PolicyArrays:
+    """The rule policy of ``jaxgo.playouts.xla.rules.RuleTables`` (any board size); ``ladder_budget`` > 0: its
+    ladder variant (``jaxgo.playouts.native.rules``), reading at most that many positions a ladder."""
+    return PolicyArrays(RULES, ft.rule_tables(rule_tables, ladder_budget), np.zeros((1, 1), np.float32),
                         np.zeros((1, 1), np.float32))
 
 
@@ -195,7 +204,14 @@ def _first_weights(kind, stones, to_play, ko, last, last2, tables, lines, dist1,
     base = np.zeros((2, pp), np.float64)
     flags = np.zeros((2, pp), np.int8)
     policy = RULES - 1 if kind == LIGHT else kind - 1
-    nw.weights_by_point(st, g, base, flags, policy, tables, lines, dist1, dist2, plain_of, nw.new_work(pp, w), out)
+    work = nw.new_work(pp, w)
+    nw.weights_by_point(st, g, base, flags, policy, tables, lines, dist1, dist2, plain_of, work, out)
+    ladders = ladder.new_ladder_work(pp, int(tables[ft.LADDER]))
+    if kind == RULES:
+        rule_playouts.ladder_weights(st, g, tables, ladders, out)
+    elif kind == HEAVY and tables[ft.LADDER] > 0 and nw.ladder_gammas(st, g, flags, tables, ladders, work[0]):
+        for i in range(size * size):
+            out[i] = work[0][(i // size + 1) * w + i % size + 1]
     if kind == LIGHT:  # the rule tiers' candidates, each alike (the ko point is already 0)
         for i in range(size * size):
             out[i] = 1.0 if out[i] > 0 else 0.0

@@ -24,6 +24,8 @@ from jaxgo.playouts.xla import light, light_wide
 from jaxgo.playouts.xla import rules as rule_policy
 
 POLICIES = ("light", "heavy", "rules", "safe_rules", "safe_atari_rules")
+# the replay's positions (the other policies: the length of their name)
+SEED_OFFSETS = {"ladder_rules": 1, "ladder_heavy": 2, "ladder2_heavy": 3}
 
 
 def policy_arrays(policy: str, size: int, log_gamma=None):
@@ -32,6 +34,11 @@ def policy_arrays(policy: str, size: int, log_gamma=None):
     if policy == "heavy":
         tables = hp.policy_tables(load_log_gammas() if log_gamma is None else log_gamma)
         return runner.heavy_policy(tables, size)
+    if policy in runner.LADDER_POLICIES:
+        base, budget, two_liberties = runner.LADDER_POLICIES[policy]
+        if base == "heavy":
+            return runner.heavy_policy(hp.policy_tables(load_log_gammas()), size, budget, two_liberties)
+        return runner.rule_policy(rule_policy.tables_of_policy(base), budget)
     return runner.rule_policy(rule_policy.tables_of_policy(policy))
 
 
@@ -65,10 +72,10 @@ def replay(start: ReferenceBoard, raw, row: int) -> int:
     return len(moves)
 
 
-@pytest.mark.parametrize("policy", POLICIES)
+@pytest.mark.parametrize("policy", POLICIES + tuple(runner.LADDER_POLICIES))
 @pytest.mark.parametrize("size, count", [(9, 12), (13, 4), (19, 2)])
 def test_playouts_replay_on_the_reference_board(policy, size, count):
-    boards, last = random_positions(size, count, seed=size + len(policy))
+    boards, last = random_positions(size, count, seed=size + SEED_OFFSETS.get(policy, len(policy)))
     raw = play(policy_arrays(policy, size), boards, last, per_state=2, seed=3)
     replayed = sum(replay(boards[row // 2], raw, row) for row in range(2 * count))
     assert replayed > 400  # positions checked per size and policy (thousands over the whole test)
@@ -167,7 +174,7 @@ def test_results_agree_with_the_xla_kernels_in_distribution(policy):
         assert abs(native_values.mean() - xla_values.mean()) < 4.5 * spread + 1e-9
 
 
-@pytest.mark.parametrize("policy", ["light", "heavy"])
+@pytest.mark.parametrize("policy", ["light", "heavy"] + list(runner.LADDER_POLICIES))
 def test_results_do_not_depend_on_the_thread_count(policy):
     boards, last = random_positions(9, 3, seed=1)
     arrays = policy_arrays(policy, 9)
