@@ -46,6 +46,7 @@ class SearchSlots:
         self._blank = None  # an entry of 1-element arrays: what a released slot holds
         self._free: list[int] = []
         self._count = 0
+        self._length = 0  # entries in the list
         self._marks: dict[int, tuple] = {}
 
     def take(self) -> int:
@@ -56,8 +57,8 @@ class SearchSlots:
 
     def release(self, slot: int) -> None:
         """Free ``slot`` (its arrays go back to their owner: the slot holds 1-element placeholders)."""
-        if self.entries is not None and slot < len(self.entries):
-            self.entries[slot] = self._blank
+        if self.entries is not None and slot < self._length:
+            put_entry(self.entries, slot, self._blank, self._blank)
         self._marks.pop(slot, None)
         self._free.append(slot)
 
@@ -69,12 +70,30 @@ class SearchSlots:
             return
         entry = tuple([arrays[name] for name in FIELDS])
         if self.entries is None:
-            self.entries = List.empty_list(numba.typeof(entry))
             self._blank = tuple([np.zeros((1,) * a.ndim, a.dtype) for a in entry])
-        while len(self.entries) <= slot:
-            self.entries.append(self._blank)
-        self.entries[slot] = entry
+            self.entries = new_entries(self._blank)
+            self._length = 1
+        put_entry(self.entries, slot, entry, self._blank)
+        self._length = max(self._length, slot + 1)
         self._marks[slot] = mark
+
+
+# The typed list is made and changed only inside these cached kernels: a typed list's own methods called from Python
+# are compiled anew in every process for the entry's type (3-4 s of CPU for a server's first query), these are not.
+@numba.njit(nogil=True, cache=True)
+def new_entries(blank):
+    """A typed list holding ``blank``, a slot entry's tuple of arrays: the list of that entry type."""
+    entries = List()
+    entries.append(blank)
+    return entries
+
+
+@numba.njit(nogil=True, cache=True)
+def put_entry(entries, slot, entry, blank):
+    """``entries[slot] = entry``, the list first grown to ``slot + 1`` entries with ``blank``."""
+    while len(entries) <= slot:
+        entries.append(blank)
+    entries[slot] = entry
 
 
 def slot_arrays(tree: Tree, buffers, search: dict) -> dict:
