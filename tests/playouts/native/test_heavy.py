@@ -89,7 +89,8 @@ def captures(before: ReferenceBoard, after: ReferenceBoard) -> bool:
     return bool(((before.stones == -before.to_play) & (after.stones == 0)).any())
 
 
-@pytest.mark.parametrize("two_liberties", [False, True], ids=["ladder_heavy", "ladder2_heavy"])
+@pytest.mark.parametrize("two_liberties", [False, pytest.param(True, marks=pytest.mark.slow)],
+                         ids=["ladder_heavy", "ladder2_heavy"])
 def test_first_move_probabilities_apply_the_ladder_gammas(two_liberties):
     policy = runner.heavy_policy(TABLES, 9, BUDGET, two_liberties)
     counts = {"ataris": 0, "escapes": 0} | ({"threats": 0, "defences": 0} if two_liberties else {})

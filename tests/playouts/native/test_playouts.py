@@ -72,8 +72,16 @@ def replay(start: ReferenceBoard, raw, row: int) -> int:
     return len(moves)
 
 
-@pytest.mark.parametrize("policy", POLICIES + tuple(runner.LADDER_POLICIES))
-@pytest.mark.parametrize("size, count", [(9, 12), (13, 4), (19, 2)])
+def replay_cases():
+    """(policy, size, count): every policy on 9x9, 13x13 and 19x19; the ladder policies' larger boards are `slow`
+    (each compiles its own kernels)."""
+    for policy in POLICIES + tuple(runner.LADDER_POLICIES):
+        for size, count in [(9, 12), (13, 4), (19, 2)]:
+            slow = policy in runner.LADDER_POLICIES and size > 9
+            yield pytest.param(policy, size, count, marks=[pytest.mark.slow] if slow else [])
+
+
+@pytest.mark.parametrize("policy, size, count", list(replay_cases()))
 def test_playouts_replay_on_the_reference_board(policy, size, count):
     boards, last = random_positions(size, count, seed=size + SEED_OFFSETS.get(policy, len(policy)))
     raw = play(policy_arrays(policy, size), boards, last, per_state=2, seed=3)
@@ -174,7 +182,10 @@ def test_results_agree_with_the_xla_kernels_in_distribution(policy):
         assert abs(native_values.mean() - xla_values.mean()) < 4.5 * spread + 1e-9
 
 
-@pytest.mark.parametrize("policy", ["light", "heavy"] + list(runner.LADDER_POLICIES))
+SLOW_LADDERS = [pytest.param(policy, marks=pytest.mark.slow) for policy in ("ladder_rules", "ladder2_heavy")]
+
+
+@pytest.mark.parametrize("policy", ["light", "heavy", "ladder_heavy", *SLOW_LADDERS])
 def test_results_do_not_depend_on_the_thread_count(policy):
     boards, last = random_positions(9, 3, seed=1)
     arrays = policy_arrays(policy, 9)
