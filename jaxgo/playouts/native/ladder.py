@@ -242,16 +242,23 @@ def ladder_threatened(work, st, g, goal, depth, budget):
 def extension_saves(work, st, g, p, goal, depth, budget):
     """Whether the side to move, playing the legal point ``p``, leaves its chain at ``goal`` out of a ladder's
     reach: the move captures, or the chain has three liberties or more, or two and no working ladder."""
-    _load(work, st, g)
-    nb.play(work[0][0], work[1][0], p, True)
-    after = work[0][0]
-    if work[1][0][nb.CAPTURED] > 0:
-        return True
-    libs = after[nb.LIBS, after[nb.CHAIN, goal]]
+    libs = _liberties_after(work, st, g, p, goal)
     if libs != 2:
-        return libs > 2
+        return libs < 0 or libs > 2
     work[3][0] = budget
     return _read(work, goal, depth, -1) < 0
+
+
+@jit
+def _liberties_after(work, st, g, p, at):
+    """On the scratch board (``work``'s first level, loaded from ``st``, ``g``) after the side to move plays ``p``:
+    -1 when the move captured, else the liberties of the chain at ``at``."""
+    _load(work, st, g)
+    nb.play(work[0][0], work[1][0], p, True)
+    if work[1][0][nb.CAPTURED] > 0:
+        return -1
+    after = work[0][0]
+    return after[nb.LIBS, after[nb.CHAIN, at]]
 
 
 @jit
@@ -264,12 +271,9 @@ def escape_laddered(work, st, g, p, depth, budget):
 def _escape(work, st, g, p, depth, budget, one_liberty_fails):
     if _empty_neighbours(st, p, g[nb.WIDTH], -1) >= 3:
         return False  # three liberties at least
-    _load(work, st, g)
-    nb.play(work[0][0], work[1][0], p, True)
-    after = work[0][0]
-    if work[1][0][nb.CAPTURED] > 0:
+    libs = _liberties_after(work, st, g, p, p)
+    if libs < 0:
         return False
-    libs = after[nb.LIBS, after[nb.CHAIN, p]]
     if libs == 1:
         return one_liberty_fails
     if libs != 2:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy import stats
 
 from jaxgo.go import ladder as host
 from jaxgo.go.hostboard import Board
@@ -15,6 +14,7 @@ from jaxgo.go.reference import ReferenceBoard, random_positions
 from jaxgo.playouts.evaluator import load_log_gammas
 from jaxgo.playouts.native import runner
 from jaxgo.playouts.xla import heavy as hp
+from tests.playouts.native.test_playouts import first_move_pvalue
 
 BUDGET = runner.LADDER_POLICIES["ladder_heavy"][1]
 TABLES = hp.policy_tables(load_log_gammas())
@@ -130,11 +130,7 @@ def test_sampled_first_moves_follow_the_probabilities(atari):
     stones = board.stones[None]
     raw = runner.play_batch(policy, stones, [board.to_play], [-1], [0], last, 4000, 1, 2, record_moves=True)
     counts = np.bincount(raw.trace[:, 0], minlength=82)[:81]
-    keep = probs * len(raw.trace) >= 5
-    observed = np.append(counts[keep], counts[~keep].sum())
-    expected = np.append(probs[keep], probs[~keep].sum()) * len(raw.trace)
-    observed, expected = observed[expected > 0], expected[expected > 0]
-    assert stats.chisquare(observed, expected).pvalue > 1e-3
+    assert first_move_pvalue(counts, probs, len(raw.trace)) > 1e-3
 
 
 @pytest.mark.parametrize("policy, base", [("ladder_heavy", "heavy"), ("ladder_rules", "safe_rules")])

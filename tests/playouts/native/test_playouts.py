@@ -48,6 +48,16 @@ def play(policy, boards, last, per_state: int, seed: int = 0, threads: int = 2, 
                              [b.passes for b in boards], last, per_state, seed, threads, record_moves=record)
 
 
+def first_move_pvalue(counts: np.ndarray, probs: np.ndarray, total: int) -> float:
+    """Chi-square p-value of first-move ``counts`` int [P] of ``total`` playouts against the probabilities ``probs``
+    float [P]; the points expected fewer than 5 times are pooled into one cell (chi-square needs 5 or more)."""
+    keep = probs * total >= 5
+    observed = np.append(counts[keep], counts[~keep].sum())
+    expected = np.append(probs[keep], probs[~keep].sum()) * total
+    observed, expected = observed[expected > 0], expected[expected > 0]
+    return stats.chisquare(observed, expected).pvalue
+
+
 def replay(start: ReferenceBoard, raw, row: int) -> int:
     """Replay playout ``row`` of ``raw`` from ``start`` on the reference board; returns its moves."""
     board = start.copy()
@@ -151,12 +161,8 @@ def test_sampled_first_moves_follow_the_probabilities(policy):
     probs = runner.move_probabilities(arrays, board.stones, board.to_play, -1, last[0])
     raw = play(arrays, [board], last, per_state=6000, seed=1)
     counts = np.bincount(raw.trace[:, 0], minlength=82)[:81]
-    keep = probs * len(raw.trace) >= 5  # chi-square needs expected counts of 5 or more; the rest is pooled
-    observed = np.append(counts[keep], counts[~keep].sum())
-    expected = np.append(probs[keep], probs[~keep].sum()) * len(raw.trace)
-    observed, expected = observed[expected > 0], expected[expected > 0]
     assert counts[probs == 0].sum() == 0
-    assert stats.chisquare(observed, expected).pvalue > 1e-4
+    assert first_move_pvalue(counts, probs, len(raw.trace)) > 1e-4
 
 
 @pytest.mark.parametrize("policy", POLICIES + ("light_wide",))

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy import stats
 
 from jaxgo.go import ladder as host
 from jaxgo.go.hostboard import Board
@@ -15,6 +14,7 @@ from jaxgo.playouts.evaluator import make_evaluator
 from jaxgo.playouts.native import features as ft
 from jaxgo.playouts.native import runner
 from jaxgo.playouts.xla import rules as rp
+from tests.playouts.native.test_playouts import first_move_pvalue, play
 
 BASE, BUDGET, _ = runner.LADDER_POLICIES["ladder_rules"]
 CAPTURE, SAVE, SHAPE, PLAIN, LAST = 3, 2, 1, 0, -10  # LAST - 1 + 1: a joined self-atari in the shape tier
@@ -79,12 +79,6 @@ def shape_code(board: ReferenceBoard, move: int) -> int:
             value = rp.EMPTY if stone == 0 else (rp.OWN if stone == board.to_play else rp.OPPONENT)
         code |= value << (2 * i)
     return code
-
-
-def play(policy, boards, last, per_state: int, seed: int = 0, threads: int = 2):
-    stones = np.stack([b.stones for b in boards])
-    return runner.play_batch(policy, stones, [b.to_play for b in boards], [b.ko_point for b in boards],
-                             [b.passes for b in boards], last, per_state, seed, threads, record_moves=True)
 
 
 def test_playouts_take_the_highest_tier_with_ladders_read():
@@ -176,11 +170,7 @@ def test_sampled_first_moves_follow_the_probabilities(text, atari):
     assert (probs > 0.01).sum() >= 2
     raw = play(policy, [board], last, per_state=4000, seed=1)
     counts = np.bincount(raw.trace[:, 0], minlength=82)[:81]
-    keep = probs * len(raw.trace) >= 5
-    observed = np.append(counts[keep], counts[~keep].sum())
-    expected = np.append(probs[keep], probs[~keep].sum()) * len(raw.trace)
-    observed, expected = observed[expected > 0], expected[expected > 0]
-    assert stats.chisquare(observed, expected).pvalue > 1e-3
+    assert first_move_pvalue(counts, probs, len(raw.trace)) > 1e-3
 
 
 def test_the_xla_backend_refuses_the_ladder_policy():
