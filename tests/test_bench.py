@@ -24,6 +24,7 @@ def json_lines(text: str) -> list[dict]:
     return [json.loads(line) for line in text.splitlines() if line.startswith("{")]
 
 
+@pytest.mark.slow
 def test_bench_playouts_prints_one_json_line_per_configuration():
     out = run_jaxgo("bench", "playouts", "--size", "5", "--batch", "32", "64", "--repeats", "1", "--json",
                     "--backend", "xla").stdout
@@ -49,6 +50,7 @@ def test_bench_playouts_native_by_default_on_a_cpu_with_policies_and_threads():
         assert 60 < record["mean_moves"] <= 243 and 0.2 < record["black_win_rate"] < 0.8
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fresh_build", [False, pytest.param(True, marks=pytest.mark.slow)], ids=["cached", "fresh"])
 def test_bench_compares_with_libego_or_says_why_not(tmp_path, fresh_build):
     """Against Libego built once into its default cache folder (~/.cache/jaxgo/libego: the build takes most of a
@@ -70,6 +72,7 @@ def test_bench_compares_with_libego_or_says_why_not(tmp_path, fresh_build):
 
 @pytest.mark.skipif(importlib.util.find_spec("pgx") is None or importlib.util.find_spec("pyspiel") is None,
                     reason="the `compare` extra (pgx, open_spiel) is not installed; scripts/setup.sh installs it")
+@pytest.mark.slow
 def test_bench_compare_times_the_peers_in_the_same_run():
     """Both peers against the default native backend in one run (issue 61: with the native backend, the CPU
     default, --compare pgx printed no peer row at all)."""
@@ -131,6 +134,7 @@ def test_bench_search_reports_search_and_raw_throughput_at_the_same_batch():
         assert record["tree_nodes"] > 1
 
 
+@pytest.mark.slow
 def test_bench_search_with_the_engine_defaults_sets_it_against_raw_heavy_playouts():
     out = run_jaxgo("bench", "search", "--size", "5", "--playouts", "32", "--leaves", "4",
                     "--playouts-per-leaf", "2", "--strategies", "rave", "--repeats", "1", "--defaults").stdout

@@ -26,6 +26,7 @@ def run_script(tmp_path, steps: str, seconds: int = 400) -> tuple[list[dict], st
     return [json.loads(line) for line in lines], (tmp_path / "log.txt").read_text()
 
 
+@pytest.mark.slow
 def test_smoke_run_prints_the_light_kernels_figures(tmp_path):
     records, log = run_script(tmp_path, "wide9-default light9-lanes")
     by_step = {}

@@ -72,7 +72,7 @@ def test_bp_exact_without_couplings():
     params = jnp.array([0.0, 0.0, 0.0, 0.0, 0.3])
     lp = b5_log_potentials(params, c, 4)
     pb, _ = brute_force_marginals(lp, 4)
-    np.testing.assert_allclose(loopy_bp(lp, 4), pb, atol=1e-5)
+    np.testing.assert_allclose(loopy_bp(lp, 4), pb, atol=5e-5)  # float32 messages over 50 sweeps
 
 
 def test_bp_close_to_exact_paper_params():

@@ -45,6 +45,7 @@ def test_summary_checks_the_targets():
     assert out["sign_agreement"] == "4/5"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not split.heldout_archives(which="fox"), reason="no ../shared/data (CI requires it)")
 def test_runs_against_the_server(tmp_path, capsys):
     out = tmp_path / "analysis.jsonl"

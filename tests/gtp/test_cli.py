@@ -40,6 +40,7 @@ def test_resignation_needs_at_most_half_of_the_playouts_per_move():
     assert resign_min_playouts(None, 10_000) == 2000 and resign_min_playouts(3000, 1000) == 3000
 
 
+@pytest.mark.slow
 def test_the_faster_opponent_resigns_a_lost_game():
     """``jaxgo gtp --playouts 1000`` (the README's faster opponent) never resigned: resignation needed 2,000
     playouts; lost games were played to the end."""

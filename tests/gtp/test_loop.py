@@ -201,7 +201,8 @@ def test_the_engine_exits_0_however_it_is_ended_while_idle(how):
     assert_clean(*end_session(proc, how))
 
 
-@pytest.mark.parametrize("how", ["quit", "eof", "sigterm", "sigint"])
+@pytest.mark.parametrize("how", ["quit", pytest.param("eof", marks=pytest.mark.slow), "sigterm",
+                                 pytest.param("sigint", marks=pytest.mark.slow)])
 def test_the_engine_exits_0_however_it_is_ended_during_analysis(how):
     proc = start_gtp(*CHEAP, "--quiet")
     proc.stdin.write(b"play b c3\nkata-analyze w 10 ownership true\n")
@@ -211,6 +212,7 @@ def test_the_engine_exits_0_however_it_is_ended_during_analysis(how):
     assert_clean(*end_session(proc, how))
 
 
+@pytest.mark.slow
 def test_the_server_front_end_exits_0_on_quit_during_analysis_and_on_sigterm():
     from jaxgo.search.config import SearchConfig
     from jaxgo.server import transports

@@ -145,6 +145,7 @@ def test_fuzzed_and_oversized_input_to_the_frontend(address):
     assert "\n= jaxgo\n\n" in out and out.endswith("\n\n")
 
 
+@pytest.mark.slow
 def test_local_engine_streams_lz_analyze_on_an_in_process_analysis_engine():
     # The local engine registers the analysis family too; its searches run on a private in-process engine.
     from jaxgo.server.client import LocalConnection

@@ -98,6 +98,7 @@ def test_two_processes_give_the_one_process_mm_and_sgd_gammas(tmp_path, method):
         assert len(lines) == 2 and ll == pytest.approx(summary["train_mean_log_likelihood"], abs=1e-4)
 
 
+@pytest.mark.slow
 def test_a_process_that_never_comes_stops_the_other_with_a_clear_error(tmp_path):
     shards = random_shards(tmp_path / "shards", num_shards=1)
     t0 = time.monotonic()
@@ -107,6 +108,7 @@ def test_a_process_that_never_comes_stops_the_other_with_a_clear_error(tmp_path)
     assert "not every process joined 127.0.0.1:" in err and "within 3 s" in err
 
 
+@pytest.mark.slow
 def test_killed_process_stops_the_other_and_both_resume_from_the_checkpoint(tmp_path):
     shards = random_shards(tmp_path / "shards", num_shards=6)
     args = ["--passes", "3", "--batch", "8"]

@@ -45,6 +45,7 @@ def run_two_devices(tmp_path, methods: str):
     assert proc.returncode == 0 and proc.stdout.strip().endswith("OK"), proc.stderr[-3000:]
 
 
+@pytest.mark.slow
 def test_two_forced_host_devices_match_one_lmp(tmp_path):
     run_two_devices(tmp_path, "lmp")
 

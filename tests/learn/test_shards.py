@@ -110,6 +110,7 @@ def test_workers_write_the_one_process_shards_byte_for_byte_and_resume(archive, 
         assert (tmp_path / "one" / name).read_bytes() == (folder / name).read_bytes(), name
 
 
+@pytest.mark.slow
 def test_cli_extract_with_worker_processes(archive, tmp_path, capsys):
     from jaxgo.learn.cli import main
 

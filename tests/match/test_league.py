@@ -23,6 +23,7 @@ from jaxgo.match import (  # noqa: E402
 PY = shlex.quote(sys.executable)
 
 
+@pytest.mark.slow
 @pytest.mark.gnugo
 @pytest.mark.skipif(find_gnugo() is None, reason="gnugo not installed (scripts/setup.sh installs it)")
 def test_round_robin_tournament_resumes_and_rates(fake, tmp_path, capsys):

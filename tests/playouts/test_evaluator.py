@@ -155,6 +155,7 @@ def check_sharded_like_one_device(two: dict, policy: str) -> None:
     assert abs(one["mean_score"] - two["mean_score"]) < 5 * standard_error
 
 
+@pytest.mark.slow
 def test_light_playouts_sharded_over_two_cpu_devices():
     out = run_two_devices("light")
     assert out["devices"] == 2

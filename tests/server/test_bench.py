@@ -38,6 +38,7 @@ def test_bench_serve_prints_one_line_per_device_count(capfd):
     assert all(r["playouts_per_s"] > 0 and r["queries_per_s"] > 0 for r in records)
 
 
+@pytest.mark.slow
 def test_first_analysis_probe_times_a_fresh_server_process():
     from jaxgo.server import probes
 

@@ -35,7 +35,7 @@ def test_stdin_end_of_input_flushes_every_answer_and_exits_0():
     assert [r["turnNumber"] for r in out if r.get("id") == "q"] == [1]
 
 
-@pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGINT])
+@pytest.mark.parametrize("number", [signal.SIGTERM, pytest.param(signal.SIGINT, marks=pytest.mark.slow)])
 def test_a_signal_stops_a_busy_stdin_server_with_status_0(number):
     proc = subprocess.Popen(SERVE, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=environment())
@@ -79,6 +79,7 @@ def test_sigterm_stops_a_socket_server_with_status_0_and_removes_its_socket(tmp_
     assert not os.path.exists(path)
 
 
+@pytest.mark.slow
 def test_serve_sharded_over_two_cpu_devices_answers_and_exits_0_at_end_of_input():
     env = environment()
     env.pop("XLA_FLAGS", None)

@@ -27,7 +27,7 @@ def view(board: ReferenceBoard, exact: bool):
     return legal, eye, libs, owner, area
 
 
-@pytest.mark.parametrize("size", [5, 9, 13, 19])
+@pytest.mark.parametrize("size", [5, 9, pytest.param(13, marks=pytest.mark.slow), 19])
 def test_position_view_matches_the_reference(size):
     boards, _ = random_positions(size, 40 if size < 19 else 15, seed=size)
     for board in boards:
@@ -53,7 +53,7 @@ def test_ko_point_is_illegal_and_the_recapture_elsewhere_legal():
 
 
 @pytest.mark.parametrize("exact", [True, False])
-@pytest.mark.parametrize("size, games", [(9, 40), (13, 10), (19, 6)])
+@pytest.mark.parametrize("size, games", [(9, 40), pytest.param(13, 10, marks=pytest.mark.slow), (19, 6)])
 def test_random_games_keep_every_invariant(size, games, exact):
     moves = checks.checked_light_games(size, 7, games, exact)
     assert moves > games * size * size  # thousands of checked positions: light games run about 1.3 N^2 moves

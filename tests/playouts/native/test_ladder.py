@@ -39,7 +39,8 @@ def short_chains(board: Board, colour: int):
                 yield point, sorted(libs)
 
 
-@pytest.mark.parametrize("size, count", [(9, 600), (13, 150), pytest.param(19, 30, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("size, count", [(9, 600), pytest.param(13, 150, marks=pytest.mark.slow),
+                                         pytest.param(19, 30, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("budget", [100, 9])
 def test_reader_gives_the_host_readers_answers(size, count, budget):
     rng = np.random.default_rng(size + budget)

@@ -83,11 +83,11 @@ def replay(start: ReferenceBoard, raw, row: int) -> int:
 
 
 def replay_cases():
-    """(policy, size, count): every policy on 9x9, 13x13 and 19x19; the ladder policies' larger boards are `slow`
-    (each compiles its own kernels)."""
+    """(policy, size, count): every policy on 9x9, 13x13 and 19x19; the default run keeps 9x9 and the light and
+    heavy policies' 19x19, the rest is `slow` (each board size compiles its own kernels)."""
     for policy in POLICIES + tuple(runner.LADDER_POLICIES):
         for size, count in [(9, 12), (13, 4), (19, 2)]:
-            slow = policy in runner.LADDER_POLICIES and size > 9
+            slow = size == 13 or (size == 19 and policy not in ("light", "heavy"))
             yield pytest.param(policy, size, count, marks=[pytest.mark.slow] if slow else [])
 
 
@@ -100,7 +100,7 @@ def test_playouts_replay_on_the_reference_board(policy, size, count):
 
 
 @pytest.mark.parametrize("policy", ["heavy", "rules", "safe_rules", "safe_atari_rules"])
-@pytest.mark.parametrize("size, games", [(9, 6), (13, 2)])
+@pytest.mark.parametrize("size, games", [(9, 6), pytest.param(13, 2, marks=pytest.mark.slow)])
 def test_incremental_weights_equal_weights_from_scratch(policy, size, games):
     arrays = policy_arrays(policy, size)
     kind = ft.HEAVY if policy == "heavy" else ft.RULES
@@ -118,7 +118,7 @@ def xla_states(boards):
 
 
 @pytest.mark.parametrize("policy", ["heavy", "synthetic", "rules", "safe_rules", "safe_atari_rules"])
-@pytest.mark.parametrize("size", [9, 13])
+@pytest.mark.parametrize("size", [9, pytest.param(13, marks=pytest.mark.slow)])
 def test_first_move_probabilities_equal_the_xla_kernels(policy, size):
     boards, last = random_positions(size, 30, seed=3 * size)
     log_gamma = hp.synthetic_log_gammas(1) if policy == "synthetic" else None

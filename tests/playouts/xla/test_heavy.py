@@ -125,6 +125,7 @@ POSITION = """
 """
 
 
+@pytest.mark.slow
 def test_first_move_frequencies_are_gamma_proportional(tables):
     """On a hand-made position the first playout move follows gamma_a / sum_b gamma_b, with gamma_a the team
     strength of ``jaxgo.learn.bt`` over ``moves.move_features``; chi-square test over the candidates."""

@@ -58,7 +58,8 @@ def _replay_and_check(start: ReferenceBoard, result, index: int, max_moves: int)
 
 
 @KERNELS
-@pytest.mark.parametrize("size,batch", [(5, 64), (7, 48), (9, 40), (13, 8), (19, 4)])
+@pytest.mark.parametrize("size,batch", [(5, 64), pytest.param(7, 48, marks=pytest.mark.slow), (9, 40),
+                                        pytest.param(13, 8, marks=pytest.mark.slow), (19, 4)])
 def test_playouts_from_empty_board_follow_the_rules(kernel, size, batch):
     result = kernel.run_from_empty(size, batch, jax.random.PRNGKey(size), KOMI, record_moves=True)
     for index in range(batch):
