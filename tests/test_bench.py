@@ -51,7 +51,7 @@ def test_bench_playouts_native_by_default_on_a_cpu_with_policies_and_threads():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("fresh_build", [False, pytest.param(True, marks=pytest.mark.slow)], ids=["cached", "fresh"])
+@pytest.mark.parametrize("fresh_build", [False, True], ids=["cached", "fresh"])
 def test_bench_compares_with_libego_or_says_why_not(tmp_path, fresh_build):
     """Against Libego built once into its default cache folder (~/.cache/jaxgo/libego: the build takes most of a
     minute); ``-m slow`` builds it afresh in an empty folder."""

@@ -28,7 +28,7 @@ def test_ci_without_the_data_fails_the_run(tmp_path):
 
 
 def test_outside_ci_the_same_run_passes(tmp_path):
-    for flag in ({}, {"CI": "0"}):
+    for flag in ({}, {"CI": "false"}, {"CI": "0"}):
         result = run_pytest(tmp_path, **flag)
         assert result.returncode == 0, (flag, result.stdout[-2000:])
 
