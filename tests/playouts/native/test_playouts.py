@@ -66,11 +66,11 @@ def replay(start: ReferenceBoard, raw, row: int) -> int:
     first = np.zeros(points, np.int8)
     for ply, move in enumerate(moves):
         candidates = board.legal_mask()[:-1] & ~board.eye_mask(board.to_play)
-        where = f"row {row}, ply {ply}, move {move}\n{board.to_ascii()}"
+        where = f"row {row}, ply {ply}, move {move}\n"  # the board is drawn only for a failure's message
         if move == points:
-            assert not candidates.any(), f"passed with candidates left: {where}"
+            assert not candidates.any(), f"passed with candidates left: {where}{board.to_ascii()}"
         else:
-            assert candidates[move], f"illegal or eye-filling move: {where}"
+            assert candidates[move], f"illegal or eye-filling move: {where}{board.to_ascii()}"
             if first[move] == 0:
                 first[move] = board.to_play
         board.play(int(move))
