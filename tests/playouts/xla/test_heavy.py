@@ -186,6 +186,9 @@ def test_all_gammas_one_is_the_light_policy():
         np.testing.assert_allclose(p, np.where(allowed, 1.0 / allowed.sum(), 0.0), rtol=1e-5)
 
 
+_from_states = jax.jit(heavy_board.from_states, static_argnums=(4, 5))  # one compile, not 30 eager rebuilds
+
+
 def _rebuilt(boards, size: int):
     """The loop state ``boards`` (heavy_board.Boards, B lanes) rebuilt from its stones alone: chain ids and liberty
     classes recounted from scratch (``rules.from_board`` flood fill); ko, move history and the previous move's
@@ -197,7 +200,7 @@ def _rebuilt(boards, size: int):
     states = [rules.from_board(b.astype(np.int8) - w.astype(np.int8), int(t)).replace(
         ko=jnp.int32(int(np.argmax(k)) if k.any() else -1)) for b, w, t, k in zip(black, white, to_play, ko)]
     states = jax.tree_util.tree_map(lambda *xs: jnp.stack(xs), *states)
-    scratch = heavy_board.from_states(states, boards.rng, boards.prev, boards.prev2, boards.moves.shape[0], False)
+    scratch = _from_states(states, boards.rng, boards.prev, boards.prev2, boards.moves.shape[0], False)
     return scratch.replace(last_chain=boards.last_chain, passes=boards.passes)
 
 
