@@ -72,13 +72,19 @@ def _to_states(boards):
     return jax.tree_util.tree_map(lambda *xs: jnp.stack(xs), *states)
 
 
+def played_call(kernel, states, key, active=None):
+    """The 9x9 call of several checks below (24 positions, 3 playouts each, moves recorded, all or the first
+    ``active`` positions played): one compiled kernel serves them all."""
+    return kernel.run(states, key, KOMI, num_per_state=3, record_moves=True,
+                      active_states=states.stones.shape[0] if active is None else active)
+
+
 @KERNELS
 @pytest.mark.parametrize("size", [pytest.param(5, marks=pytest.mark.slow), 9])  # 5x5: the empty board's and ko's
 def test_playouts_from_played_positions(kernel, size):
     boards = random_positions(size, 24, seed=size, komi=KOMI)[0]
     per_state = 3
-    result = kernel.run(_to_states(boards), jax.random.PRNGKey(1), KOMI, num_per_state=per_state,
-                         record_moves=True)
+    result = played_call(kernel, _to_states(boards), jax.random.PRNGKey(1))
     for index in range(len(boards) * per_state):
         _replay_and_check(boards[index // per_state], result, index, 3 * size * size)
 
@@ -140,11 +146,14 @@ def test_default_lanes_by_backend(monkeypatch):
 @KERNELS
 def test_light_playout_statistics_on_9x9(kernel):
     """Sanity figures for light playouts with komi 7.5: games of about 110 moves, Black winning 35-50%."""
-    result = kernel.run_from_empty(9, 512, jax.random.PRNGKey(7), KOMI)
-    assert 95 < float(result.num_moves.mean()) < 130
-    assert 0.35 < float((result.winner == BLACK).mean()) < 0.5
+    empty = jax.tree_util.tree_map(lambda x: jnp.stack([x] * 24), rules.new_state(9))
+    results = [played_call(kernel, empty, key) for key in jax.random.split(jax.random.PRNGKey(7), 7)]  # 504
+    moves, winner, owner = (np.concatenate([np.asarray(getattr(r, f)) for r in results])
+                            for f in ("num_moves", "winner", "ownership"))
+    assert 95 < float(moves.mean()) < 130
+    assert 0.35 < float((winner == BLACK).mean()) < 0.5
     # the final positions are settled: only eyes (single empty points) remain
-    assert float(np.mean(np.asarray(result.ownership) == 0)) < 0.02
+    assert float(np.mean(owner == 0)) < 0.02
 
 
 def test_bitboard_round_trip_and_selection():
@@ -178,11 +187,11 @@ def test_first_moves_are_uniform_over_the_candidates(kernel):
 
 @KERNELS
 def test_only_the_active_positions_are_played(kernel):
-    boards = random_positions(7, 4, seed=2, komi=KOMI)[0]
-    result = kernel.run(_to_states(boards), jax.random.PRNGKey(0), KOMI, num_per_state=3, active_states=2)
+    boards = random_positions(9, 24, seed=2, komi=KOMI)[0]
+    result = played_call(kernel, _to_states(boards), jax.random.PRNGKey(0), active=10)
     moves = np.asarray(result.num_moves)
-    assert (moves[:6] > 0).all() and (moves[6:] == 0).all()
-    assert (np.asarray(result.ownership)[6:] == 0).all() and (np.asarray(result.score)[6:] == 0).all()
+    assert (moves[:30] > 0).all() and (moves[30:] == 0).all()
+    assert (np.asarray(result.ownership)[30:] == 0).all() and (np.asarray(result.score)[30:] == 0).all()
 
 
 def test_wide_kernel_lanes_by_backend(monkeypatch):
