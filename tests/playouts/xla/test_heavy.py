@@ -62,9 +62,16 @@ def _replay_and_check(start: ReferenceBoard, result, index: int, max_moves: int)
     np.testing.assert_array_equal(np.asarray(result.first_ply[index]), first_ply)
 
 
-@pytest.mark.parametrize("size,batch", [(5, 48), pytest.param(9, 64, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("size,batch", [(7, 48), pytest.param(5, 48, marks=pytest.mark.slow),
+                                        pytest.param(9, 64, marks=pytest.mark.slow)])
 def test_playouts_from_empty_board_follow_the_rules(size, batch, tables):
-    result = hp.run_from_empty(size, batch, jax.random.PRNGKey(size), KOMI, gammas=tables, record_moves=True)
+    """7x7: 16 empty boards, 3 playouts each, in the call of the played-position check below (one compile)."""
+    if size == 7:
+        empty = jax.tree_util.tree_map(lambda x: jnp.stack([x] * (batch // 3)), rules.new_state(size))
+        result = hp.run(empty, jax.random.PRNGKey(size), KOMI, gammas=tables, num_per_state=3, record_moves=True,
+                        last_moves=np.full((batch // 3, 2), -1, np.int32), lanes=32)
+    else:
+        result = hp.run_from_empty(size, batch, jax.random.PRNGKey(size), KOMI, gammas=tables, record_moves=True)
     for index in range(batch):
         _replay_and_check(ReferenceBoard(size, komi=KOMI), result, index, 3 * size * size)
 
