@@ -62,14 +62,24 @@ def _replay_and_check(start: ReferenceBoard, result, index: int, max_moves: int)
     np.testing.assert_array_equal(np.asarray(result.first_ply[index]), first_ply)
 
 
+PLAYED_PER_STATE = 3  # playouts per position of ``played_call``
+
+
+def played_call(states, last_moves, key, tables):
+    """The call of the 7x7 checks below (``PLAYED_PER_STATE`` playouts per position, moves recorded, 32 lanes
+    refilled): one compiled kernel for the empty boards and the played positions."""
+    return hp.run(states, key, KOMI, gammas=tables, num_per_state=PLAYED_PER_STATE, record_moves=True,
+                  last_moves=last_moves, lanes=32)
+
+
 @pytest.mark.parametrize("size,batch", [(7, 48), pytest.param(5, 48, marks=pytest.mark.slow),
                                         pytest.param(9, 64, marks=pytest.mark.slow)])
 def test_playouts_from_empty_board_follow_the_rules(size, batch, tables):
     """7x7: 16 empty boards, 3 playouts each, in the call of the played-position check below (one compile)."""
     if size == 7:
-        empty = jax.tree_util.tree_map(lambda x: jnp.stack([x] * (batch // 3)), rules.new_state(size))
-        result = hp.run(empty, jax.random.PRNGKey(size), KOMI, gammas=tables, num_per_state=3, record_moves=True,
-                        last_moves=np.full((batch // 3, 2), -1, np.int32), lanes=32)
+        count = batch // PLAYED_PER_STATE
+        empty = jax.tree_util.tree_map(lambda x: jnp.stack([x] * count), rules.new_state(size))
+        result = played_call(empty, np.full((count, 2), -1, np.int32), jax.random.PRNGKey(size), tables)
     else:
         result = hp.run_from_empty(size, batch, jax.random.PRNGKey(size), KOMI, gammas=tables, record_moves=True)
     for index in range(batch):
@@ -81,11 +91,9 @@ def test_playouts_from_empty_board_follow_the_rules(size, batch, tables):
 def test_playouts_from_played_positions_follow_the_rules(size, positions, tables):
     """Positions with captures, kos and chains of every liberty class; 3 playouts each, lanes refilled."""
     boards, last = random_positions(size, positions, seed=size, komi=KOMI)
-    per_state = 3
-    result = hp.run(_to_states(boards), jax.random.PRNGKey(1), KOMI, gammas=tables, num_per_state=per_state,
-                    record_moves=True, last_moves=last, lanes=32)
-    for index in range(len(boards) * per_state):
-        _replay_and_check(boards[index // per_state], result, index, 3 * size * size)
+    result = played_call(_to_states(boards), last, jax.random.PRNGKey(1), tables)
+    for index in range(len(boards) * PLAYED_PER_STATE):
+        _replay_and_check(boards[index // PLAYED_PER_STATE], result, index, 3 * size * size)
 
 
 def test_point_features_equal_move_features(tables):

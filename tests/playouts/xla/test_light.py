@@ -72,10 +72,13 @@ def _to_states(boards):
     return jax.tree_util.tree_map(lambda *xs: jnp.stack(xs), *states)
 
 
+PLAYED_PER_STATE = 3  # playouts per position of ``played_call``
+
+
 def played_call(kernel, states, key, active=None):
-    """The 9x9 call of several checks below (24 positions, 3 playouts each, moves recorded, all or the first
-    ``active`` positions played): one compiled kernel serves them all."""
-    return kernel.run(states, key, KOMI, num_per_state=3, record_moves=True,
+    """The call of several checks below (24 positions on 9x9, ``PLAYED_PER_STATE`` playouts each, moves recorded,
+    all or the first ``active`` positions played): one compiled kernel serves them all."""
+    return kernel.run(states, key, KOMI, num_per_state=PLAYED_PER_STATE, record_moves=True,
                       active_states=states.stones.shape[0] if active is None else active)
 
 
@@ -83,10 +86,9 @@ def played_call(kernel, states, key, active=None):
 @pytest.mark.parametrize("size", [pytest.param(5, marks=pytest.mark.slow), 9])  # 5x5: the empty board's and ko's
 def test_playouts_from_played_positions(kernel, size):
     boards = random_positions(size, 24, seed=size, komi=KOMI)[0]
-    per_state = 3
     result = played_call(kernel, _to_states(boards), jax.random.PRNGKey(1))
-    for index in range(len(boards) * per_state):
-        _replay_and_check(boards[index // per_state], result, index, 3 * size * size)
+    for index in range(len(boards) * PLAYED_PER_STATE):
+        _replay_and_check(boards[index // PLAYED_PER_STATE], result, index, 3 * size * size)
 
 
 @KERNELS
