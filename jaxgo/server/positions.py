@@ -17,6 +17,7 @@ import collections
 import dataclasses
 import threading
 
+import jax
 import numpy as np
 
 from jaxgo.go.coords import point_to_gtp
@@ -114,12 +115,14 @@ def _initial_game(query: Query):
 
 
 def _position_at(game, query: Query, number: int):
-    """An independent copy with the query's real rules (superko from here on); a following move of the other
-    colour decides who is to move at this turn (as in KataGo)."""
+    """An independent copy with the query's real rules (superko from here on) and its position in numpy arrays
+    (the search reads them on the device thread: a JAX array's conversion costs microseconds each time); a
+    following move of the other colour decides who is to move at this turn (as in KataGo)."""
     snap = game.copy()
     snap.rules = query.rules
     if number < len(query.moves) and query.moves[number][0] != snap.to_play:
         snap.set_to_play(query.moves[number][0])
+    snap.state = jax.tree_util.tree_map(np.asarray, snap.state)  # host arrays: the search reads them often
     return snap
 
 

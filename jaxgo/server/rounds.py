@@ -120,6 +120,8 @@ class DeviceRounds:
         self._new_shape = False
         self._serve(chosen, planned)
         if cold or self._new_shape:  # a first round or shape compiles: all of it is warm-up
+            if cold:
+                warmup.settle_heap()  # (once per process: what the warm-up made stays)
             self.warmup_seconds += time.perf_counter() - began
             self._compiled_mark = warmup.compile_seconds()  # (the compiling inside it counted once)
             self._warm_keys.update(task.batch_key for task in chosen)

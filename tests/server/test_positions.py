@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from jaxgo.search.tree import STATE_FIELDS
 from jaxgo.server import positions, protocol
 from jaxgo.server.protocol import RequestError
 
@@ -31,6 +32,10 @@ def test_turns_are_independent_positions_with_the_side_to_move_of_the_next_move(
     assert turns[0].game.to_play == 1 and turns[1].game.to_play == 1  # Black moves twice: Black to play at 1
     assert turns[2].game.to_play == 1 and turns[2].game.board()[2][2] == 1 and turns[0].game.board()[2][2] == 0
     assert turns[2].game.rules.ko_rule == "situational"  # the query's own rules after the replay
+    for turn in turns:  # each position in host arrays (the search reads them without JAX's conversions)
+        assert all(type(getattr(turn.game.state, name)) is np.ndarray for name in STATE_FIELDS)
+    turns[2].game.play(-1, 0)  # and the game goes on from there
+    assert turns[2].game.board()[0][0] == -1
 
 
 def test_initial_stones_and_player():

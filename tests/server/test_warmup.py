@@ -27,3 +27,13 @@ def test_numba_and_jax_compiles_are_counted_and_calls_are_not():
 
     assert float(double(jnp.float32(1.5))) == 3.0
     assert warmup.compile_seconds() > after_numba
+
+
+def test_the_heap_is_settled_once_per_process():
+    import gc
+
+    warmup.settle_heap()
+    frozen = gc.get_freeze_count()
+    assert frozen > 0  # whoever settled first (a server test in this worker, or this call), it froze the heap
+    assert warmup.settle_heap() is False  # never again: what later rounds make stays collectable
+    assert gc.get_freeze_count() == frozen
