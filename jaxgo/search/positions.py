@@ -24,8 +24,10 @@ from jaxgo.playouts.native import heavy as nw
 
 jit = nb.jit
 
-# numba keys this module's cache by its own file: drop it when a native kernel it calls changes.
-drop_stale_cache(Path(__file__).parent, NATIVE_SOURCES + [Path(__file__)])
+# numba keys each function's cache by its own file only: this package's compiled code is dropped when any of
+# its modules or a native kernel they call changes (descend_round in round_step.py inlines descent.py's loops).
+SEARCH_SOURCES = sorted(Path(__file__).parent.glob("*.py"))
+drop_stale_cache(Path(__file__).parent, NATIVE_SOURCES + SEARCH_SOURCES)
 
 
 @jit(nrt=True)

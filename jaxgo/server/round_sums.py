@@ -10,10 +10,17 @@ float32 first: the score sums may differ in the last float32 digit).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numba
 import numpy as np
 
+from jaxgo.playouts.native import NATIVE_SOURCES, drop_stale_cache
 from jaxgo.search import round_batch
+from jaxgo.search.positions import SEARCH_SOURCES
+
+# The server's compiled code (these sums, ``tasks.best_lines``) calls the search's: dropped when that changes.
+drop_stale_cache(Path(__file__).parent, NATIVE_SOURCES + SEARCH_SOURCES + sorted(Path(__file__).parent.glob("*.py")))
 
 
 @numba.njit(nogil=True, cache=True)

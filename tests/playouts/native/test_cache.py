@@ -18,3 +18,14 @@ def test_the_cache_goes_when_a_source_changes(tmp_path):
     assert (cache / "board.play-1.py311.nbi").exists()
     (tmp_path / "board.py").write_text("x = 2\n")
     assert drop_stale_cache(tmp_path) and not (cache / "board.play-1.py311.nbi").exists()
+
+
+def test_the_search_and_server_caches_follow_every_module_their_code_calls():
+    """The search's compiled rounds inline the descents of another module, the server's sums the search's backup:
+    each package's cache digest covers its own modules and the native kernels."""
+    from jaxgo.playouts.native import NATIVE_SOURCES
+    from jaxgo.search.positions import SEARCH_SOURCES
+
+    names = {path.name for path in SEARCH_SOURCES}
+    assert {"descent.py", "round_step.py", "round_batch.py", "backup.py", "expansion.py"} <= names
+    assert {path.name for path in NATIVE_SOURCES} >= {"board.py", "heavy.py", "light.py"}
