@@ -42,13 +42,13 @@ def add_round(row0, count, cols, root_actions, final, owner, score_sum, score_sq
             value = np.float64(final[row, j])
             row_sum += value
             row_sq += value * value
-            for p in range(points):
+            for p in range(points):  # no branch (owners are -1, 0, +1; adding 0 changes no sum): a vector loop
                 o = owner[row, j, p]
-                if o != 0:
-                    owner_sum[p] += o
-                    owner_abs_sum[p] += 1.0
-                    if with_moves and action >= 0:
-                        moves_owner_sum[action, p] += o
+                owner_sum[p] += o
+                owner_abs_sum[p] += o * o
+            if with_moves and action >= 0:
+                for p in range(points):
+                    moves_owner_sum[action, p] += owner[row, j, p]
         total += row_sum
         if action >= 0:
             score_sum[action] += row_sum
