@@ -122,6 +122,10 @@ class SearchConfig:
                                bounds=(0.0, 1e6))
     prior_pattern: float | None = option(None, "RAVE virtual wins prior_pattern * sqrt(K(s, a)) per move; None: by "
                                                "board size", bounds=(0.0, 1e6), by_size=(20.0, 500.0))
+    eqex_even: float = option(0.0, "virtual playouts at 1/2 in every move's own (not RAVE) statistics: Pachi's even "
+                                   "prior as equivalent experience (uct/prior.c; 14 there on 9x9)", bounds=(0.0, 1e6))
+    eqex_pattern: float = option(0.0, "virtual wins eqex_pattern * sqrt(K(s, a)) in every move's own statistics: "
+                                      "Pachi's pattern prior (210 there on 9x9)", bounds=(0.0, 1e6))
     pass_prior_playouts: float = option(64.0, "pseudo-playouts at the node's mean in pass's RAVE value",
                                         bounds=(0.0, 1e9))
     n_expand: int = option(1, "edge visits before a node is descended through", bounds=(1, 10_000))
@@ -215,7 +219,7 @@ class SearchConfig:
         """Whether the tree's priors K(s, a) come from the gammas (else they are uniform): for progressive bias,
         virtual experience or progressive widening."""
         by_size = self.prior_pattern is None  # on every board size
-        return bool(self.bias_c2 or by_size or self.prior_pattern or self.widen_playouts)
+        return bool(self.bias_c2 or by_size or self.prior_pattern or self.widen_playouts or self.eqex_pattern)
 
     def describe(self) -> str:
         """The engine in words for help texts and reports, e.g. "RAVE tree search with heavy (gamma-proportional)

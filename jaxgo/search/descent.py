@@ -32,11 +32,12 @@ import numpy as np
 # params: float64 [N_PARAMS], from ``score_params(config)``: a SearchConfig field at each index of PARAM_FIELDS;
 # at EDGE_RULE the strategy's edge formula (EDGE_RULES: ``uct_edge_score`` or ``rave_edge_score``).
 EDGE_RULE, UCT_C, RAVE_C1, RAVE_C3, BIAS_C2, PASS_M, PRIOR_EVEN, PRIOR_PATTERN, WIDEN_START, WIDEN_FACTOR, \
-    N_EXPAND, NOISE = range(12)
-N_PARAMS = 12
+    N_EXPAND, NOISE, EQEX_EVEN, EQEX_PATTERN = range(14)
+N_PARAMS = 14
 PARAM_FIELDS = {UCT_C: "uct_c", RAVE_C1: "rave_c1", RAVE_C3: "rave_c3", BIAS_C2: "bias_c2", PRIOR_EVEN: "prior_even",
                 PASS_M: "pass_prior_playouts", PRIOR_PATTERN: "prior_pattern", WIDEN_START: "widen_playouts",
-                WIDEN_FACTOR: "widen_factor", N_EXPAND: "n_expand"}
+                WIDEN_FACTOR: "widen_factor", N_EXPAND: "n_expand", EQEX_EVEN: "eqex_even",
+                EQEX_PATTERN: "eqex_pattern"}
 TIE_NOISE = 1e-7
 RAVE_EDGES, UCT_EDGES = 0, 1  # params[EDGE_RULE]: the edge formula of each tree strategy, EDGE_RULES
 EDGE_RULES = {"rave": RAVE_EDGES, "uct": UCT_EDGES}
@@ -122,12 +123,17 @@ def uct_edge_score(n, q, log_n, params):
 @numba.njit(nogil=True, cache=True)
 def rave_edge_score(n, q, value, rave_visits, rave_values, prior, is_pass, mean, log_n, pattern, params):
     """UCT+RAVE of an edge (Silver's alpha, the prior's virtual RAVE experience ``prior_even`` and
-    ``prior_pattern``: pattern float32); pass: its own mean shrunk towards the node's ``mean``, no RAVE term."""
+    ``prior_pattern``: pattern float32, and its equivalent experience in the edge's own statistics ``eqex_even``
+    and ``eqex_pattern``); pass: its own mean shrunk towards the node's ``mean``, no RAVE term, no prior."""
     rv, rw = rave_visits, rave_values
     if params[PRIOR_EVEN] != 0.0 or params[PRIOR_PATTERN] != 0.0:
         good = pattern * np.float32(math.sqrt(max(prior, np.float32(0.0))))
         rv = rv + params[PRIOR_EVEN] + good
         rw = rw + 0.5 * params[PRIOR_EVEN] + good
+    if (params[EQEX_EVEN] != 0.0 or params[EQEX_PATTERN] != 0.0) and not is_pass:
+        own = params[EQEX_PATTERN] * math.sqrt(max(np.float64(prior), 0.0))
+        n = n + params[EQEX_EVEN] + own
+        q = (value + 0.5 * params[EQEX_EVEN] + own) / n if n > 0 else q
     qr = (rw + 0.5) / (rv + 1.0)
     denom = rv + n + params[RAVE_C3] * n * rv
     alpha = rv / max(denom, 1e-12) if denom > 0 else 1.0

@@ -86,6 +86,14 @@ def edge_scores_reference(cfg: SearchConfig, tree: Tree, node: int, noise: np.nd
         rv, rw = virtual_rave(cfg, tree.children_rave_visits[node], tree.children_rave_values[node],
                               tree.children_prior[node])
         qr = (rw + 0.5) / (rv + 1.0)
+        # Pachi's priors as equivalent experience: virtual playouts in the edge's own statistics (not pass's).
+        own = cfg.eqex_pattern * np.sqrt(np.maximum(tree.children_prior[node].astype(np.float64), 0.0))
+        own[-1] = 0.0
+        even = np.full(len(visits), cfg.eqex_even)
+        even[-1] = 0.0
+        real = visits  # pass's own visits below
+        visits = visits + even + own
+        q = np.where(visits > 0, (values + 0.5 * even + own) / np.maximum(visits, 1e-12), q)
         denom = rv + visits + cfg.rave_c3 * visits * rv
         alpha = np.where(denom > 0, rv / np.maximum(denom, 1e-12), 1.0)
         # Pass has no AMAF statistics (playouts pass only when forced), so RAVE would value it at its neutral
@@ -95,6 +103,7 @@ def edge_scores_reference(cfg: SearchConfig, tree: Tree, node: int, noise: np.nd
         alpha[-1] = 0.0
         q[-1] = (values[-1] + m * node_mean(tree, node)) / max(visits[-1] + m, 1e-12)
         score = (1 - alpha) * q + alpha * qr + cfg.rave_c1 * np.sqrt(log_n / (visits + 1.0))
+        visits = real
     if cfg.bias_c2:
         score = score + cfg.bias_c2 * tree.children_prior[node] / (visits + 1.0)
     if noise is not None:

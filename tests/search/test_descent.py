@@ -22,6 +22,8 @@ CONFIGS = {
     "rave-widening": SearchConfig(widen_playouts=40.0, n_expand=2),
     "rave-no-bias": SearchConfig(bias_c2=0.0, pass_prior_playouts=8.0),
     "uct": SearchConfig(strategy="uct", uct_c=0.5, bias_c2=0.5),
+    "rave-eqex": SearchConfig(eqex_even=14.0, eqex_pattern=210.0, bias_c2=0.0, prior_pattern=0.0),
+    "rave-eqex-and-virtual-rave": SearchConfig(eqex_even=3.0, eqex_pattern=50.0, prior_even=2.0),
 }
 
 
