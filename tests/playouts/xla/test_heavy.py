@@ -213,8 +213,8 @@ def _rebuilt(boards, size: int):
     to_play = np.asarray(boards.to_play)
     ko = np.asarray(bb.to_dense(boards.ko, size)).reshape(-1, size * size)
     states = [rules.from_board(b.astype(np.int8) - w.astype(np.int8), int(t)).replace(
-        ko=jnp.int32(int(np.argmax(k)) if k.any() else -1)) for b, w, t, k in zip(black, white, to_play, ko)]
-    states = jax.tree_util.tree_map(lambda *xs: jnp.stack(xs), *states)
+        ko=np.int32(int(np.argmax(k)) if k.any() else -1)) for b, w, t, k in zip(black, white, to_play, ko)]
+    states = jax.tree_util.tree_map(lambda *xs: np.stack([np.asarray(x) for x in xs]), *states)  # stacked on the host
     scratch = _from_states(states, boards.rng, boards.prev, boards.prev2, boards.moves.shape[0], False)
     return scratch.replace(last_chain=boards.last_chain, passes=boards.passes)
 
@@ -229,7 +229,7 @@ def test_incremental_liberty_classes_equal_a_recount(size, steps, tables):
     last = jnp.repeat(jnp.asarray(last), 3, axis=0)
     lanes = states.stones.shape[0]
     seeds = jnp.arange(1, lanes + 1, dtype=jnp.uint32) * jnp.uint32(2654435761)
-    boards = heavy_board.from_states(states, seeds, last[:, 0], last[:, 1], 3 * size * size, False)
+    boards = _from_states(states, seeds, last[:, 0], last[:, 1], 0, False)  # the recount's compiled call
     step = jax.jit(lambda b: hp._step(b, b.passes < 2, tables, size, False))
     weights = jax.jit(lambda b: heavy_features.weights(b, tables, size))
     classes_checked = 0
