@@ -216,9 +216,10 @@ def test_harvest_extract_train_and_evaluate_carry_the_large_group(archive, tmp_p
     assert loaded.large is not None and loaded.groups[-1] == "large" and loaded.compatible()
     assert loaded.sizes[-1] == len(dictionary) + 1 and np.any(loaded.group("large")[1:] != 0)
     assert loaded.base_log_gamma.shape == (num_features(),)
-    # codes for scoring come with the dictionary's levels
-    (codes, moves), = games_codes([load_sgf(random_game_sgf(9, 12, seed=21))], large_dictionary=loaded.large)
-    assert codes.shape == (12, 82, 2)
+    # codes for scoring come with the dictionary's levels (a game and batch shaped as the extraction's: its compile)
+    (codes, moves), = games_codes([load_sgf(random_game_sgf(9, 40, seed=21))], batch=16,
+                                  large_dictionary=loaded.large)
+    assert codes.shape == (40, 82, 2) and codes[..., 1].max() > 0
 
 
 def test_cli_harvest_and_extract_with_a_dictionary(archive, tmp_path, capsys):
