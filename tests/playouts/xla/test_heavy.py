@@ -96,12 +96,18 @@ def test_playouts_from_played_positions_follow_the_rules(size, positions, tables
         _replay_and_check(boards[index // PLAYED_PER_STATE], result, index, 3 * size * size)
 
 
-def test_point_features_equal_move_features(tables):
-    """The playout's incremental view (liberty classes) gives the levels of ``moves.move_features``."""
-    size = 9
-    boards, last = random_positions(size, 60, seed=3, komi=KOMI)
+@pytest.fixture(scope="module")
+def featured_positions():
+    """(boards, last moves, states, ``hp.point_features`` of them as numpy): 60 random 9x9 positions, one compiled
+    call for the feature and eye checks below."""
+    boards, last = random_positions(9, 60, seed=3, komi=KOMI)
     states = _to_states(boards)
-    mine = jax.tree_util.tree_map(np.asarray, hp.point_features(states, jnp.asarray(last)))
+    return boards, last, states, jax.tree_util.tree_map(np.asarray, hp.point_features(states, jnp.asarray(last)))
+
+
+def test_point_features_equal_move_features(featured_positions):
+    """The playout's incremental view (liberty classes) gives the levels of ``moves.move_features``."""
+    boards, last, states, mine = featured_positions
     pattern_ids = mf.canonical_pattern_table()[0]
     reference = jax.jit(jax.vmap(mf.move_features, in_axes=(0, 0, 0, None)))(
         states, jnp.asarray(last[:, 0]), jnp.asarray(last[:, 1]), jnp.asarray(pattern_ids))
@@ -122,11 +128,11 @@ def test_point_features_equal_move_features(tables):
     assert (mine["capture"][legal] == 3).any()  # a capture that saves an own chain in atari
 
 
-def test_eye_mask_matches_the_reference(tables):
-    boards, last = random_positions(7, 30, seed=5, komi=KOMI)
-    mine = np.asarray(hp.point_features(_to_states(boards), jnp.asarray(last))["eye"])
+def test_eye_mask_matches_the_reference(featured_positions):
+    boards, _, _, mine = featured_positions
     for s, board in enumerate(boards):
-        np.testing.assert_array_equal(mine[s], board.eye_mask(board.to_play))
+        np.testing.assert_array_equal(mine["eye"][s], board.eye_mask(board.to_play))
+    assert mine["eye"].any()  # the positions do hold eyes
 
 
 POSITION = """
