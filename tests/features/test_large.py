@@ -83,6 +83,9 @@ def test_frame_hashes_are_permuted_by_the_eight_symmetries(seed):
             assert np.array_equal(moved[mapping], base)  # same 8 hashes, so the same canonical (smallest) one
 
 
+levels_of = jax.jit(large.candidate_levels)  # one compiled call per dictionary, not hundreds of eager operations
+
+
 def test_levels_do_not_depend_on_the_orientation():
     boards, _ = reference.random_positions(9, 4, 7, 50)
     for board in boards:
@@ -90,11 +93,11 @@ def test_levels_do_not_depend_on_the_orientation():
         d = dictionary_of(st)
         tables = tuple(jnp.asarray(x) for x in d.tables())
         legal = jnp.ones(82, bool)
-        base = np.asarray(large.candidate_levels(st, legal, tables))[:81]
+        base = np.asarray(levels_of(st, legal, tables))[:81]
         assert np.all(base > 0)
         for t in range(8):
             stones, mapping = transform(board.stones, 9, t)
-            moved = np.asarray(large.candidate_levels(state_of(stones, board.to_play), legal, tables))[:81]
+            moved = np.asarray(levels_of(state_of(stones, board.to_play), legal, tables))[:81]
             assert np.array_equal(moved[mapping], base)
 
 
