@@ -5,6 +5,7 @@ import os
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
+import jax
 import numpy as np
 
 from jaxgo.features import GROUPS, game_features, group_offsets
@@ -38,9 +39,9 @@ def test_pack_then_decode_levels_is_identity():
 
 def decode_games(coded):
     """Per game of ``coded`` (``games_codes``' output), its decoded (features, legal) as numpy: the positions of
-    every game decoded in one call (one set of array shapes, whatever the games' lengths)."""
+    every game decoded in one compiled call (eagerly, each of decode's operations compiles on its own)."""
     prevs = [previous_moves(moves) for _, moves in coded]
-    features, legal = decode(np.concatenate([codes for codes, _ in coded]),
+    features, legal = jax.jit(decode)(np.concatenate([codes for codes, _ in coded]),
                              np.concatenate([prev for prev, _ in prevs]), np.concatenate([prev2 for _, prev2 in prevs]))
     cuts = np.cumsum([len(moves) for _, moves in coded])[:-1]
     return list(zip(np.split(np.asarray(features), cuts), np.split(np.asarray(legal), cuts)))

@@ -211,7 +211,7 @@ def test_harvest_extract_train_and_evaluate_carry_the_large_group(archive, tmp_p
     plain = shards.extract(tmp_path / "plain", [archive], shard_games=3, size=9, progress=False)
     assert plain["shards"][0]["positions"] == manifest["shards"][0]["positions"]
     assert np.array_equal(shards.Shard(tmp_path / "plain", "shard-00000").codes, shard.codes[..., 0])
-    feats, legal = decode(shard.codes[:5], shard.meta[:5, 1], shard.meta[:5, 2])
+    feats, legal = jax.jit(decode)(shard.codes[:5], shard.meta[:5, 1], shard.meta[:5, 2])  # one compile
     assert feats.shape[-1] == 10 and np.all(np.asarray(feats[..., -1]) >= num_features())
     out = tmp_path / "large.npz"
     summary = train(tmp_path / "sh", "lmp", out, passes=2, batch=16)
