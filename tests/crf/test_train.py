@@ -25,6 +25,7 @@ def test_gradient_finite_differences():
     c, s = _data(0, 5, n)
     p = jnp.asarray(B5_PAPER) * 0.5
 
+    @jax.jit  # one compile for the ten evaluations below, not one per eager operation
     def f(q):
         return log_likelihood(q, c, s, n, exact="brute")
 

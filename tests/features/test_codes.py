@@ -5,6 +5,7 @@ import os
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
+import jax
 import numpy as np
 
 from jaxgo.features import GROUPS, game_features, group_offsets
@@ -36,15 +37,24 @@ def test_pack_then_decode_levels_is_identity():
         assert np.array_equal(got[..., g], np.where(legal, levels[..., g], 0))
 
 
+def decode_games(coded):
+    """Per game of ``coded`` (``games_codes``' output), its decoded (features, legal) as numpy: the positions of
+    every game decoded in one compiled call (eagerly, each of decode's operations compiles on its own)."""
+    prevs = [previous_moves(moves) for _, moves in coded]
+    features, legal = jax.jit(decode)(np.concatenate([codes for codes, _ in coded]),
+                             np.concatenate([prev for prev, _ in prevs]), np.concatenate([prev2 for _, prev2 in prevs]))
+    cuts = np.cumsum([len(moves) for _, moves in coded])[:-1]
+    return list(zip(np.split(np.asarray(features), cuts), np.split(np.asarray(legal), cuts)))
+
+
 def test_batched_codes_decode_to_game_features():
     records = [load_sgf(CAPTURE_GAME)] + [load_sgf(random_game_sgf(9, 30, seed=s)) for s in range(4)]
     out = games_codes(records, batch=16)  # one vmapped call, padded with empty games
     assert len(out) == len(records)
-    for record, (codes, moves) in zip(records, out):
+    decoded = decode_games(out)
+    for record, (_, moves), (f, legal_out) in zip(records, out, decoded):
         feats, legal, mv = game_features(record)
-        prev, prev2 = previous_moves(moves)
-        f, legal_out = decode(codes, prev, prev2)
-        assert np.array_equal(np.asarray(f), feats) and np.array_equal(np.asarray(legal_out), legal)
+        assert np.array_equal(f, feats) and np.array_equal(legal_out, legal)
         assert np.array_equal(mv, moves)
     feats, legal, _ = game_features(records[0])
     retake = 11  # W[dc] again

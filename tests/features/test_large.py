@@ -83,6 +83,9 @@ def test_frame_hashes_are_permuted_by_the_eight_symmetries(seed):
             assert np.array_equal(moved[mapping], base)  # same 8 hashes, so the same canonical (smallest) one
 
 
+levels_of = jax.jit(large.candidate_levels)  # one compiled call per dictionary, not hundreds of eager operations
+
+
 def test_levels_do_not_depend_on_the_orientation():
     boards, _ = reference.random_positions(9, 4, 7, 50)
     for board in boards:
@@ -90,11 +93,11 @@ def test_levels_do_not_depend_on_the_orientation():
         d = dictionary_of(st)
         tables = tuple(jnp.asarray(x) for x in d.tables())
         legal = jnp.ones(82, bool)
-        base = np.asarray(large.candidate_levels(st, legal, tables))[:81]
+        base = np.asarray(levels_of(st, legal, tables))[:81]
         assert np.all(base > 0)
         for t in range(8):
             stones, mapping = transform(board.stones, 9, t)
-            moved = np.asarray(large.candidate_levels(state_of(stones, board.to_play), legal, tables))[:81]
+            moved = np.asarray(levels_of(state_of(stones, board.to_play), legal, tables))[:81]
             assert np.array_equal(moved[mapping], base)
 
 
@@ -208,7 +211,7 @@ def test_harvest_extract_train_and_evaluate_carry_the_large_group(archive, tmp_p
     plain = shards.extract(tmp_path / "plain", [archive], shard_games=3, size=9, progress=False)
     assert plain["shards"][0]["positions"] == manifest["shards"][0]["positions"]
     assert np.array_equal(shards.Shard(tmp_path / "plain", "shard-00000").codes, shard.codes[..., 0])
-    feats, legal = decode(shard.codes[:5], shard.meta[:5, 1], shard.meta[:5, 2])
+    feats, legal = jax.jit(decode)(shard.codes[:5], shard.meta[:5, 1], shard.meta[:5, 2])  # one compile
     assert feats.shape[-1] == 10 and np.all(np.asarray(feats[..., -1]) >= num_features())
     out = tmp_path / "large.npz"
     summary = train(tmp_path / "sh", "lmp", out, passes=2, batch=16)
@@ -216,9 +219,10 @@ def test_harvest_extract_train_and_evaluate_carry_the_large_group(archive, tmp_p
     assert loaded.large is not None and loaded.groups[-1] == "large" and loaded.compatible()
     assert loaded.sizes[-1] == len(dictionary) + 1 and np.any(loaded.group("large")[1:] != 0)
     assert loaded.base_log_gamma.shape == (num_features(),)
-    # codes for scoring come with the dictionary's levels
-    (codes, moves), = games_codes([load_sgf(random_game_sgf(9, 12, seed=21))], large_dictionary=loaded.large)
-    assert codes.shape == (12, 82, 2)
+    # codes for scoring come with the dictionary's levels (a game and batch shaped as the extraction's: its compile)
+    (codes, moves), = games_codes([load_sgf(random_game_sgf(9, 40, seed=21))], batch=16,
+                                  large_dictionary=loaded.large)
+    assert codes.shape == (40, 82, 2) and codes[..., 1].max() > 0
 
 
 def test_cli_harvest_and_extract_with_a_dictionary(archive, tmp_path, capsys):

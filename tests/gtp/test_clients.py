@@ -147,8 +147,9 @@ def test_lizzie_starts_with_jaxgo_by_its_own_version_check():
             pytest.fail(reason)
         pytest.skip(reason)
     env = dict(os.environ, JAX_PLATFORMS="cpu", PYTHONPATH=str(REPO))
-    gtp = subprocess.run([sys.executable, "-m", "jaxgo", "gtp", "--size", "9", "--quiet"], input="1 name\n2 version\n",
-                         capture_output=True, text=True, env=env, cwd=REPO, timeout=300)
+    # --no-warmup: the two answers do not wait for JAX, so neither need the engine compile its search meanwhile
+    gtp = subprocess.run([sys.executable, "-m", "jaxgo", "gtp", "--size", "9", "--quiet", "--no-warmup"],
+                         input="1 name\n2 version\n", capture_output=True, text=True, env=env, cwd=REPO, timeout=300)
     answers = [line for line in gtp.stdout.splitlines() if line]
     assert gtp.returncode == 0 and len(answers) == 2, gtp
     check = subprocess.run(["java", "-Djava.awt.headless=true", "-cp", str(LIZZIE_JAR),

@@ -419,9 +419,24 @@ def test_end_to_end_subprocess():
     assert blocks[:5] == ["=1 2", "=2 ", "=3 ", "=4 ", "?5 illegal move"]
     assert re.fullmatch(r"=6 [A-HJ][1-9]", blocks[5]) and blocks[5] != "=6 E5"
     assert blocks[6:] == ["=7 E5", "=8 ", "?9 unknown command", "=10 "]
-    # Same seed, same generated move.
-    again = _run_gtp(["--size", "9", "--seed", "7", "--rules", "simple", *CHEAP_OPTIONS], script)
-    assert again.stdout == proc.stdout
+    # Same seed, same generated move: the CLI's own engine, built from the same arguments in this process (no
+    # second engine process to start), answers the same session alike.
+    again = _serve_cli_engine(["--size", "9", "--seed", "7", "--rules", "simple", *CHEAP_OPTIONS], script)
+    assert again == proc.stdout
+
+
+def _serve_cli_engine(args: list[str], script: str) -> str:
+    """What ``jaxgo gtp ARGS`` answers to ``script``, from the engine its CLI builds (``engine_from_args``) served
+    in this process."""
+    import io
+
+    from jaxgo.gtp.cli import engine_from_args
+    from jaxgo.gtp.loop import serve
+
+    engine = engine_from_args(build_parser().parse_args(args + ["--quiet"]))
+    out = io.StringIO()
+    serve(engine, io.BytesIO(script.encode()), out)
+    return out.getvalue()
 
 
 def test_end_to_end_via_cli_on_eof():

@@ -7,6 +7,7 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 import json
 
+import jax
 import numpy as np
 import pytest
 
@@ -65,7 +66,8 @@ def test_shard_contents_decode_to_game_features(archive, tmp_path):
     record = load_sgf(members[1][1])  # the second kept game
     lo, hi = first.games[1], first.games[2]
     feats, legal, moves = game_features(record)
-    got, got_legal = decode(first.codes[lo:hi], first.meta[lo:hi, 1], first.meta[lo:hi, 2])
+    # (decode compiled as one call: eagerly each of its operations compiles on its own)
+    got, got_legal = jax.jit(decode)(first.codes[lo:hi], first.meta[lo:hi, 1], first.meta[lo:hi, 2])
     assert np.array_equal(np.asarray(got), feats) and np.array_equal(np.asarray(got_legal), legal)
     assert np.array_equal(first.meta[lo:hi, 0], moves) and np.array_equal(first.meta[lo:hi, 3], np.arange(hi - lo))
     c, m, v = shards.batches(first.codes, first.meta, 16)

@@ -50,8 +50,9 @@ def test_priors_are_the_normalised_team_strengths():
     searched = np.concatenate([board.legal_mask()[:-1] & ~board.eye_mask(BLACK), [True]])
     prev, prev2 = gtp_to_point("F4", 7), gtp_to_point("D5", 7)  # white F4 just played, after black D5
     k = priors.prior_probabilities(states, searched[None], [prev], [prev2], log_gamma)[0]
-    levels, legal = mf.move_features(jax.tree_util.tree_map(lambda x: x[0], states), jnp.int32(prev),
-                                     jnp.int32(prev2), jnp.asarray(mf.canonical_pattern_table()[0]))
+    features = jax.jit(mf.move_features)  # one compile, not one per eager operation (3.6 -> 0.6 CPU-s)
+    levels, legal = features(jax.tree_util.tree_map(lambda x: x[0], states), jnp.int32(prev), jnp.int32(prev2),
+                             jnp.asarray(mf.canonical_pattern_table()[0]))
     strength = np.exp(np.asarray(bt.team_log_strength(jnp.asarray(log_gamma),
                                                       np.asarray(levels) + mf.group_offsets())))
     expected = np.where(searched & np.asarray(legal), strength, 0.0)

@@ -96,12 +96,18 @@ def test_playouts_from_played_positions_follow_the_rules(size, positions, tables
         _replay_and_check(boards[index // PLAYED_PER_STATE], result, index, 3 * size * size)
 
 
-def test_point_features_equal_move_features(tables):
-    """The playout's incremental view (liberty classes) gives the levels of ``moves.move_features``."""
-    size = 9
-    boards, last = random_positions(size, 60, seed=3, komi=KOMI)
+@pytest.fixture(scope="module")
+def featured_positions():
+    """(boards, last moves, states, ``hp.point_features`` of them as numpy): 60 random 9x9 positions, one compiled
+    call for the feature and eye checks below."""
+    boards, last = random_positions(9, 60, seed=3, komi=KOMI)
     states = _to_states(boards)
-    mine = jax.tree_util.tree_map(np.asarray, hp.point_features(states, jnp.asarray(last)))
+    return boards, last, states, jax.tree_util.tree_map(np.asarray, hp.point_features(states, jnp.asarray(last)))
+
+
+def test_point_features_equal_move_features(featured_positions):
+    """The playout's incremental view (liberty classes) gives the levels of ``moves.move_features``."""
+    boards, last, states, mine = featured_positions
     pattern_ids = mf.canonical_pattern_table()[0]
     reference = jax.jit(jax.vmap(mf.move_features, in_axes=(0, 0, 0, None)))(
         states, jnp.asarray(last[:, 0]), jnp.asarray(last[:, 1]), jnp.asarray(pattern_ids))
@@ -122,11 +128,11 @@ def test_point_features_equal_move_features(tables):
     assert (mine["capture"][legal] == 3).any()  # a capture that saves an own chain in atari
 
 
-def test_eye_mask_matches_the_reference(tables):
-    boards, last = random_positions(7, 30, seed=5, komi=KOMI)
-    mine = np.asarray(hp.point_features(_to_states(boards), jnp.asarray(last))["eye"])
+def test_eye_mask_matches_the_reference(featured_positions):
+    boards, _, _, mine = featured_positions
     for s, board in enumerate(boards):
-        np.testing.assert_array_equal(mine[s], board.eye_mask(board.to_play))
+        np.testing.assert_array_equal(mine["eye"][s], board.eye_mask(board.to_play))
+    assert mine["eye"].any()  # the positions do hold eyes
 
 
 POSITION = """
@@ -213,8 +219,8 @@ def _rebuilt(boards, size: int):
     to_play = np.asarray(boards.to_play)
     ko = np.asarray(bb.to_dense(boards.ko, size)).reshape(-1, size * size)
     states = [rules.from_board(b.astype(np.int8) - w.astype(np.int8), int(t)).replace(
-        ko=jnp.int32(int(np.argmax(k)) if k.any() else -1)) for b, w, t, k in zip(black, white, to_play, ko)]
-    states = jax.tree_util.tree_map(lambda *xs: jnp.stack(xs), *states)
+        ko=np.int32(int(np.argmax(k)) if k.any() else -1)) for b, w, t, k in zip(black, white, to_play, ko)]
+    states = jax.tree_util.tree_map(lambda *xs: np.stack([np.asarray(x) for x in xs]), *states)  # stacked on the host
     scratch = _from_states(states, boards.rng, boards.prev, boards.prev2, boards.moves.shape[0], False)
     return scratch.replace(last_chain=boards.last_chain, passes=boards.passes)
 
@@ -229,7 +235,7 @@ def test_incremental_liberty_classes_equal_a_recount(size, steps, tables):
     last = jnp.repeat(jnp.asarray(last), 3, axis=0)
     lanes = states.stones.shape[0]
     seeds = jnp.arange(1, lanes + 1, dtype=jnp.uint32) * jnp.uint32(2654435761)
-    boards = heavy_board.from_states(states, seeds, last[:, 0], last[:, 1], 3 * size * size, False)
+    boards = _from_states(states, seeds, last[:, 0], last[:, 1], 0, False)  # the recount's compiled call
     step = jax.jit(lambda b: hp._step(b, b.passes < 2, tables, size, False))
     weights = jax.jit(lambda b: heavy_features.weights(b, tables, size))
     classes_checked = 0

@@ -122,18 +122,20 @@ def test_deterministic_given_the_key(kernel):
 @pytest.mark.parametrize("other_lanes", [(7,), pytest.param((7, 32), marks=pytest.mark.slow)], ids=["7", "7-32"])
 def test_results_do_not_depend_on_the_number_of_lanes(kernel, other_lanes):
     """Finished lanes take the next pending playout; every playout keeps its own start and random stream (the
-    default run against 7 lanes, the most refills; ``-m slow`` also 32)."""
-    boards = random_positions(7, 6, seed=11, komi=KOMI)[0]
+    default run against 7 lanes, the most refills; ``-m slow`` also 32).  The reference is ``played_call`` (its 72
+    playouts in 72 lanes, no refill: the compiled call of the played-position check)."""
+    boards = random_positions(9, 24, seed=9, komi=KOMI)[0]
     states = _to_states(boards)
     key = jax.random.PRNGKey(5)
-    reference = kernel.run(states, key, KOMI, num_per_state=20, lanes=120, record_moves=True)
+    reference = played_call(kernel, states, key)
     for lanes in other_lanes:
-        other = kernel.run(states, key, KOMI, num_per_state=20, lanes=lanes, record_moves=True)
+        other = kernel.run(states, key, KOMI, num_per_state=PLAYED_PER_STATE, record_moves=True,
+                           active_states=len(boards), lanes=lanes)
         for field in ("score", "num_moves", "ownership", "first_colour", "first_ply", "moves"):
             np.testing.assert_array_equal(np.asarray(getattr(other, field)), np.asarray(getattr(reference, field)),
                                           err_msg=f"{field} with {lanes} lanes")
-    for index in range(0, 120, 7):
-        _replay_and_check(boards[index // 20], reference, index, 3 * 49)
+    for index in range(0, len(boards) * PLAYED_PER_STATE, 7):
+        _replay_and_check(boards[index // PLAYED_PER_STATE], reference, index, 3 * 81)
 
 
 def test_default_lanes_by_backend(monkeypatch):

@@ -41,34 +41,43 @@ def _trace(states, seeds, steps: int):
 
 def _check_lane(board: ReferenceBoard, seen, lane: int, moves: np.ndarray, steps: int) -> int:
     """Replay lane ``lane`` on ``board``; return the number of positions compared."""
-    stones_seq, chain_seq, libs_seq, ko_seq, allowed_seq, running_seq = seen
+    running_seq = seen[-1]
     points = board.size * board.size
     compared = 0
     for t in range(steps):
         if not running_seq[t, lane]:
             break
-        where = f"lane {lane}, step {t}\n{board.to_ascii()}"
-        stones = stones_seq[t, lane]
-        np.testing.assert_array_equal(stones, board.stones, err_msg=where)
-        assert int(ko_seq[t, lane]) == board.ko_point, where
-        expected = board.legal_mask()[:-1] & ~board.eye_mask(board.to_play)
-        np.testing.assert_array_equal(allowed_seq[t, lane], expected, err_msg=where)
-        ref = rules.from_board(stones, board.to_play)
-        chain, ref_chain = chain_seq[t, lane], np.asarray(ref.chain)
-        stone = stones != 0
-        assert (chain[~stone] == points).all(), where
-        # the same partition: equal ref ids <=> equal ids, and each chain's statistics at its id
-        same = ref_chain[stone][:, None] == ref_chain[stone][None, :]
-        np.testing.assert_array_equal(chain[stone][:, None] == chain[stone][None, :], same, err_msg=where)
-        ref_libs = np.stack([np.asarray(ref.lib_count), np.asarray(ref.lib_sum), np.asarray(ref.lib_sumsq)], -1)
-        packed = libs_seq[t, lane][chain[stone]]
-        libs = np.stack([packed[:, 0] & (1 << light_wide.SUM_SHIFT) - 1, packed[:, 0] >> light_wide.SUM_SHIFT,
-                         packed[:, 1]], -1)
-        np.testing.assert_array_equal(libs, ref_libs[ref_chain[stone]], err_msg=where)
+        try:
+            _check_position(board, [x[t, lane] for x in seen[:-1]])
+        except AssertionError as error:  # the board is drawn only for a failure's message
+            raise AssertionError(f"lane {lane}, step {t}\n{board.to_ascii()}\n{error}") from None
         move = int(moves[lane, t])
         board.play(move if move < points else board.pass_move)
         compared += 1
     return compared
+
+
+def _check_position(board: ReferenceBoard, lane_state) -> None:
+    """The lane's stones, ko point and candidate mask are the reference board's; its chains are the partition,
+    and its liberty statistics the sums, of ``rules.from_board``'s flood fill (``_chains_from_scratch``, without
+    building a device State)."""
+    stones, chain, packed_libs, ko, allowed = lane_state
+    points = board.size * board.size
+    np.testing.assert_array_equal(stones, board.stones)
+    assert int(ko) == board.ko_point
+    expected = board.legal_mask()[:-1] & ~board.eye_mask(board.to_play)
+    np.testing.assert_array_equal(allowed, expected)
+    ref_chain, *ref_stats = rules._chains_from_scratch(np.asarray(stones, np.int8), board.size)
+    stone = stones != 0
+    assert (chain[~stone] == points).all()
+    # the same partition: equal ref ids <=> equal ids, and each chain's statistics at its id
+    same = ref_chain[stone][:, None] == ref_chain[stone][None, :]
+    np.testing.assert_array_equal(chain[stone][:, None] == chain[stone][None, :], same)
+    ref_libs = np.stack(ref_stats, -1)
+    packed = packed_libs[chain[stone]]
+    libs = np.stack([packed[:, 0] & (1 << light_wide.SUM_SHIFT) - 1, packed[:, 0] >> light_wide.SUM_SHIFT,
+                     packed[:, 1]], -1)
+    np.testing.assert_array_equal(libs, ref_libs[ref_chain[stone]])
 
 
 # (size, lanes, steps, from played positions): ``-m slow`` runs FULL, the default run a quarter of its lanes

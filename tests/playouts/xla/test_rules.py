@@ -188,35 +188,43 @@ def _reference_code(board: ReferenceBoard, move: int) -> int:
     return code
 
 
-def _reference_tiers(board: ReferenceBoard, prev: int, safe: bool = False, chase: bool = False) -> np.ndarray:
-    """int [P]: the rule tier of every point (-100: not a candidate; 0 plain, 1 shape (with ``chase`` also an
-    atari next to the previous move), 2 save, 3 capture; with ``safe``, 10 less for a move that joins an own
-    chain and leaves it one liberty), computed by playing each candidate on a copy of the reference board."""
+def _candidate_facts(board: ReferenceBoard, prev: int) -> dict:
+    """What the rule tiers are made of, per point (bool [P]), found by playing each candidate (legal, not an own
+    eye) on a copy of the reference board: ``candidate``; ``capture``; ``save`` (an own chain next to it in atari,
+    the move left with two liberties or more); ``shape`` (next to the previous move and a shape pattern);
+    ``atari`` (next to the previous move and leaving an opponent chain beside it one liberty); ``joined_self_atari``
+    (joins an own chain, captures nothing and is left one liberty)."""
     size, points = board.size, board.size ** 2
-    candidates = board.legal_mask()[:-1] & ~board.eye_mask(board.to_play)
+    facts = {name: np.zeros(points, bool) for name in ("capture", "save", "shape", "atari", "joined_self_atari")}
+    facts["candidate"] = board.legal_mask()[:-1] & ~board.eye_mask(board.to_play)
     table = rp.pattern_table()
-    tiers = np.full(points, -100)
-    for move in np.flatnonzero(candidates):
+    for move in np.flatnonzero(facts["candidate"]):
         row, col = divmod(int(move), size)
         neighbours = [(row + dr) * size + col + dc for dr, dc in rp.CELLS[:4]
                       if 0 <= row + dr < size and 0 <= col + dc < size]
         after = board.copy()
         after.play(int(move))
+        liberties = after.liberties(int(move)).sum()
         captured = any(board.stones[n] == -board.to_play and after.stones[n] == 0 for n in neighbours)
         own_in_atari = any(board.stones[n] == board.to_play and board.liberties(n).sum() == 1 for n in neighbours)
         near = 0 <= prev < points and max(abs(prev // size - row), abs(prev % size - col)) == 1
-        if captured:
-            tiers[move] = 3
-        elif own_in_atari and after.liberties(int(move)).sum() >= 2:
-            tiers[move] = 2
-        elif near and (table[_reference_code(board, int(move))] or (chase and _ataris(board, after, neighbours))):
-            tiers[move] = 1
-        else:
-            tiers[move] = 0
         joins = any(board.stones[n] == board.to_play for n in neighbours)
-        if safe and joins and not captured and after.liberties(int(move)).sum() == 1:
-            tiers[move] -= 10
-    return tiers
+        facts["capture"][move] = captured
+        facts["save"][move] = own_in_atari and liberties >= 2
+        facts["shape"][move] = near and bool(table[_reference_code(board, int(move))])
+        facts["atari"][move] = near and _ataris(board, after, neighbours)
+        facts["joined_self_atari"][move] = joins and not captured and liberties == 1
+    return facts
+
+
+def _tiers(facts: dict, safe: bool = False, chase: bool = False) -> np.ndarray:
+    """int [P]: the rule tier of every point (-100: not a candidate; 0 plain, 1 shape (with ``chase`` also an
+    atari next to the previous move), 2 save, 3 capture; with ``safe``, 10 less for a joined self-atari)."""
+    shape = facts["shape"] | (facts["atari"] if chase else False)
+    tiers = np.select([facts["capture"], facts["save"], shape], [3, 2, 1], 0)
+    if safe:
+        tiers = tiers - 10 * facts["joined_self_atari"]
+    return np.where(facts["candidate"], tiers, -100)
 
 
 def _ataris(board: ReferenceBoard, after: ReferenceBoard, neighbours) -> bool:
@@ -242,7 +250,8 @@ def test_rule_playouts_take_the_highest_tier_and_follow_the_rules(safe, chase):
         board, prev = boards[index // per_state].copy(), int(last[index // per_state, 0])
         played = np.asarray(result.moves[index])
         for move in played[played >= 0]:
-            tiers = _reference_tiers(board, prev, safe, chase)
+            facts = _candidate_facts(board, prev)  # one pass over the candidates serves every tier variant
+            tiers = _tiers(facts, safe, chase)
             where = f"playout {index}, move {move}\n"  # the board is drawn only for a failure's message
             if move == points:
                 assert (tiers == -100).all(), f"passed with candidates left: {where}{board.to_ascii()}"
@@ -250,9 +259,9 @@ def test_rule_playouts_take_the_highest_tier_and_follow_the_rules(safe, chase):
                 assert tiers[move] == tiers.max(), (
                     f"tier {tiers[move]} chosen over {tiers.max()}: {where}{board.to_ascii()}")
                 by_tier[tiers[move] % 10] += 1
-                safe_tiers = tiers if safe else _reference_tiers(board, prev, safe=True)
+                safe_tiers = tiers if safe else _tiers(facts, safe=True)
                 avoidable += safe_tiers[move] < 0 <= safe_tiers.max()
-                chased += bool(chase and tiers[move] % 10 == 1 and _reference_tiers(board, prev, safe)[move] % 10 == 0)
+                chased += bool(chase and tiers[move] % 10 == 1 and _tiers(facts, safe)[move] % 10 == 0)
                 checked += 1
             board.play(int(move))
             prev = int(move)
