@@ -13,10 +13,7 @@ default tests skip, and a run that skipped them must not count as green.  A fres
 
 The tests compile through the ``jaxgo`` command's persistent XLA cache (``jaxgo.util.jitcache``: ``~/.cache/jaxgo/xla``
 or ``JAXGO_CACHE_DIR``), so a second run on the same machine reuses the kernels the first compiled instead of
-compiling them again in every worker; ``JAXGO_NO_CACHE=1`` runs cold.  The suite keeps every kernel that took
-``MIN_COMPILE_SECONDS`` or more to compile (the command: 0.5 s), and so do the ``jaxgo`` processes tests start:
-at the tests' cheaper XLA flags an engine's kernels each compile in less than half a second, and without this
-every ``jaxgo gtp`` or ``jaxgo serve`` the suite starts compiled them all again (about 1.4 CPU-s a process).
+compiling them again in every worker; ``JAXGO_NO_CACHE=1`` runs cold.
 """
 
 from __future__ import annotations
@@ -62,9 +59,8 @@ def pytest_configure(config):
         return
     if "jax" in sys.modules:
         jitcache.configure(sys.modules["jax"], path)
-        sys.modules["jax"].config.update("jax_persistent_cache_min_compile_time_secs", float(MIN_COMPILE_SECONDS))
         return
-    ours = {"JAX_COMPILATION_CACHE_DIR": str(path), **jitcache.SETTINGS, MIN_COMPILE_TIME: MIN_COMPILE_SECONDS}
+    ours = {"JAX_COMPILATION_CACHE_DIR": str(path), **jitcache.SETTINGS}
     # a variable the user set stays; one with our value came from this suite (an xdist worker inherits it)
     ADDED.update({name: value for name, value in ours.items() if os.environ.get(name, value) == value})
     os.environ.update(ADDED)
@@ -72,16 +68,13 @@ def pytest_configure(config):
 
 def pytest_collection_finish(session):
     """Take the cache variables out of the environment again once the test modules have imported JAX, so that
-    the ``jaxgo`` subprocesses tests start choose their own cache (``jaxgo.util.jitcache``); the shorter
-    compile time worth keeping stays, for them too (``jitcache.enable`` keeps a value already set)."""
+    the ``jaxgo`` subprocesses tests start choose their own cache (``jaxgo.util.jitcache``)."""
     for name, value in ADDED.items():
-        if os.environ.get(name) == value and name != MIN_COMPILE_TIME:
+        if os.environ.get(name) == value:
             del os.environ[name]
 
 
 ADDED: dict[str, str] = {}  # the variables pytest_configure put into the environment
-MIN_COMPILE_TIME = "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"
-MIN_COMPILE_SECONDS = "0.1"  # the shortest compile the suite's cache keeps (see the module's docstring)
 
 
 def pytest_sessionstart(session):

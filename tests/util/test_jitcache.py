@@ -45,4 +45,4 @@ def test_configure_sets_jax_and_leaves_the_environment_alone(tmp_path):
         f"jitcache.configure(jax, {str(tmp_path / 'xla')!r})\n"
         "print(jax.config.jax_compilation_cache_dir, jax.config.jax_persistent_cache_min_compile_time_secs,\n"
         "      'JAX_COMPILATION_CACHE_DIR' in os.environ)\n")
-    assert out.split() == [str(tmp_path / "xla"), "0.5", "False"]
+    assert out.split() == [str(tmp_path / "xla"), "0.1", "False"]
