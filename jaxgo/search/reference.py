@@ -91,10 +91,9 @@ def edge_scores_reference(cfg: SearchConfig, tree: Tree, node: int, noise: np.nd
         own[-1] = 0.0
         even = np.full(len(visits), cfg.eqex_even)
         even[-1] = 0.0
-        real = visits  # pass's own visits below
-        visits = visits + even + own
-        q = np.where(visits > 0, (values + 0.5 * even + own) / np.maximum(visits, 1e-12), q)
-        denom = rv + visits + cfg.rave_c3 * visits * rv
+        n = visits + even + own  # the edges' counts with them (pass: its own visits)
+        q = np.where(n > 0, (values + 0.5 * even + own) / np.maximum(n, 1e-12), q)
+        denom = rv + n + cfg.rave_c3 * n * rv
         alpha = np.where(denom > 0, rv / np.maximum(denom, 1e-12), 1.0)
         # Pass has no AMAF statistics (playouts pass only when forced), so RAVE would value it at its neutral
         # 0.5 until visited and then trust a handful of playouts: instead no RAVE term, and its own mean
@@ -102,8 +101,7 @@ def edge_scores_reference(cfg: SearchConfig, tree: Tree, node: int, noise: np.nd
         m = cfg.pass_prior_playouts
         alpha[-1] = 0.0
         q[-1] = (values[-1] + m * node_mean(tree, node)) / max(visits[-1] + m, 1e-12)
-        score = (1 - alpha) * q + alpha * qr + cfg.rave_c1 * np.sqrt(log_n / (visits + 1.0))
-        visits = real
+        score = (1 - alpha) * q + alpha * qr + cfg.rave_c1 * np.sqrt(log_n / (n + 1.0))
     if cfg.bias_c2:
         score = score + cfg.bias_c2 * tree.children_prior[node] / (visits + 1.0)
     if noise is not None:
