@@ -60,7 +60,7 @@ def symmetries():
 def canonical_pattern_table() -> tuple[np.ndarray, int]:
     """(int32 [2**20] dense pattern id per raw code, number of ids): raw codes equal under one of the 8
     board symmetries get the same id (ids follow the order of the smallest code of each class)."""
-    codes = np.arange(NUM_RAW_CODES, dtype=np.int64)
+    codes = np.arange(NUM_RAW_CODES, dtype=np.int32)
     values = [(codes >> (2 * i)) & 3 for i in range(8)]
     bits = [(codes >> (16 + k)) & 1 for k in range(4)]
     best = None
@@ -71,9 +71,12 @@ def canonical_pattern_table() -> tuple[np.ndarray, int]:
             out |= values[i] << (2 * j)
             if i < 4:
                 out |= bits[i] << (16 + j)
-        best = out if best is None else np.minimum(best, out)
-    _, dense = np.unique(best, return_inverse=True)
-    return dense.astype(np.int32), int(dense.max()) + 1
+        best = out if best is None else np.minimum(best, out, out=best)
+    # dense ids in the order of the classes' smallest codes, without sorting: rank the codes that are a minimum
+    is_smallest = np.zeros(NUM_RAW_CODES, np.int32)
+    is_smallest[best] = 1
+    rank = np.cumsum(is_smallest, dtype=np.int32) - 1
+    return rank[best], int(rank[-1]) + 1
 
 
 def _group_sizes() -> dict[str, int]:

@@ -239,3 +239,31 @@ def test_check_levels_rejects_out_of_range():
     levels[1, G["dist_prev2"]] = -1
     with pytest.raises(ValueError):
         check_levels(levels)
+
+
+def images_of_code(code: int) -> list[int]:
+    """The raw 3x3 codes of ``code`` under the 8 symmetries, cell by cell (the slow definition)."""
+    images = []
+    for transform in symmetries():
+        out = 0
+        for i, cell in enumerate(_CELLS):
+            j = _CELLS.index(transform(*cell))
+            out |= ((code >> (2 * i)) & 3) << (2 * j)
+            if i < 4:
+                out |= ((code >> (16 + i)) & 1) << (16 + j)
+        images.append(out)
+    return images
+
+
+def test_pattern_table_numbers_the_symmetry_classes_by_their_smallest_code():
+    table, count = canonical_pattern_table()
+    codes = np.random.default_rng(0).integers(0, 1 << 20, 3000)
+    smallest = {}
+    for code in codes.tolist():
+        images = images_of_code(code)
+        assert {int(table[image]) for image in images} == {int(table[code])}
+        smallest[int(table[code])] = min(images)
+    ids = sorted(smallest)
+    assert [smallest[i] for i in ids] == sorted(smallest.values())  # ids in the order of the classes' minima
+    assert table.dtype == np.int32 and int(table.min()) == 0 and int(table.max()) == count - 1
+    assert int(table[0]) == 0  # the all-empty code is the smallest of all
