@@ -10,7 +10,8 @@ them against peers.
 
 # The one list of playout policies and backends (``jaxgo.search.config`` offers them as options; the evaluator
 # builds them): no module above needs JAX to know them.
-# The ladder_* policies read ladders: native backend only (``evaluator.NATIVE_ONLY``).
+# The ladder_* policies read ladders, lgrf_heavy keeps last-good-reply tables: native backend only
+# (``evaluator.NATIVE_ONLY``).
 POLICIES = ("light", "heavy", "rules", "safe_rules", "safe_atari_rules", "ladder_rules", "ladder_heavy",
-            "ladder2_heavy")
+            "ladder2_heavy", "lgrf_heavy")
 BACKENDS = ("auto", "native", "xla")

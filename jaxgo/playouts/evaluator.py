@@ -1,6 +1,6 @@
 """The Evaluator: how a search values its leaves (mctx's injected ``RecurrentFn``, here a playout policy).
 
-``make_evaluator(policy, gammas, backend=...)`` builds one of eight evaluators, chosen once from a ``SearchConfig``:
+``make_evaluator(policy, gammas, backend=...)`` builds one of nine evaluators, chosen once from a ``SearchConfig``:
 
     light   uniform playouts (``jaxgo.playouts.xla.light``), no own-eye fills;
     heavy   gamma-proportional playouts (``jaxgo.playouts.xla.heavy``) under the given or shipped gammas;
@@ -12,9 +12,12 @@
     ladder_heavy  heavy playouts that read ladders: an escape into a working ladder weighs as a self-atari, a
                   ladder capture of the last move's chain as its capture (native only);
     ladder2_heavy  ladder_heavy that also gives the escape gamma to the extensions that get an own two-liberty
-                  chain next to the last move out of a threatening ladder (native only).
+                  chain next to the last move out of a threatening ladder (native only);
+    lgrf_heavy  heavy playouts that play the last good reply to the previous move where one is kept (LGRF-1,
+                Baier & Drake 2010): one table per evaluator and board size, learnt after every batch from its
+                playouts, kept from search to search (native only; every search of the process shares it).
 
-All eight have one interface::
+All nine have one interface::
 
     evaluator.evaluate(states, key, playouts_per_state, komi, last_moves=None) -> PlayoutBatch
 
@@ -59,11 +62,15 @@ from jaxgo.playouts.xla import rules as rule_policy
 from jaxgo.util.devices import BATCH_AXIS, shard_batch, visible_devices
 
 LIGHT_KERNELS = {"validate": light, "wide": light_wide}
-NATIVE_ONLY = tuple(runner.LADDER_POLICIES)  # policies without an XLA kernel (no ladder reader in the lane loop)
+# policies without an XLA kernel (no ladder reader in the lane loop, no reply tables)
+NATIVE_ONLY = tuple(runner.LADDER_POLICIES) + tuple(runner.REPLY_POLICIES)
 
 
 def native_only_error(policy: str) -> ValueError:
     """The error for a native-only policy asked of the XLA backend."""
+    if policy in runner.REPLY_POLICIES:
+        return ValueError(f"playout policy {policy!r} keeps last-good-reply tables and is native only: use backend "
+                          f"native (or auto on a CPU)")
     return ValueError(f"playout policy {policy!r} reads ladders and is native only: use backend native (or auto "
                       f"on a CPU); the XLA kernels have no ladder reader")
 
@@ -202,6 +209,7 @@ class Evaluator:
     backend: str = "xla"  # native or xla (``resolve_backend``)
     threads: int = 0  # native: threads a call is spread over (0: one per core)
     native_policies: dict = dataclasses.field(default_factory=dict, compare=False, hash=False, repr=False)
+    reply_tables: dict = dataclasses.field(default_factory=dict, compare=False, hash=False, repr=False)
 
     @property
     def needs_last_moves(self) -> bool:
@@ -237,7 +245,7 @@ class Evaluator:
         if size not in self.native_policies:
             if self.policy == "light":
                 arrays = runner.light_policy()
-            elif self.policy == "heavy":
+            elif self.policy == "heavy" or self.policy in runner.REPLY_POLICIES:
                 arrays = runner.heavy_policy(self.tables, size)
             elif self.policy in ("ladder_heavy", "ladder2_heavy"):
                 _, budget, two_liberties = runner.LADDER_POLICIES[self.policy]
@@ -260,7 +268,18 @@ class Evaluator:
             last = np.asarray(last_moves, np.int32)[:count]
         args = (self.native_policy(size), stones, np.asarray(states.to_play)[:count], np.asarray(states.ko)[:count],
                 np.asarray(states.passes)[:count], last, playouts_per_state, key_seed(key), self.threads or None)
-        return NativePending(native_dispatcher().submit(runner.play_batch, *args), count, playouts_per_state, komi)
+        if self.policy in runner.REPLY_POLICIES:  # learnt on the dispatch thread: batches see their predecessors'
+            future = native_dispatcher().submit(runner.play_and_learn, *args, self.replies(size), komi)
+        else:
+            future = native_dispatcher().submit(runner.play_batch, *args)
+        return NativePending(future, count, playouts_per_state, komi)
+
+    def replies(self, size: int) -> np.ndarray:
+        """int32 [2, PP]: the last-good-reply table of a reply policy on an N x N board (``runner.new_replies``,
+        made once per size and kept)."""
+        if size not in self.reply_tables:
+            self.reply_tables[size] = runner.new_replies(size)
+        return self.reply_tables[size]
 
     def _dispatch_sharded(self, states, key, playouts_per_state: int, komi: np.ndarray, last_moves, total: int,
                           count: int) -> PendingBatch:
@@ -361,6 +380,10 @@ def _evaluator(policy: str, gammas: str | None, devices: int, temperature: float
         return Evaluator("heavy", heavy.policy_tables(load_log_gammas(gammas) / np.float32(temperature)), **options)
     if policy in rule_policy.RULE_POLICIES:
         return Evaluator(policy, rule_policy.tables_of_policy(policy), **options)
+    if policy in runner.REPLY_POLICIES:
+        if backend == "xla":
+            raise native_only_error(policy)
+        return Evaluator(policy, heavy.policy_tables(load_log_gammas(gammas) / np.float32(temperature)), **options)
     if policy in runner.LADDER_POLICIES:
         if backend == "xla":
             raise native_only_error(policy)

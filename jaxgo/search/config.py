@@ -52,7 +52,8 @@ _POLICY_TEXT = {"light": "light (uniform) playouts", "heavy": "heavy (gamma-prop
                 "safe_atari_rules": "safe rule playouts that chase with ataris next to the last move",
                 "ladder_rules": "safe rule playouts that read ladders (native backend only)",
                 "ladder_heavy": "heavy playouts that read ladders (native backend only)",
-                "ladder2_heavy": "ladder_heavy that also defends two-liberty chains (native backend only)"}
+                "ladder2_heavy": "ladder_heavy that also defends two-liberty chains (native backend only)",
+                "lgrf_heavy": "heavy playouts with the last good replies, LGRF-1 (native backend only)"}
 
 
 PRIOR_MODELS = (None, "auto", "large", "base")  # named move models of the priors (else a gamma file)
@@ -108,7 +109,8 @@ class SearchConfig:
                                           "(MoGo-style capture / save / shape tiers), safe_rules (the same, joined "
                                           "self-ataris last), safe_atari_rules (safe_rules, ataris next to the "
                                           "last move in the shape tier), ladder_rules, ladder_heavy, ladder2_heavy "
-                                          "(ladders read; native)",
+                                          "(ladders read; native), lgrf_heavy (heavy with the last good replies; "
+                                          "native)",
                                  flag=True, choices=PLAYOUT_POLICIES, old_name="playouts")
     gammas: str | None = option(None, "gamma file for heavy playouts and priors (default: the shipped gammas)",
                                 flag=True)

@@ -144,7 +144,7 @@ def test_local_and_server_engines_report_the_same_search_config(engines):
     assert local.session.config == remote.session.config == expected
     shown = ask(local, "jaxgo-search_config")  # GoGui's typed lines, the same for both
     assert shown == ask(remote, "jaxgo-search_config")
-    policies = "light/heavy/rules/safe_rules/safe_atari_rules/ladder_rules/ladder_heavy/ladder2_heavy"
+    policies = "light/heavy/rules/safe_rules/safe_atari_rules/ladder_rules/ladder_heavy/ladder2_heavy/lgrf_heavy"
     assert f"[list/{policies}] playout_policy heavy" in shown
     colour = load(remote, random_position(0))
     ask(remote, f"genmove {'b' if colour == BLACK else 'w'}")

@@ -401,13 +401,26 @@ def draw(weights, rowsum, total, u, size, w):
 
 
 @jit
+def stored_reply(g, replies, weights):
+    """The last good reply to the previous move (``replies`` int32 [2, PP]: per colour to move and previous
+    point, a padded point or -1; [0, 0]: none kept) when it is a move the policy may play now (weight > 0),
+    else -1."""
+    prev = g[nb.LAST]
+    if replies.shape[0] == 0 or prev < 0:
+        return -1
+    reply = replies[g[nb.TO_PLAY] - 1, prev]
+    return reply if reply >= 0 and weights[reply] > 0 else -1
+
+
+@jit
 def weighted_playout(st, g, base, flags, policy, tables, lines, dist1, dist2, plain_of, rng, max_moves, first,
-                     work, trace, ladders):
+                     work, trace, ladders, replies):
     """Play the exact board out with moves drawn by weight (heavy or rules); ``base`` / ``flags`` must be
     up to date for the start position (``fill_base``); ``first`` int8 [PP] (zeros) receives the colour that
     first played each point; ``trace`` int32 [M] the first M moves (M = 0: none); ``ladders``
-    (``ladder.new_ladder_work`` of at least ``tables[LADDER]``): the ladder variant's reads.  Returns (moves
-    played, rng)."""
+    (``ladder.new_ladder_work`` of at least ``tables[LADDER]``): the ladder variant's reads; ``replies``
+    int32 [2, PP] (or [0, 0]): the last good replies (``stored_reply``), played instead of a draw whenever
+    the policy allows them.  Returns (moves played, rng)."""
     weights, rowsum = work[0], work[1]
     size = g[nb.SIZE_N]
     w = g[nb.WIDTH]
@@ -418,8 +431,10 @@ def weighted_playout(st, g, base, flags, policy, tables, lines, dist1, dist2, pl
         if read and ladder_gammas(st, g, flags, tables, ladders, weights):
             total = row_sums(weights, rowsum, size, w)
         if total > 0:
-            rng, bits = next_u64(rng)
-            q = draw(weights, rowsum, total, uniform_float(bits), size, w)
+            q = stored_reply(g, replies, weights)
+            if q < 0:
+                rng, bits = next_u64(rng)
+                q = draw(weights, rowsum, total, uniform_float(bits), size, w)
             if first[q] == 0:
                 first[q] = g[nb.TO_PLAY]
         else:

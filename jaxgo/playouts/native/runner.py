@@ -5,6 +5,13 @@ code without the GIL.
 returns the raw results (area score before komi, ownership, first colours, moves) in position-major order,
 playout ``j`` of position ``s`` at row ``s * L + j``.  Every playout draws from its own random stream seeded by
 (seed, row), so the results do not depend on the number of threads.
+
+``lgrf_heavy`` (``REPLY_POLICIES``) is the heavy policy with the last good replies of Baier & Drake (2010,
+LGRF-1): a table of one reply per colour and previous point, read by every playout of a batch
+(``heavy.stored_reply``: the reply is played instead of a draw whenever the heavy policy allows it) and learnt
+after the batch, playout by playout in row order (``learn_replies``: the winner's replies are stored, the
+loser's forgotten), so a batch's results still do not depend on the number of threads, and the next batch
+plays with what this one learnt.
 """
 
 from __future__ import annotations
@@ -32,6 +39,9 @@ LIGHT, HEAVY, RULES = 0, 1, 2  # policy kinds of ``run_jobs`` (HEAVY - 1 and RUL
 # they also defend two-liberty chains).
 LADDER_POLICIES = {"ladder_rules": ("safe_rules", 50, False), "ladder_heavy": ("heavy", 50, False),
                    "ladder2_heavy": ("heavy", 50, True)}
+# The native-only policies with last-good-reply tables: name -> the policy whose draws they replace.
+REPLY_POLICIES = {"lgrf_heavy": "heavy"}
+NO_REPLIES = np.full((0, 0), -1, np.int32)  # ``replies`` of the policies that keep none
 
 
 @dataclasses.dataclass(frozen=True)
@@ -46,10 +56,10 @@ class PolicyArrays:
 
 @jit(nrt=True)
 def run_jobs(kind, stones, to_play, ko, passes, last_moves, per_state, lo, hi, seed, max_moves, tables, lines,
-             dist1, dist2, plain_of, out_score, out_owner, out_first, out_moves, out_trace):
+             dist1, dist2, plain_of, replies, out_score, out_owner, out_first, out_moves, out_trace):
     """Playouts ``lo .. hi - 1`` of a batch (row j: position j // per_state); see ``play_batch``.  out_trace:
     int16 [S * L, M] receives every playout's first M moves as board indices (N * N = pass, -1 after the
-    end), or is [0, 0]."""
+    end), or is [0, 0]; replies int32 [2, PP] (heavy: ``heavy.stored_reply``) or [0, 0]."""
     size = int(np.sqrt(stones.shape[1]) + 0.5)
     w = size + 2
     pp = w * w
@@ -88,7 +98,7 @@ def run_jobs(kind, stones, to_play, ko, passes, last_moves, per_state, lo, hi, s
             base[:, :] = start_base
             flags[:, :] = start_flags
             moves, rng = nw.weighted_playout(st, g, base, flags, kind - 1, tables, lines, dist1, dist2, plain_of,
-                                             rng, max_moves, first, work, trace, ladders)
+                                             rng, max_moves, first, work, trace, ladders, replies)
         out_score[j] = nb.area_owner(st, g, owner)
         out_owner[j, :] = owner
         for i in range(size * size):
@@ -143,11 +153,13 @@ class RawPlayouts:
 
 
 def play_batch(policy: PolicyArrays, stones, to_play, ko, passes, last_moves, playouts_per_state: int, seed: int,
-               threads: int | None = None, record_moves: bool = False) -> RawPlayouts:
+               threads: int | None = None, record_moves: bool = False, replies: np.ndarray | None = None
+               ) -> RawPlayouts:
     """L = ``playouts_per_state`` playouts from each of S positions: stones int8 [S, P] (1 Black, -1 White),
     to_play int [S] (1 / -1), ko int [S] (board index, -1 none), passes int [S], last_moves int [S, 2] (last
     move and the one before; P = pass, -1 = none).  Spread over ``threads`` threads (default: one per core);
-    ``record_moves`` keeps every playout's moves (for tests)."""
+    ``record_moves`` keeps every playout's moves (for tests); ``replies`` int32 [2, PP] (heavy policy only,
+    ``new_replies``): the last good replies the playouts play, read only."""
     stones = np.ascontiguousarray(stones, np.int8)
     count, points = stones.shape
     size = int(round(points ** 0.5))
@@ -162,10 +174,11 @@ def play_batch(policy: PolicyArrays, stones, to_play, ko, passes, last_moves, pl
     threads = max(1, min(threads or default_threads(), total))
     bounds = [total * i // threads for i in range(threads + 1)]
     seed = int(seed) & 0x7FFFFFFFFFFFFFFF
+    kept = NO_REPLIES if replies is None else replies
 
     def run(i):
         run_jobs(policy.kind, stones, *args, playouts_per_state, bounds[i], bounds[i + 1], seed, 3 * points,
-                 policy.tables, _lines(size), policy.dist1, policy.dist2, plain_index(size), out.score,
+                 policy.tables, _lines(size), policy.dist1, policy.dist2, plain_index(size), kept, out.score,
                  out.ownership, out.first_colour, out.moves, out.trace)
 
     if threads == 1:
@@ -173,6 +186,56 @@ def play_batch(policy: PolicyArrays, stones, to_play, ko, passes, last_moves, pl
     else:
         list(_pool(threads).map(run, range(threads)))
     return out
+
+
+def new_replies(size: int) -> np.ndarray:
+    """int32 [2, PP]: an empty last-good-reply table of an N x N board (-1: no reply kept)."""
+    return np.full((2, (size + 2) ** 2), -1, np.int32)
+
+
+def play_and_learn(policy: PolicyArrays, stones, to_play, ko, passes, last_moves, playouts_per_state: int,
+                   seed: int, threads: int | None, replies: np.ndarray, komi) -> RawPlayouts:
+    """``play_batch`` with the last good replies ``replies`` (``new_replies``), which then learn from the
+    batch's playouts (``learn_replies``, komi float32 [S]); the raw results, their moves recorded."""
+    raw = play_batch(policy, stones, to_play, ko, passes, last_moves, playouts_per_state, seed, threads,
+                     record_moves=True, replies=replies)
+    learn_replies(replies, raw.trace, raw.moves, raw.score, np.ascontiguousarray(komi, np.float32),
+                  np.ascontiguousarray(to_play, np.int32), np.ascontiguousarray(last_moves, np.int32).reshape(-1, 2),
+                  playouts_per_state)
+    return raw
+
+
+@jit
+def learn_replies(replies, trace, moves, score, komi, to_play, last_moves, per_state):
+    """LGRF-1's update (Baier & Drake 2010) of ``replies`` int32 [2, PP] from a batch's playouts, in row order:
+    every move of the playout's winner (score float32 [S * L] less komi float32 [S] > 0: Black) becomes the
+    reply of its colour to the move before it (the position's last move, int [S, 2], for the first), and a
+    move of the loser that is its colour's stored reply to the move before is forgotten; passes neither
+    reply nor are replied to, and a drawn playout teaches nothing.  trace int16 [S * L, M] (N * N = pass),
+    moves int32 [S * L], to_play int32 [S] (1 Black, -1 White)."""
+    points = trace.shape[1] // 3
+    size = int(np.sqrt(points) + 0.5)
+    w = size + 2
+    for j in range(trace.shape[0]):
+        s = j // per_state
+        margin = score[j] - komi[s]
+        if margin == 0:
+            continue
+        winner = 1 if margin > 0 else -1
+        prev = last_moves[s, 0]
+        colour = to_play[s]
+        for i in range(min(moves[j], trace.shape[1])):
+            move = trace[j, i]
+            if 0 <= prev < points and 0 <= move < points:
+                row = 0 if colour == 1 else 1
+                before = (prev // size + 1) * w + prev % size + 1
+                point = (move // size + 1) * w + move % size + 1
+                if colour == winner:
+                    replies[row, before] = point
+                elif replies[row, before] == point:
+                    replies[row, before] = -1
+            prev = move
+            colour = -colour
 
 
 def light_policy() -> PolicyArrays:
