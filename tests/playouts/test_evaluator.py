@@ -207,3 +207,23 @@ def test_ladder_playouts_are_well_formed_and_native_only(policy):
     check_well_formed(summarise(policy, 1, "native"))
     with pytest.raises(ValueError, match=f"'{policy}' reads ladders and is native only"):
         make_evaluator(policy, backend="xla")
+
+
+def test_reply_playouts_learn_from_batch_to_batch_and_are_native_only():
+    evaluator = make_evaluator("lgrf_heavy", backend="native")
+    evaluator.reply_tables.clear()
+    batch = mixed_states(64)
+    other_padding = jax.tree_util.tree_map(lambda x: np.concatenate([x[:37], np.repeat(x[:1], 27, axis=0)]), batch)
+    first = evaluator.evaluate(batch, jax.random.PRNGKey(7), 32, komi=0.5, active=37)
+    learnt = evaluator.replies(5).copy()
+    assert (learnt >= 0).sum() > 10  # the table learnt from the first batch
+    evaluator.evaluate(batch, jax.random.PRNGKey(8), 32, komi=0.5, active=37)
+    assert not np.array_equal(evaluator.replies(5), learnt)  # and goes on learning
+    evaluator.reply_tables.clear()  # from an empty table again: the same results, the padding ignored
+    again = evaluator.evaluate(other_padding, jax.random.PRNGKey(7), 32, komi=0.5, active=37)
+    np.testing.assert_array_equal(first.score, again.score)
+    np.testing.assert_array_equal(evaluator.replies(5), learnt)
+    assert first.winner.shape == (37, 32) and first.first_colour.shape == (37, 32, 25)
+    assert (first.winner[0::2] == 1).mean() > 0.9 and (first.winner[1::2] == 1).mean() < 0.1
+    with pytest.raises(ValueError, match="'lgrf_heavy' keeps last-good-reply tables and is native only"):
+        make_evaluator("lgrf_heavy", backend="xla")
