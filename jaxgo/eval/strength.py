@@ -25,6 +25,7 @@ each finished game prints a progress line (game, result, running score) on stder
 configuration advances together) and appends one JSON line per finished game to the log; rerunning the same
 command continues where the log ends (a killed run loses at most the games in progress).  ``report`` prints a
 Markdown table (games, wins, win rate with its 95% Wilson interval, forfeits) and draws win rate vs playouts.
+``--pool NAME=LABEL+LABEL`` merges the series of those labels into one (the same configuration in several runs).
 With ``--baseline LABEL...`` it also sets every series against the series of the first of those labels at the same
 board, strategy and budget: the difference of the win rates with Newcombe's 95% interval (his hybrid score
 interval, ``jaxgo.match.difference_interval``), as a table and, with ``--forest``, as a plot of one bar per change.
@@ -175,6 +176,7 @@ def report(args) -> int:
     games = defaultdict(list)
     for rec in (rec for log in args.log for rec in load(Path(log))):
         games[series_key(rec)].append(rec)
+    games = pooled(games, args.pool)
     print("| board | engine | per move | games | jaxgo wins | win rate | 95% interval | forfeits |")
     print("|---|---|---|---|---|---|---|---|")
     series = defaultdict(list)
@@ -203,6 +205,21 @@ def report(args) -> int:
         if args.forest:
             plot_forest(rows, args.forest)
     return 0
+
+
+def pooled(games: dict, pools: list[str]) -> dict:
+    """``games`` ({series_key: records}) with the series of each ``NAME=LABEL+LABEL...`` item in ``pools`` merged
+    into one series labelled NAME at each board, strategy, budget and opponent (the same configuration played in
+    several runs, e.g. on two days); the merged series are no longer reported on their own."""
+    out = defaultdict(list, {key: list(recs) for key, recs in games.items()})
+    for item in pools or []:
+        name, sep, labels = item.partition("=")
+        members = set(labels.split("+"))
+        if not (sep and name and all(members)):
+            raise ValueError(f"--pool {item!r}: expected NAME=LABEL+LABEL")
+        for key in [key for key in out if key[1] in members]:
+            out[(key[0], name) + key[2:]].extend(out.pop(key))
+    return out
 
 
 def series_name(key: tuple) -> str:
@@ -391,6 +408,9 @@ def main(argv=None) -> int:
                         "same board, strategy and budget (Newcombe's 95%% interval); LABEL=BASE sets the series "
                         "LABEL against BASE instead (a change on top of another)")
     p.add_argument("--forest", default=None, help="with --baseline: draw the differences to this file")
+    p.add_argument("--pool", action="append", default=[], metavar="NAME=LABEL+LABEL",
+                   help="report the series of these labels as one series NAME (repeatable), e.g. one configuration "
+                        "played on two days: --pool defaults=defaults-1201+defaults-1202 --baseline defaults")
     w = sub.add_parser("swings", help="GNU Go's score estimate after every jaxgo move: where the games turned")
     add_series_arguments(w)
     w.add_argument("--level", type=int, default=10)

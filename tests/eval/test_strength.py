@@ -79,6 +79,25 @@ def test_report_compares_each_series_with_its_baseline_at_the_same_budget(tmp_pa
     assert [(r["label"], r["baseline"]) for r in rows] == [("b", "a"), ("c", "b")]
 
 
+def test_pooled_runs_of_one_configuration_are_one_series_and_one_baseline(tmp_path, capsys):
+    def games(label, wins, n, playouts=2000):
+        return [{"strategy": "rave", "playouts": playouts, "time": None, "size": 9, "label": label,
+                 "jaxgo_won": i < wins} for i in range(n)]
+
+    log = tmp_path / "log.jsonl"
+    rows = games("day1", 21, 100) + games("day2", 13, 100) + games("change", 18, 100) + games("day1", 5, 10, 10000)
+    log.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    strength.main(["report", "--log", str(log), "--pool", "both=day1+day2", "--baseline", "both"])
+    lines = capsys.readouterr().out.splitlines()
+    assert "| 9x9 | rave (both) | 2000 playouts | 200 | 34 | 0.17 | 0.12-0.23 | 0 |" in lines
+    assert "| 9x9 | rave (both) | 10000 playouts | 10 | 5 | 0.50 | 0.24-0.76 | 0 |" in lines
+    assert not any("(day1)" in line or "(day2)" in line for line in lines)
+    assert "| 9x9 | rave (change) | 2000 playouts | 100 | 0.18 | both (200 games) | 0.17 | +0.01 (-0.08 to +0.11) |" \
+        in lines
+    with pytest.raises(ValueError, match="expected NAME=LABEL"):
+        strength.pooled({}, ["both"])
+
+
 def test_reference_points_are_name_playouts_and_rate(tmp_path, capsys):
     assert strength.parse_reference("MoGo (2011): prior:10000:0.82") == ("MoGo (2011): prior", 10000, 0.82)
     with pytest.raises(ValueError, match="NAME:PLAYOUTS:RATE"):
