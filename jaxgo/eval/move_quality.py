@@ -21,6 +21,18 @@ Prints one JSON line per engine: ``positions``, ``top1`` (GNU Go's first choice)
 difference to the first (``diff_vs``, ``diff_ci95``).  ``--out`` keeps the per-position rows; ``--parallel N``
 evaluates N engines at once, one CPU share each (``jaxgo.match.CpuShares``).  A proxy, not a match: GNU Go's
 values rate moves by its own knowledge, and strength claims come from ``jaxgo eval strength``.
+
+``--judge pachi`` rates the moves by Pachi (built by ``scripts/pachi.sh``) instead, where GNU Go's values are too
+coarse (9x9): a move's value is the mover's win rate after it, one minus the win rate of Pachi's own search of
+the reply at ``--judge-playouts`` playouts (``pachi-result``, resignation off), and Pachi's choice in the
+position is valued the same way; an engine's move scores its ``loss``, the choice's value minus its own (about
+0 for a move as good as Pachi's, noisy at the judge's playouts).  Each (position, move) is searched once and kept
+in the cache (``--reference``).  The JSON lines then give ``mean_loss`` and its interval, and ``top1`` counts
+Pachi's choice.
+
+    jaxgo eval move-quality --judge pachi --judge-playouts 20000 --sgf benchmarks/games/sgf_9x9_pachi_1202.tar.xz \
+        --moves 16 24 32 --records 60 --engine "defaults=jaxgo gtp --quiet --size 9 --playouts 2000 \
+        --resign-threshold 0" --engine "large=... --prior-model large" --out /tmp/mq.jsonl
 """
 
 from __future__ import annotations
@@ -33,6 +45,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from jaxgo.eval.series import PACHI_MIN_PLAYOUTS, find_pachi
 from jaxgo.go.coords import point_to_gtp
 from jaxgo.go.gtp_client import GtpFailure, GtpProcess, find_gnugo
 from jaxgo.go.sgf import replay
@@ -108,6 +121,66 @@ def reference_moves(positions_: list[dict], cache: Path, level: int) -> dict:
     return known
 
 
+def pachi_command(binary: str, playouts: int, threads: int = 2) -> list[str]:
+    """The judge: Pachi at ``playouts`` per move on ``threads`` threads, never resigning, seed 1."""
+    return [binary, "-D", "-d", "0", "-s", "1", "-t", f"={playouts}", f"threads={threads},resign_threshold=0"]
+
+
+def pachi_value(pachi: GtpProcess, position: dict, move: str) -> float:
+    """The win rate of the side to move of ``position`` after ``move`` (GTP vertex, PASS), by Pachi's search of the
+    reply: one minus the win rate ``pachi-result`` reports for it; a resignation is worth 0."""
+    if move.upper() == "RESIGN":
+        return 0.0
+    colour = to_move(position)
+    pachi.set_position(position["size"], position["komi"], position["moves"] + [[colour[0].upper(), move]])
+    pachi.send(f"genmove {'white' if colour == 'black' else 'black'}", timeout=600)
+    return 1.0 - float(pachi.send("pachi-result").split()[3])
+
+
+def pachi_reference(positions_: list[dict], engine_moves: list[list[str]], cache: Path, playouts: int,
+                    threads: int) -> dict:
+    """{position id: {"move": Pachi's choice, "values": {move: the mover's win rate after it}}} for Pachi's own
+    choice and every move of ``engine_moves`` (per engine, per position), searching only the (position, move)
+    pairs missing from ``cache`` (JSONL rows {"id", "move"?, "values"}, appended)."""
+    known: dict = {}
+    if cache.exists():
+        for line in cache.read_text().splitlines():
+            row = json.loads(line)
+            entry = known.setdefault(row["id"], {"move": None, "values": {}})
+            entry["move"] = row.get("move") or entry["move"]
+            entry["values"].update(row["values"])
+    pending = []
+    for i, position in enumerate(positions_):
+        entry = known.get(position["id"], {"move": None, "values": {}})
+        moves = [m[i] for m in engine_moves]
+        if entry["move"] is None or any(move not in entry["values"] for move in [entry["move"], *moves]):
+            pending.append((position, moves))
+    if not pending:
+        return known
+    binary = find_pachi()
+    if binary is None:
+        raise FileNotFoundError("pachi not found: build it with `bash scripts/pachi.sh` (../shared/peers/pachi)")
+    with GtpProcess(pachi_command(binary, playouts, threads)) as pachi, open(cache, "a") as out:
+        for done, (position, moves) in enumerate(pending):
+            entry = known.setdefault(position["id"], {"move": None, "values": {}})
+            row = {"id": position["id"], "values": {}}
+            if entry["move"] is None:
+                pachi.set_position(position["size"], position["komi"], position["moves"])
+                entry["move"] = row["move"] = pachi.send(f"genmove {to_move(position)}", timeout=600).upper()
+            for move in [entry["move"], *moves]:
+                if move not in entry["values"]:
+                    entry["values"][move] = row["values"][move] = round(pachi_value(pachi, position, move), 4)
+            out.write(json.dumps(row) + "\n")
+            out.flush()
+            print(f"pachi judge: {done + 1}/{len(pending)}", file=sys.stderr, flush=True)
+    return known
+
+
+def loss(move: str, entry: dict) -> float:
+    """Pachi's choice's value minus ``move``'s (``pachi_reference``'s entry of the position)."""
+    return entry["values"][entry["move"]] - entry["values"][move]
+
+
 def policy_moves(positions_: list[dict]) -> list[str]:
     """The move model's likeliest non-pass move in every position, no search: the model of the default engine's
     priors (``SearchConfig.prior_model``: on 13x13 and 19x19 the large-pattern model)."""
@@ -141,16 +214,23 @@ def mean_interval(values: list[float]) -> tuple[float, float, float]:
     return mean, mean - half, mean + half
 
 
-def summary(name: str, moves: list[str], positions_: list[dict], reference: dict, first=None) -> dict:
-    """The JSON line of one engine (``first``: (name, ratios) of the engine the paired difference is taken to)."""
-    tops = [reference[p["id"]]["top"] for p in positions_]
-    ratios = [score(m, t) for m, t in zip(moves, tops)]
+def summary(name: str, moves: list[str], positions_: list[dict], reference: dict, first=None,
+            judge: str = "gnugo") -> dict:
+    """The JSON line of one engine (``first``: (name, scores) of the engine the paired difference is taken to):
+    GNU Go's ratios (``score``) or, with ``judge`` pachi, the losses (``loss``)."""
+    entries = [reference[p["id"]] for p in positions_]
+    row = {"engine": name, "positions": len(moves),
+           "top1": sum(m == e["move"] for m, e in zip(moves, entries))}
+    if judge == "pachi":
+        ratios = [loss(m, e) for m, e in zip(moves, entries)]
+        key = "mean_loss"
+    else:
+        ratios = [score(m, e["top"]) for m, e in zip(moves, entries)]
+        row["top10"] = sum(m in e["top"] for m, e in zip(moves, entries))
+        key = "mean_ratio"
     mean, low, high = mean_interval(ratios)
-    row = {"engine": name, "positions": len(ratios),
-           "top1": sum(m == reference[p["id"]]["move"] for m, p in zip(moves, positions_)),
-           "top10": sum(m in t for m, t in zip(moves, tops)),
-           "record": sum(m == p["played"] for m, p in zip(moves, positions_)),
-           "mean_ratio": round(mean, 3), "ci95": [round(low, 3), round(high, 3)]}
+    row.update({"record": sum(m == p["played"] for m, p in zip(moves, positions_)),
+                key: round(mean, 3), "ci95": [round(low, 3), round(high, 3)]})
     if first is not None:
         diff, dlow, dhigh = mean_interval([a - b for a, b in zip(ratios, first[1])])
         row.update(diff_vs=first[0], diff=round(diff, 3), diff_ci95=[round(dlow, 3), round(dhigh, 3)])
@@ -167,8 +247,13 @@ def main(argv=None) -> int:
     parser.add_argument("--engine", action="append", default=[], metavar="NAME=COMMAND")
     parser.add_argument("--policy", action="store_true", help="also score the move model alone (no search)")
     parser.add_argument("--level", type=int, default=10, help="GNU Go level of the reference (default 10)")
+    parser.add_argument("--judge", choices=("gnugo", "pachi"), default="gnugo",
+                        help="who rates the moves: GNU Go's move values (default) or Pachi's win rates")
+    parser.add_argument("--judge-playouts", type=int, default=20000,
+                        help="Pachi's playouts per search as the judge (default %(default)s)")
+    parser.add_argument("--judge-threads", type=int, default=2, help="Pachi's threads as the judge")
     parser.add_argument("--reference", default=None,
-                        help="JSONL cache of GNU Go's answers (default: beside --out, else none kept)")
+                        help="JSONL cache of the judge's answers (default: beside --out, else none kept)")
     parser.add_argument("--out", default=None, help="JSONL of the per-position rows")
     parser.add_argument("--parallel", type=int, default=1)
     args = parser.parse_args(argv)
@@ -184,10 +269,14 @@ def main(argv=None) -> int:
     todo = positions(sgf_records(args.sgf)[:args.records], args.moves)
     if not todo:
         parser.error("no positions: the records are shorter than every --moves number")
-    with tempfile.TemporaryDirectory() as scratch:
-        cache = Path(args.reference or (f"{args.out}.gnugo.jsonl" if args.out else Path(scratch) / "gnugo.jsonl"))
+    if args.judge == "pachi" and args.judge_playouts < PACHI_MIN_PLAYOUTS:
+        parser.error(f"--judge-playouts: Pachi plays at least {PACHI_MIN_PLAYOUTS} playouts per move")
+    scratch = tempfile.TemporaryDirectory()
+    suffix = "gnugo" if args.judge == "gnugo" else f"pachi{args.judge_playouts}"
+    cache = Path(args.reference or (f"{args.out}.{suffix}.jsonl" if args.out else Path(scratch.name) / "judge.jsonl"))
+    if args.judge == "gnugo":
         reference = reference_moves(todo, cache, args.level)
-    print(f"{len(todo)} positions; GNU Go level {args.level} reference ready", file=sys.stderr, flush=True)
+        print(f"{len(todo)} positions; GNU Go level {args.level} reference ready", file=sys.stderr, flush=True)
 
     shares = CpuShares(args.parallel)
 
@@ -204,16 +293,21 @@ def main(argv=None) -> int:
         results = list(pool.map(run_engine, engines))
     if args.policy:
         results.append(("policy", policy_moves(todo)))
+    if args.judge == "pachi":
+        reference = pachi_reference(todo, [moves for _, moves in results], cache, args.judge_playouts,
+                                    args.judge_threads)
+    scratch.cleanup()
     first = None
     for name, moves in results:
-        row, ratios = summary(name, moves, todo, reference, first)
+        row, ratios = summary(name, moves, todo, reference, first, args.judge)
         first = first or (name, ratios)
         print(json.dumps(row), flush=True)
     if args.out:
         with open(args.out, "w") as out:
             for i, position in enumerate(todo):
-                out.write(json.dumps({"id": position["id"], "gnugo": reference[position["id"]]["move"],
-                                      "record": position["played"],
-                                      **{name: moves[i] for name, moves in results}}) + "\n")
+                entry = reference[position["id"]]
+                judged = {"values": entry["values"]} if args.judge == "pachi" else {}
+                out.write(json.dumps({"id": position["id"], args.judge: entry["move"], "record": position["played"],
+                                      **{name: moves[i] for name, moves in results}, **judged}) + "\n")
     return 0
 

@@ -1,5 +1,5 @@
 """jaxgo/eval/move_quality.py: positions from SGF records, GNU Go's top_moves as the reference (a scripted stand-in
-here), per-engine scores and the paired difference to the first engine."""
+here), per-engine scores and the paired difference to the first engine; Pachi as the judge (the real one)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from jaxgo.eval import move_quality
+from jaxgo.eval import move_quality, series
 from support import fake_gtp_engine
 
 SGF = b"(;FF[4]GM[1]SZ[5]KM[0.5];B[cc];W[bb];B[dd];W[db])"
@@ -89,3 +89,33 @@ def test_policy_moves_are_legal_points_of_the_replayed_positions():
         game = move_quality.replay(position["record"], move_number=position["number"] + 1)
         assert move != "PASS" and game.legal_moves(game.to_play)[gtp_to_point(move, 5)]
         assert [move] not in [m[1:] for m in position["moves"]]
+
+
+SGF9 = b"(;FF[4]GM[1]SZ[9]KM[7.5];B[ee];W[cc];B[gc];W[cg];B[gg])"
+
+
+def test_pachi_judges_the_engines_moves_by_its_win_rates(tmp_path, monkeypatch, capsys):
+    if series.find_pachi() is None:
+        pytest.skip("Pachi is not built (bash scripts/pachi.sh builds it from ../shared/peers/pachi)")
+    # two engines: one plays the first line (A9: a lost tempo), one the centre-side point D5 (a normal move)
+    poor, fair = (fake_gtp_engine(tmp_path / f"{move}.py", replies={"reg_genmove": move}) for move in ("A9", "D5"))
+    sgf = tmp_path / "a.sgf"
+    sgf.write_bytes(SGF9)
+    out = tmp_path / "rows.jsonl"
+    argv = ["--sgf", str(sgf), "--moves", "2", "4", "--engine", f"poor={poor}", "--engine", f"fair={fair}",
+            "--judge", "pachi", "--judge-playouts", "4000", "--judge-threads", "1", "--out", str(out)]
+    assert move_quality.main(argv) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [line["engine"] for line in lines] == ["poor", "fair"] and all(line["positions"] == 2 for line in lines)
+    assert lines[0]["mean_loss"] > lines[1]["mean_loss"] + 0.05 and lines[0]["mean_loss"] > 0.1
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert all(0.0 <= v <= 1.0 for row in rows for v in row["values"].values())
+    assert all({row["pachi"], "A9", "D5"} <= set(row["values"]) for row in rows)
+    # every (position, move) is searched once: the cache beside --out answers a second run without Pachi
+    monkeypatch.setattr(move_quality, "find_pachi", lambda: None)
+    assert move_quality.main(argv) == 0
+    assert [json.loads(line)["mean_loss"] for line in capsys.readouterr().out.splitlines()] == \
+        [line["mean_loss"] for line in lines]
+    with pytest.raises(SystemExit):
+        move_quality.main(argv[:-4] + ["--judge-playouts", "100"])
+
