@@ -109,9 +109,12 @@ def run(args) -> int:
             fields = opponent_fields(args, strategy, playouts)
             key = series_key(fields)
             first = done[key]
-            # A fresh seed per game: GNU Go is deterministic, so repeated seeds would repeat games.
+            # A fresh seed per game: GNU Go is deterministic, so repeated seeds would repeat games.  In handicap
+            # games jaxgo plays White in both games of a round, so the round's game index (run_match's own
+            # "{seed}") goes after the round's seed: 10000 and 10001, 10020 and 10021, ...
+            seed = f"{1000 + first}{{seed}}" if args.handicap else str(1000 + first)
             command = engine_command(strategy, playouts, args.engine_options, args.engine, args.size).replace(
-                "{seed}", str(1000 + first))
+                "{seed}", seed)
             opponent = opponent_command(args.opponent, args.level, fields.get("opponent_playouts"),
                                         args.opponent_threads, seed=1000 + first)
             budget = playouts or args.time.replace(":", "-")

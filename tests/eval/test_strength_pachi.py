@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from jaxgo.eval import series, strength
+from jaxgo.match import run_match
 from support import fake_gtp_engine
 
 
@@ -82,6 +83,26 @@ def test_handicap_games_give_the_opponent_black_and_the_stones(tmp_path, monkeyp
     assert "AB[" in sgf and "KM[0.5]" in sgf and ";W[" in sgf.split("AB[")[1][:40]  # White moves first
     strength.main(["report", "--log", str(log)])
     assert "| 9x9 | rave vs gnugo H2 | 50 playouts | 2 |" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("handicap, seeds", [(0, ["1000", "1000", "1002", "1002"]),
+                                             (2, ["10000", "10001", "10020", "10021"])])
+def test_each_handicap_game_gets_its_own_seed(tmp_path, monkeypatch, handicap, seeds):
+    """jaxgo plays White in every handicap game, so the two games of a round would repeat each other with one
+    seed (the engines are deterministic at fixed playouts); even games differ by colour and keep the round's."""
+    fake = fake_gtp_engine(tmp_path / "engine.py", plays_if="--strategy")
+    monkeypatch.setattr(series, "find_gnugo", lambda: fake)
+    played = []
+
+    def recording_match(a_cmd, b_cmd, games, **options):
+        played.extend(a_cmd.replace("{seed}", str(index)) for index in range(games))
+        return run_match(a_cmd, b_cmd, games, **options)
+
+    monkeypatch.setattr(strength, "run_match", recording_match)
+    argv = ["run", "--strategies", "rave", "--playouts", "50", "--games", "4", "--size", "9", "--handicap",
+            str(handicap), "--engine", fake, "--log", str(tmp_path / "log.jsonl")]
+    assert strength.main(argv) == 0
+    assert [command.split("--seed ")[1].split()[0] for command in played] == seeds
 
 
 def test_plot_legend_sits_beside_the_axes_and_tick_labels_do_not_collide():
