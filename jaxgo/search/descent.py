@@ -230,31 +230,35 @@ def cached_choice(node, root, parents, action_from_parent, children_visits, chil
     each time; the node's sum of values, which virtual losses leave alone, is kept too.  Without a free row:
     ``edge_scores``.  scores float64 [A]: scratch."""
     row_of, kept, value_sums, used = cache
-    visits = children_visits[node]
-    parent_visits = visits.sum()
     row = row_of[node]
     if row < 0:
         if used[0] == kept.shape[0]:
             mean = node_mean(children_visits, children_values, parents, action_from_parent, root, node)
-            edge_scores(visits, children_values[node], children_rave_visits[node], children_rave_values[node],
-                        children_prior[node], children_legal[node], mean, params, rng, scores)
+            edge_scores(children_visits[node], children_values[node], children_rave_visits[node],
+                        children_rave_values[node], children_prior[node], children_legal[node], mean, params, rng,
+                        scores)
             return best_edge(scores)
         row = used[0]
         used[0] += 1
         row_of[node] = row
         value_sums[row] = children_values[node].sum()
-        _fill_row(visits, children_values[node], children_rave_visits[node], children_rave_values[node],
-                  children_prior[node], children_legal[node], params, kept[row])
-    last = visits.shape[0] - 1
+        _fill_row(children_visits[node], children_values[node], children_rave_visits[node],
+                  children_rave_values[node], children_prior[node], children_legal[node], params, kept[row])
+    # The hot path indexes the 2-d arrays (no row views: each costs a reference count taken and given back).
+    last = children_visits.shape[1] - 1
+    parent_visits = 0.0
+    for a in range(last + 1):  # visits.sum()'s order: from 0, left to right
+        parent_visits += children_visits[node, a]
     if parent_visits > 0:
         mean = value_sums[row] / parent_visits
     else:
         mean = node_mean(children_visits, children_values, parents, action_from_parent, root, node)
     # log_n 0: under keeps_scores the UCB term weighs 0 whatever log_n is (0 * sqrt(...) = +0).
-    pass_score = edge_score(visits[last], children_values[node, last], children_rave_visits[node, last],
-                            children_rave_values[node, last], children_prior[node, last], True, mean, 0.0,
-                            np.float32(params[PRIOR_PATTERN]), np.float32(params[BIAS_C2]), params)
-    _add_noise(kept[row], last, params[NOISE], rng, scores)
+    pass_score = edge_score(children_visits[node, last], children_values[node, last],
+                            children_rave_visits[node, last], children_rave_values[node, last],
+                            children_prior[node, last], True, mean, 0.0, np.float32(params[PRIOR_PATTERN]),
+                            np.float32(params[BIAS_C2]), params)
+    _add_noise(kept, row, last, params[NOISE], rng, scores)
     scores[last] = pass_score + params[NOISE] * _uniform(rng)
     if params[WIDEN_START] != 0.0 or not children_legal[node, last]:
         _mask_unsearched(children_prior[node], children_legal[node], parent_visits, params, scores)
@@ -272,16 +276,16 @@ def best_edge(scores):
 
 
 @numba.njit(nogil=True, cache=True)
-def _add_noise(scores, count, noise, rng, out):
-    """out[a] = scores[a] + noise * ``_uniform(rng)`` for a < count, in order: the same numbers as ``_uniform``
+def _add_noise(kept, row, count, noise, rng, out):
+    """out[a] = kept[row, a] + noise * ``_uniform(rng)`` for a < count, in order: the same numbers as ``_uniform``
     draws, with the stream's state in a register (rng uint64 [1] written back once)."""
     x = rng[0]
     for a in range(count):
         x ^= x >> np.uint64(12)
         x ^= x << np.uint64(25)
         x ^= x >> np.uint64(27)
-        out[a] = scores[a] + noise * (float((x * np.uint64(0x2545F4914F6CDD1D)) >> np.uint64(11))
-                                      * (1.0 / 9007199254740992.0))
+        out[a] = kept[row, a] + noise * (float((x * np.uint64(0x2545F4914F6CDD1D)) >> np.uint64(11))
+                                         * (1.0 / 9007199254740992.0))
     rng[0] = x
 
 
