@@ -296,13 +296,16 @@ def _fill_row(visits, values, rave_visits, rave_values, prior, legal, params, ou
     c2 = np.float32(params[BIAS_C2])
     pattern = np.float32(params[PRIOR_PATTERN])
     for a in range(visits.shape[0] - 1):
+        if not legal[a]:
+            out[a] = -np.inf
+            continue
         n = visits[a]
         q = values[a] / max(n, 1.0)
         score = rave_edge_score(n, q, values[a], rave_visits[a], rave_values[a], prior[a], False, 0.5, 0.0, pattern,
                                 params)
         if params[BIAS_C2] != 0.0:
             score += (c2 * prior[a]) / (n + 1.0)
-        out[a] = score if legal[a] else -np.inf
+        out[a] = score
 
 
 @numba.njit(nogil=True, cache=True)
