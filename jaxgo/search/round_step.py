@@ -226,16 +226,18 @@ def copy_leaf(row, leaf, root, root_last, parents, action_from_parent, stones, c
               out_last):
     """Write node ``leaf``'s position (the tree's [C, ...] fields) and its last two moves
     (``expansion.node_last_moves``) into row ``row`` of the ``out_*`` arrays."""
-    out_stones[row] = stones[leaf]
-    out_chain[row] = chain[leaf]
-    out_lib_count[row] = lib_count[leaf]
-    out_lib_sum[row] = lib_sum[leaf]
-    out_lib_sumsq[row] = lib_sumsq[leaf]
+    for p in range(stones.shape[1]):  # element by element: no row views (each takes and gives back a reference)
+        out_stones[row, p] = stones[leaf, p]
+        out_chain[row, p] = chain[leaf, p]
+        out_lib_count[row, p] = lib_count[leaf, p]
+        out_lib_sum[row, p] = lib_sum[leaf, p]
+        out_lib_sumsq[row, p] = lib_sumsq[leaf, p]
     out_ko[row] = ko[leaf]
     out_to_play[row] = to_play[leaf]
     out_passes[row] = passes[leaf]
-    out_captures[row] = captures[leaf]
-    out_hash[row] = hash_words[leaf]
+    for j in range(2):
+        out_captures[row, j] = captures[leaf, j]
+        out_hash[row, j] = hash_words[leaf, j]
     out_move_count[row] = move_count[leaf]
     expansion.node_last_moves(leaf, root, root_last, parents, action_from_parent, out_last[row])
 
@@ -301,14 +303,16 @@ def create_leaves(size, root, superko, history, zobrist, parents, action_from_pa
         c_captures = np.empty((count, 2), np.int32)
         c_hash = np.empty((count, 2), np.uint32)
         c_move_count = np.empty(count, np.int32)
-        for r in range(count):
+        for r in range(count):  # the parents' positions (element by element, as in copy_leaf)
             node = pair_nodes[r]
-            c_stones[r] = stones[node]
+            for p in range(points):
+                c_stones[r, p] = stones[node, p]
             c_to_play[r] = to_play[node]
             c_ko[r] = ko[node]
             c_passes[r] = passes[node]
-            c_captures[r] = captures[node]
-            c_hash[r] = hash_words[node]
+            for j in range(2):
+                c_captures[r, j] = captures[node, j]
+                c_hash[r, j] = hash_words[node, j]
             c_move_count[r] = move_count[node]
         # The children straight into the tree's free rows (the caller reserved K); a dropped one's row is
         # taken by the next kept child.
