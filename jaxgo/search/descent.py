@@ -186,7 +186,14 @@ def edge_scores(visits, values, rave_visits, rave_values, prior, legal, mean, pa
         if params[BIAS_C2] != 0.0:
             score += (c2 * prior[a]) / (n + 1.0)
         out[a] = score + params[NOISE] * _uniform(rng)
-    _mask_unsearched(prior, legal, parent_visits, params, out)
+    if params[WIDEN_START] != 0.0:
+        searched = np.empty(a_count, np.bool_)
+        _widened(prior, legal, parent_visits, params[WIDEN_START], params[WIDEN_FACTOR], searched)
+    else:
+        searched = legal
+    for a in range(a_count):
+        if not searched[a]:
+            out[a] = -np.inf
 
 
 @numba.njit(nogil=True, cache=True)
