@@ -213,7 +213,7 @@ def _mask_unsearched(prior, legal, parent_visits, params, out):
 
 @numba.njit(nogil=True, cache=True)
 def keeps_scores(params):
-    """Whether a descent may keep an edge's score (``ScoreCache``) until the edge's own statistics change: under
+    """Whether a descent may keep an edge's score (``new_score_cache``) until the edge's own statistics change: under
     RAVE without the UCB term (``RAVE_C1`` 0).  There the node's visits, which change with every descent through
     it, enter an edge's score only through that term (log_n) and, for pass, the node's mean."""
     return params[EDGE_RULE] == RAVE_EDGES and params[RAVE_C1] == 0.0
@@ -221,7 +221,7 @@ def keeps_scores(params):
 
 @numba.njit(nogil=True, cache=True)
 def new_score_cache(capacity, rows, a_count):
-    """The kept scores of one batch of descents (``cached_scores``): (row_of int32 [C]: each node's row or -1,
+    """The kept scores of one batch of descents (``cached_choice``): (row_of int32 [C]: each node's row or -1,
     kept float64 [rows, A]: the edges' scores without noise, pass's excepted, value_sums float64 [rows]: each
     node's sum of values, used int64 [1]: rows taken)."""
     return (np.full(capacity, -1, np.int32), np.empty((rows, a_count)), np.empty(rows), np.zeros(1, np.int64))
@@ -299,7 +299,7 @@ def _add_noise(kept, row, count, noise, rng, out):
 @numba.njit(nogil=True, cache=True)
 def _fill_row(visits, values, rave_visits, rave_values, prior, legal, params, out):
     """out float64 [A]: the noise-free score of every edge but pass (``edge_score``, log_n 0: see
-    ``cached_scores``), -inf where illegal."""
+    ``cached_choice``), -inf where illegal."""
     c2 = np.float32(params[BIAS_C2])
     pattern = np.float32(params[PRIOR_PATTERN])
     for a in range(visits.shape[0] - 1):
@@ -318,7 +318,7 @@ def _fill_row(visits, values, rave_visits, rave_values, prior, legal, params, ou
 @numba.njit(nogil=True, cache=True)
 def update_cached(node, action, children_visits, children_values, children_rave_visits, children_rave_values,
                   children_prior, children_legal, params, cache):
-    """After a virtual loss on (node, action): the kept score of that edge again (``cached_scores``)."""
+    """After a virtual loss on (node, action): the kept score of that edge again (``cached_choice``)."""
     row_of, kept, _, _ = cache
     row = row_of[node]
     if row < 0 or action == children_visits.shape[1] - 1 or not children_legal[node, action]:
