@@ -13,6 +13,13 @@ in tests/search/test_descent.py.  The only difference is the tie-breaking noise 
 (``NOISE`` = 1e-7 times a uniform number): here an xorshift64* stream per searcher (``new_rng``) instead of
 numpy's generator; ``params[NOISE] = 0`` turns it off (ties go to the lowest action).
 
+Under RAVE without its UCB term (``rave_c1`` 0, the default: ``keeps_scores``) an edge's score changes only with
+its own statistics (pass's also with the node's mean), and within a batch only the descents' virtual losses
+change those: a batch keeps each node's scores from its first visit (``cached_choice``, ``new_score_cache``) and
+updates the one edge a virtual loss changes, so that a node visited again costs its tie noise and the choice, not
+82 scores (9x9).  The scores, the noise drawn and the edges chosen are the same, bit for bit
+(tests/search/test_descent.py).
+
 The bookkeeping after the descents (which new nodes to create, superko, the leaf of every descent) and the backup
 are compiled too, in ``jaxgo.search.backup``.  None of these loops holds the GIL, so a server runs many searches'
 tree work on several threads.
@@ -144,6 +151,20 @@ def rave_edge_score(n, q, value, rave_visits, rave_values, prior, is_pass, mean,
 
 
 @numba.njit(nogil=True, cache=True)
+def edge_score(n, value, rave_visits, rave_values, prior, is_pass, mean, log_n, pattern, c2, params):
+    """The selection score of one edge without the tie noise (``edge_scores``' term for it): n visits, value its
+    wins, its RAVE counts, prior float32, pattern / c2 float32 (``PRIOR_PATTERN``, ``BIAS_C2``)."""
+    q = value / max(n, 1.0)
+    if params[EDGE_RULE] == UCT_EDGES:
+        score = uct_edge_score(n, q, log_n, params)
+    else:
+        score = rave_edge_score(n, q, value, rave_visits, rave_values, prior, is_pass, mean, log_n, pattern, params)
+    if params[BIAS_C2] != 0.0:
+        score += (c2 * prior) / (n + 1.0)
+    return score
+
+
+@numba.njit(nogil=True, cache=True)
 def edge_scores(visits, values, rave_visits, rave_values, prior, legal, mean, params, rng, out):
     """out float64 [A]: the selection score of every edge of one node (-inf where not searched).
 
@@ -176,6 +197,139 @@ def edge_scores(visits, values, rave_visits, rave_values, prior, legal, mean, pa
 
 
 @numba.njit(nogil=True, cache=True)
+def _mask_unsearched(prior, legal, parent_visits, params, out):
+    """out[a] = -inf for the edges a node with ``parent_visits`` visits does not search: illegal, or beyond the
+    progressive widening's width."""
+    a_count = legal.shape[0]
+    if params[WIDEN_START] != 0.0:
+        searched = np.empty(a_count, np.bool_)
+        _widened(prior, legal, parent_visits, params[WIDEN_START], params[WIDEN_FACTOR], searched)
+    else:
+        searched = legal
+    for a in range(a_count):
+        if not searched[a]:
+            out[a] = -np.inf
+
+
+@numba.njit(nogil=True, cache=True)
+def keeps_scores(params):
+    """Whether a descent may keep an edge's score (``new_score_cache``) until the edge's own statistics change: under
+    RAVE without the UCB term (``RAVE_C1`` 0).  There the node's visits, which change with every descent through
+    it, enter an edge's score only through that term (log_n) and, for pass, the node's mean."""
+    return params[EDGE_RULE] == RAVE_EDGES and params[RAVE_C1] == 0.0
+
+
+@numba.njit(nogil=True, cache=True)
+def new_score_cache(capacity, rows, a_count):
+    """The kept scores of one batch of descents (``cached_choice``): (row_of int32 [C]: each node's row or -1,
+    kept float64 [rows, A]: the edges' scores without noise, pass's excepted, value_sums float64 [rows]: each
+    node's sum of values, used int64 [1]: rows taken)."""
+    return (np.full(capacity, -1, np.int32), np.empty((rows, a_count)), np.empty(rows), np.zeros(1, np.int64))
+
+
+@numba.njit(nogil=True, cache=True)
+def cached_choice(node, root, parents, action_from_parent, children_visits, children_values, children_rave_visits,
+                  children_rave_values, children_prior, children_legal, params, rng, cache, scores):
+    """The edge a descent takes at ``node`` (-1: none searched), when ``keeps_scores(params)``: the first best of
+    what ``edge_scores`` gives (with ``node_mean``), bit for bit, the same tie noise drawn.  The scores of the
+    node's edges other than pass are computed at its first visit in the batch and kept in ``cache``
+    (``new_score_cache``; a virtual loss updates its edge: ``update_cached``), pass's (it reads the node's mean)
+    each time; the node's sum of values, which virtual losses leave alone, is kept too.  Without a free row:
+    ``edge_scores``.  scores float64 [A]: scratch."""
+    row_of, kept, value_sums, used = cache
+    row = row_of[node]
+    if row < 0:
+        if used[0] == kept.shape[0]:
+            mean = node_mean(children_visits, children_values, parents, action_from_parent, root, node)
+            edge_scores(children_visits[node], children_values[node], children_rave_visits[node],
+                        children_rave_values[node], children_prior[node], children_legal[node], mean, params, rng,
+                        scores)
+            return best_edge(scores)
+        row = used[0]
+        used[0] += 1
+        row_of[node] = row
+        value_sums[row] = children_values[node].sum()
+        _fill_row(children_visits[node], children_values[node], children_rave_visits[node],
+                  children_rave_values[node], children_prior[node], children_legal[node], params, kept[row])
+    # The hot path indexes the 2-d arrays (no row views: each costs a reference count taken and given back).
+    last = children_visits.shape[1] - 1
+    parent_visits = 0.0
+    for a in range(last + 1):  # visits.sum()'s order: from 0, left to right
+        parent_visits += children_visits[node, a]
+    if parent_visits > 0:
+        mean = value_sums[row] / parent_visits
+    else:
+        mean = node_mean(children_visits, children_values, parents, action_from_parent, root, node)
+    # log_n 0: under keeps_scores the UCB term weighs 0 whatever log_n is (0 * sqrt(...) = +0).
+    pass_score = edge_score(children_visits[node, last], children_values[node, last],
+                            children_rave_visits[node, last], children_rave_values[node, last],
+                            children_prior[node, last], True, mean, 0.0, np.float32(params[PRIOR_PATTERN]),
+                            np.float32(params[BIAS_C2]), params)
+    _add_noise(kept, row, last, params[NOISE], rng, scores)
+    scores[last] = pass_score + params[NOISE] * _uniform(rng)
+    if params[WIDEN_START] != 0.0 or not children_legal[node, last]:
+        _mask_unsearched(children_prior[node], children_legal[node], parent_visits, params, scores)
+    return best_edge(scores)
+
+
+@numba.njit(nogil=True, cache=True)
+def best_edge(scores):
+    """The first index of the highest of scores float64 [A] above -inf, -1 when there is none."""
+    action = -1
+    for a in range(scores.shape[0]):
+        if scores[a] > -np.inf and (action < 0 or scores[a] > scores[action]):
+            action = a
+    return action
+
+
+@numba.njit(nogil=True, cache=True)
+def _add_noise(kept, row, count, noise, rng, out):
+    """out[a] = kept[row, a] + noise * ``_uniform(rng)`` for a < count, in order: the same numbers as ``_uniform``
+    draws, with the stream's state in a register (rng uint64 [1] written back once)."""
+    x = rng[0]
+    for a in range(count):
+        x ^= x >> np.uint64(12)
+        x ^= x << np.uint64(25)
+        x ^= x >> np.uint64(27)
+        out[a] = kept[row, a] + noise * (float((x * np.uint64(0x2545F4914F6CDD1D)) >> np.uint64(11))
+                                         * (1.0 / 9007199254740992.0))
+    rng[0] = x
+
+
+@numba.njit(nogil=True, cache=True)
+def _fill_row(visits, values, rave_visits, rave_values, prior, legal, params, out):
+    """out float64 [A]: the noise-free score of every edge but pass (``edge_score``, log_n 0: see
+    ``cached_choice``), -inf where illegal."""
+    c2 = np.float32(params[BIAS_C2])
+    pattern = np.float32(params[PRIOR_PATTERN])
+    for a in range(visits.shape[0] - 1):
+        if not legal[a]:
+            out[a] = -np.inf
+            continue
+        n = visits[a]
+        q = values[a] / max(n, 1.0)
+        score = rave_edge_score(n, q, values[a], rave_visits[a], rave_values[a], prior[a], False, 0.5, 0.0, pattern,
+                                params)
+        if params[BIAS_C2] != 0.0:
+            score += (c2 * prior[a]) / (n + 1.0)
+        out[a] = score
+
+
+@numba.njit(nogil=True, cache=True)
+def update_cached(node, action, children_visits, children_values, children_rave_visits, children_rave_values,
+                  children_prior, children_legal, params, cache):
+    """After a virtual loss on (node, action): the kept score of that edge again (``cached_choice``)."""
+    row_of, kept, _, _ = cache
+    row = row_of[node]
+    if row < 0 or action == children_visits.shape[1] - 1 or not children_legal[node, action]:
+        return
+    kept[row, action] = edge_score(children_visits[node, action], children_values[node, action],
+                                   children_rave_visits[node, action], children_rave_values[node, action],
+                                   children_prior[node, action], False, 0.5, 0.0, np.float32(params[PRIOR_PATTERN]),
+                                   np.float32(params[BIAS_C2]), params)
+
+
+@numba.njit(nogil=True, cache=True)
 def _add_pending(node, action, pending_nodes, pending_actions, pending):
     """Add the edge (node, action) to the first ``pending`` of pending_nodes / pending_actions unless it is
     there; returns the new count."""
@@ -191,11 +345,11 @@ def _add_pending(node, action, pending_nodes, pending_actions, pending):
 def _descend_one(i, node, length, root, room, terminal, expanded, parents, action_from_parent, children_index,
                  children_visits, children_values, children_rave_visits, children_rave_values, children_prior,
                  children_legal, params, rng, scores, pending_nodes, pending_actions, pending, path_nodes,
-                 path_actions):
+                 path_actions, keep, cache):
     """Descent ``i`` of a batch from ``node``, its path so far ``length`` edges long (see ``descend_batch``):
     returns (length, leaf, pending edges), length -1 when the path outgrew the buffer (its virtual losses, the
-    first ``length`` edges' too, taken back)."""
-    a_count = children_visits.shape[1]
+    first ``length`` edges' too, taken back).  With ``keep`` (``keeps_scores``) the edge comes from
+    ``cached_choice`` and its ``cache``."""
     depth_limit = path_nodes.shape[1]
     leaf = root
     while True:
@@ -210,14 +364,16 @@ def _descend_one(i, node, length, root, room, terminal, expanded, parents, actio
             if not expanded[node]:
                 leaf = EXPAND
                 break
-        mean = node_mean(children_visits, children_values, parents, action_from_parent, root, node)
-        edge_scores(children_visits[node], children_values[node], children_rave_visits[node],
-                    children_rave_values[node], children_prior[node], children_legal[node], mean, params, rng,
-                    scores)
-        action = -1
-        for a in range(a_count):
-            if scores[a] > -np.inf and (action < 0 or scores[a] > scores[action]):
-                action = a
+        if keep:
+            action = cached_choice(node, root, parents, action_from_parent, children_visits, children_values,
+                                   children_rave_visits, children_rave_values, children_prior, children_legal, params,
+                                   rng, cache, scores)
+        else:
+            mean = node_mean(children_visits, children_values, parents, action_from_parent, root, node)
+            edge_scores(children_visits[node], children_values[node], children_rave_visits[node],
+                        children_rave_values[node], children_prior[node], children_legal[node], mean, params, rng,
+                        scores)
+            action = best_edge(scores)
         if action < 0:
             leaf = node
             break
@@ -233,6 +389,9 @@ def _descend_one(i, node, length, root, room, terminal, expanded, parents, actio
         path_actions[i, length] = action
         length += 1
         children_visits[node, action] += 1  # virtual loss (value 0)
+        if keep:
+            update_cached(node, action, children_visits, children_values, children_rave_visits,
+                          children_rave_values, children_prior, children_legal, params, cache)
         if child < 0:
             pending = _add_pending(node, action, pending_nodes, pending_actions, pending)
             leaf = PENDING
@@ -295,6 +454,9 @@ def _descend_rows(rows, root, room, terminal, expanded, parents, action_from_par
     pending_nodes = np.empty(k, np.int64)
     pending_actions = np.empty(k, np.int64)
     pending = 0
+    keep = keeps_scores(params)
+    kept_rows = min(children_visits.shape[0], 4 * k + 64) if keep else 1  # nodes kept (later ones: each visit)
+    cache = new_score_cache(children_visits.shape[0] if keep else 1, kept_rows, children_visits.shape[1])
     for i in range(earlier):
         if leaves[i] == PENDING:
             pending = _add_pending(path_nodes[i, lengths[i] - 1], path_actions[i, lengths[i] - 1], pending_nodes,
@@ -306,7 +468,8 @@ def _descend_rows(rows, root, room, terminal, expanded, parents, action_from_par
         length, leaf, pending = _descend_one(
             i, start, lengths[i], root, room, terminal, expanded, parents, action_from_parent, children_index,
             children_visits, children_values, children_rave_visits, children_rave_values, children_prior,
-            children_legal, params, rng, scores, pending_nodes, pending_actions, pending, path_nodes, path_actions)
+            children_legal, params, rng, scores, pending_nodes, pending_actions, pending, path_nodes, path_actions,
+            keep, cache)
         if length < 0:
             _undo_others(i, np.arange(k), path_nodes, path_actions, lengths, children_visits)
             return PATH_OVERFLOW

@@ -226,18 +226,54 @@ def copy_leaf(row, leaf, root, root_last, parents, action_from_parent, stones, c
               out_last):
     """Write node ``leaf``'s position (the tree's [C, ...] fields) and its last two moves
     (``expansion.node_last_moves``) into row ``row`` of the ``out_*`` arrays."""
-    out_stones[row] = stones[leaf]
-    out_chain[row] = chain[leaf]
-    out_lib_count[row] = lib_count[leaf]
-    out_lib_sum[row] = lib_sum[leaf]
-    out_lib_sumsq[row] = lib_sumsq[leaf]
+    for p in range(stones.shape[1]):  # element by element: no row views (each takes and gives back a reference)
+        out_stones[row, p] = stones[leaf, p]
+        out_chain[row, p] = chain[leaf, p]
+        out_lib_count[row, p] = lib_count[leaf, p]
+        out_lib_sum[row, p] = lib_sum[leaf, p]
+        out_lib_sumsq[row, p] = lib_sumsq[leaf, p]
     out_ko[row] = ko[leaf]
     out_to_play[row] = to_play[leaf]
     out_passes[row] = passes[leaf]
-    out_captures[row] = captures[leaf]
-    out_hash[row] = hash_words[leaf]
+    for j in range(2):
+        out_captures[row, j] = captures[leaf, j]
+        out_hash[row, j] = hash_words[leaf, j]
     out_move_count[row] = move_count[leaf]
     expansion.node_last_moves(leaf, root, root_last, parents, action_from_parent, out_last[row])
+
+
+@numba.njit(nogil=True, cache=True)
+def _move_row(row, to, stones, chain, lib_count, lib_sum, lib_sumsq, ko, to_play, passes, captures, hash_words,
+              move_count):
+    """Copy the node position of row ``row`` to row ``to`` (the tree's [C, ...] fields)."""
+    stones[to] = stones[row]
+    chain[to] = chain[row]
+    lib_count[to] = lib_count[row]
+    lib_sum[to] = lib_sum[row]
+    lib_sumsq[to] = lib_sumsq[row]
+    ko[to] = ko[row]
+    to_play[to] = to_play[row]
+    passes[to] = passes[row]
+    captures[to] = captures[row]
+    hash_words[to] = hash_words[row]
+    move_count[to] = move_count[row]
+
+
+@numba.njit(nogil=True, cache=True)
+def _clear_row(row, stones, chain, lib_count, lib_sum, lib_sumsq, ko, to_play, passes, captures, hash_words,
+               move_count):
+    """Zero the node position of row ``row`` (the tree's [C, ...] fields)."""
+    stones[row] = 0
+    chain[row] = 0
+    lib_count[row] = 0
+    lib_sum[row] = 0
+    lib_sumsq[row] = 0
+    ko[row] = 0
+    to_play[row] = 0
+    passes[row] = 0
+    captures[row] = 0
+    hash_words[row] = 0
+    move_count[row] = 0
 
 
 @numba.njit(nogil=True, cache=True)
@@ -267,61 +303,54 @@ def create_leaves(size, root, superko, history, zobrist, parents, action_from_pa
         c_captures = np.empty((count, 2), np.int32)
         c_hash = np.empty((count, 2), np.uint32)
         c_move_count = np.empty(count, np.int32)
-        for r in range(count):
+        for r in range(count):  # the parents' positions (element by element, as in copy_leaf)
             node = pair_nodes[r]
-            c_stones[r] = stones[node]
+            for p in range(points):
+                c_stones[r, p] = stones[node, p]
             c_to_play[r] = to_play[node]
             c_ko[r] = ko[node]
             c_passes[r] = passes[node]
-            c_captures[r] = captures[node]
-            c_hash[r] = hash_words[node]
+            for j in range(2):
+                c_captures[r, j] = captures[node, j]
+                c_hash[r, j] = hash_words[node, j]
             c_move_count[r] = move_count[node]
-        n_stones = np.zeros((count, points), np.int8)
-        n_chain = np.zeros((count, points), np.int32)
-        n_count = np.zeros((count, points), np.int32)
-        n_sum = np.zeros((count, points), np.int32)
-        n_sumsq = np.zeros((count, points), np.int32)
-        n_ko = np.zeros(count, np.int32)
-        n_to_play = np.zeros(count, np.int8)
-        n_passes = np.zeros(count, np.int32)
-        n_captures = np.zeros((count, 2), np.int32)
-        n_hash = np.zeros((count, 2), np.uint32)
-        n_move_count = np.zeros(count, np.int32)
+        # The children straight into the tree's free rows (the caller reserved K); a dropped one's row is
+        # taken by the next kept child.
+        end = size + count
         unused = np.zeros((count, points + 1), np.bool_)
         positions.children_into(c_stones, c_to_play, c_ko, c_passes, c_captures, c_hash, c_move_count, pair_actions,
-                                zobrist, n_stones, n_chain, n_count, n_sum, n_sumsq, n_ko, n_to_play, n_passes,
-                                n_captures, n_hash, n_move_count, unused, False)
+                                zobrist, stones[size:end], chain[size:end], lib_count[size:end], lib_sum[size:end],
+                                lib_sumsq[size:end], ko[size:end], to_play[size:end], passes[size:end],
+                                captures[size:end], hash_words[size:end], move_count[size:end], unused, False)
         keys = np.empty(count, np.uint64)
         for r in range(count):
-            keys[r] = np.uint64(n_hash[r, 0]) | (np.uint64(n_hash[r, 1]) << np.uint64(32))
+            row = size + r
+            keys[r] = np.uint64(hash_words[row, 0]) | (np.uint64(hash_words[row, 1]) << np.uint64(32))
         repeated = np.zeros(count, np.bool_)
         if superko:
             backup.repeated_positions(keys, pair_nodes[:count], pair_actions[:count], pass_action, parents, hashes,
                                       root, history, repeated)
+        index = size
         for r in range(count):
             if repeated[r]:
                 children_legal[pair_nodes[r], pair_actions[r]] = False
                 continue
-            index = size
-            size += 1
-            stones[index] = n_stones[r]
-            chain[index] = n_chain[r]
-            lib_count[index] = n_count[r]
-            lib_sum[index] = n_sum[r]
-            lib_sumsq[index] = n_sumsq[r]
-            ko[index] = n_ko[r]
-            to_play[index] = n_to_play[r]
-            passes[index] = n_passes[r]
-            captures[index] = n_captures[r]
-            hash_words[index] = n_hash[r]
-            move_count[index] = n_move_count[r]
+            row = size + r
+            if row != index:
+                _move_row(row, index, stones, chain, lib_count, lib_sum, lib_sumsq, ko, to_play, passes, captures,
+                          hash_words, move_count)
             parents[index] = pair_nodes[r]
             action_from_parent[index] = pair_actions[r]
-            to_play_node[index] = n_to_play[r]
+            to_play_node[index] = to_play[index]
             hashes[index] = keys[r]
-            terminal[index] = n_passes[r] >= 2
+            terminal[index] = passes[index] >= 2
             children_index[pair_nodes[r], pair_actions[r]] = index
             created[r] = index
+            index += 1
+        for row in range(index, end):  # the rows of dropped children back to a new tree's values
+            _clear_row(row, stones, chain, lib_count, lib_sum, lib_sumsq, ko, to_play, passes, captures, hash_words,
+                       move_count)
+        size = index
     valid = np.empty(k, np.int32)
     n = backup.resolve_leaves(created, pair_of, ends, path_nodes, path_actions, lengths, children_visits, valid)
     for r in range(n):

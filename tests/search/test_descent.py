@@ -101,6 +101,52 @@ def test_tie_noise_is_small_and_reproducible():
     assert np.all(gap >= 0) and np.all(gap < descent.TIE_NOISE) and len(np.unique(gap)) == finite.sum()
 
 
+KEPT = [name for name, config in CONFIGS.items() if config.strategy == "rave" and config.rave_c1 == 0.0]
+
+
+@pytest.mark.parametrize("name", KEPT)
+def test_kept_scores_choose_as_edge_scores_with_the_same_noise(name):
+    """``cached_choice`` against ``edge_scores`` of the same node in the same state, each with its own copy of the
+    noise stream: the same scores and edge bit for bit, the same numbers drawn, over visits again and again of the
+    same nodes with a virtual loss on each edge taken (some nodes with no visit, pass not always searched, a cache
+    that runs out of rows)."""
+    params = descent.score_params(CONFIGS[name].for_size(5))
+    assert descent.keeps_scores(params)
+    rng = np.random.default_rng(6)
+    chosen = 0
+    for trial in range(6):
+        tree = random_tree(rng, 150)
+        tree.children_legal[:tree.size, -1] &= rng.random(tree.size) < 0.9
+        tree.children_visits[:tree.size][rng.random(tree.size) < 0.05] = 0.0  # nodes without a visit
+        cache = descent.new_score_cache(tree.capacity, 20 if trial % 2 else 200, tree.num_actions)
+        kept_rng, plain_rng = descent.new_rng(trial), descent.new_rng(trial)
+        scores, expect = np.empty(tree.num_actions), np.empty(tree.num_actions)
+        for _ in range(800):
+            node = int(rng.integers(tree.size)) if rng.random() < 0.3 else int(rng.integers(min(tree.size, 12)))
+            mean = descent.node_mean(tree.children_visits, tree.children_values, tree.parents, tree.action_from_parent,
+                                     tree.root, node)
+            descent.edge_scores(tree.children_visits[node], tree.children_values[node], tree.children_rave_visits[node],
+                                tree.children_rave_values[node], tree.children_prior[node], tree.children_legal[node],
+                                mean, params, plain_rng, expect)
+            action = descent.cached_choice(node, tree.root, tree.parents, tree.action_from_parent, tree.children_visits,
+                                           tree.children_values, tree.children_rave_visits, tree.children_rave_values,
+                                           tree.children_prior, tree.children_legal, params, kept_rng, cache, scores)
+            assert action == descent.best_edge(expect) and kept_rng[0] == plain_rng[0]
+            assert np.array_equal(scores, expect)
+            if action >= 0:
+                tree.children_visits[node, action] += 1  # the virtual loss of a descent
+                descent.update_cached(node, action, tree.children_visits, tree.children_values,
+                                      tree.children_rave_visits, tree.children_rave_values, tree.children_prior,
+                                      tree.children_legal, params, cache)
+                chosen += 1
+    assert chosen > 4000
+
+
+def test_descents_keep_scores_only_where_they_cannot_change():
+    assert not descent.keeps_scores(descent.score_params(CONFIGS["uct"].for_size(5)))
+    assert not descent.keeps_scores(descent.score_params(CONFIGS["rave-c1-priors"].for_size(5)))  # log_n weighs
+
+
 def _compiled_descents(config, tree, k, max_nodes=None, depth=64):
     """``descent.descend`` (no tie noise) as [(path [(node, action)], leaf)], like ``descend_reference``."""
     room = k + 1 if max_nodes is None else max_nodes - tree.size

@@ -147,3 +147,67 @@ def test_expansion_mode_by_config():
     assert expansion_mode(SearchConfig().for_size(19), 19, plain)[0] == IN_PYTHON  # large patterns
     assert expansion_mode(SearchConfig(prior_model="base").for_size(13), 13, plain)[0] == IN_PYTHON  # 170 actions
     assert expansion_mode(light, 9, SimpleNamespace(on_expand=print))[0] == IN_PYTHON
+
+
+def test_created_children_take_the_rows_of_dropped_repeats():
+    """``create_leaves`` on random pending edges of a searched tree, a random share of their new positions put in
+    the game's history: the kept children in the free rows in order (a dropped one's row taken by the next), each
+    the position ``positions.children_batch`` gives, linked under its parent; the dropped edges no longer searched;
+    the rows after the last child as a new tree's."""
+    from jaxgo.go import rules
+    from jaxgo.search import descent, positions
+    from jaxgo.search.round_step import create_leaves
+
+    game = new_game(size=5, komi=0.5, ko_rule="positional")
+    game.play(1, 12)
+    config = SearchConfig(backend="native", playout_policy="light", leaves_per_batch=16, bias_c2=0.0,
+                          prior_pattern=0.0)
+    searcher = Searcher(game.rules, config, seed=3)
+    search_by_rounds(searcher, RoundStep(searcher, seed=3), game, SearchLimits(playouts=400))
+    tree = searcher.tree
+    rng = np.random.default_rng(7)
+    dropped_then_kept = 0
+    for _ in range(60):
+        free = np.argwhere((tree.children_index[:tree.size] < 0) & tree.children_legal[:tree.size]
+                           & ~tree.terminal[:tree.size, None])
+        k = 16
+        pick = free[rng.integers(len(free), size=k)]  # repeats: descents ending on the same edge
+        nodes, actions = pick[:, 0].astype(np.int32), pick[:, 1].astype(np.int32)
+        edges = list(dict.fromkeys(zip(nodes.tolist(), actions.tolist())))  # in order of first use
+        children, _ = positions.children_batch(tree.gather_states(np.array([n for n, _ in edges])),
+                                               np.array([a for _, a in edges]), searchable=False)
+        keys = rules.hash_key(children.hash)
+        drop = (rng.random(len(edges)) < 0.3) & (np.array([a for _, a in edges]) != tree.num_actions - 1)
+        copy = Tree(tree.num_actions, tree.capacity)
+        for name in Tree.ARRAYS:
+            getattr(copy, name)[:] = getattr(tree, name)
+        copy.states = {name: array.copy() for name, array in tree.states.items()}
+        copy.size, copy.root = tree.size, tree.root
+        depth = 4
+        path_nodes, path_actions = np.zeros((k, depth), np.int32), np.zeros((k, depth), np.int32)
+        path_nodes[:, 0], path_actions[:, 0] = nodes, actions
+        lengths, ends = np.ones(k, np.int32), np.full(k, descent.PENDING, np.int32)
+        outs = (np.zeros((k, depth), np.int32), np.zeros((k, depth), np.int32), np.zeros(k, np.int32),
+                np.zeros(k, np.int32))
+        n, size = create_leaves(copy.size, copy.root, True, np.sort(keys[drop]), rules.zobrist_table(5), copy.parents,
+                                copy.action_from_parent, copy.to_play, copy.hashes, copy.terminal,
+                                copy.children_index, copy.children_visits, copy.children_legal,
+                                *[copy.states[name] for name in STATE_FIELDS], path_nodes, path_actions, lengths, ends,
+                                *outs)
+        kept = np.flatnonzero(~drop)
+        assert size == tree.size + len(kept)
+        for row, e in zip(range(tree.size, size), kept):
+            node, action = edges[e]
+            assert copy.parents[row] == node and copy.action_from_parent[row] == action
+            assert copy.children_index[node, action] == row and copy.hashes[row] == keys[e]
+            assert copy.to_play[row] == children.to_play[e] and copy.terminal[row] == (children.passes[e] >= 2)
+            for name in STATE_FIELDS:
+                np.testing.assert_array_equal(copy.states[name][row], getattr(children, name)[e], err_msg=name)
+        for e in np.flatnonzero(drop):
+            node, action = edges[e]
+            assert not copy.children_legal[node, action] and copy.children_index[node, action] < 0
+        for name in STATE_FIELDS:
+            assert not copy.states[name][size:].any(), name
+        assert n == sum(not drop[edges.index(edge)] for edge in zip(nodes.tolist(), actions.tolist()))
+        dropped_then_kept += int(np.any(drop[:-1] & ~drop[1:]))
+    assert dropped_then_kept > 20
