@@ -373,24 +373,22 @@ def _evaluator(policy: str, gammas: str | None, devices: int, temperature: float
         raise ValueError(f"playout temperature must be positive, got {temperature}")
     if threads < 0:
         raise ValueError(f"threads must be at least 0 (0: one per core), got {threads}")
+    if policy in NATIVE_ONLY and backend == "xla":
+        raise native_only_error(policy)
     options = dict(devices=devices if backend == "xla" else 1, backend=backend, threads=threads)
+
+    def gamma_tables():
+        return heavy.policy_tables(load_log_gammas(gammas) / np.float32(temperature))
+
     if policy == "light":
         return Evaluator("light", **options)
-    if policy == "heavy":
-        return Evaluator("heavy", heavy.policy_tables(load_log_gammas(gammas) / np.float32(temperature)), **options)
+    if policy == "heavy" or policy in runner.REPLY_POLICIES:
+        return Evaluator(policy, gamma_tables(), **options)
     if policy in rule_policy.RULE_POLICIES:
         return Evaluator(policy, rule_policy.tables_of_policy(policy), **options)
-    if policy in runner.REPLY_POLICIES:
-        if backend == "xla":
-            raise native_only_error(policy)
-        return Evaluator(policy, heavy.policy_tables(load_log_gammas(gammas) / np.float32(temperature)), **options)
     if policy in runner.LADDER_POLICIES:
-        if backend == "xla":
-            raise native_only_error(policy)
         base = runner.LADDER_POLICIES[policy][0]
-        if base == "heavy":
-            return Evaluator(policy, heavy.policy_tables(load_log_gammas(gammas) / np.float32(temperature)), **options)
-        return Evaluator(policy, rule_policy.tables_of_policy(base), **options)
+        return Evaluator(policy, gamma_tables() if base == "heavy" else rule_policy.tables_of_policy(base), **options)
     raise ValueError(f"unknown playout policy {policy!r}; one of {POLICIES}")
 
 
