@@ -215,7 +215,6 @@ def learn_replies(replies, trace, moves, score, komi, to_play, last_moves, per_s
     moves int32 [S * L], to_play int32 [S] (1 Black, -1 White)."""
     points = trace.shape[1] // 3
     size = int(np.sqrt(points) + 0.5)
-    w = size + 2
     for j in range(trace.shape[0]):
         s = j // per_state
         margin = score[j] - komi[s]
@@ -228,8 +227,8 @@ def learn_replies(replies, trace, moves, score, komi, to_play, last_moves, per_s
             move = trace[j, i]
             if 0 <= prev < points and 0 <= move < points:
                 row = 0 if colour == 1 else 1
-                before = (prev // size + 1) * w + prev % size + 1
-                point = (move // size + 1) * w + move % size + 1
+                before = nb.padded_point(prev, size)
+                point = nb.padded_point(move, size)
                 if colour == winner:
                     replies[row, before] = point
                 elif replies[row, before] == point:
