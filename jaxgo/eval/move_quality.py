@@ -45,7 +45,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from jaxgo.eval.series import PACHI_MIN_PLAYOUTS, find_pachi
+from jaxgo.eval.series import PACHI_MIN_PLAYOUTS, find_pachi, pachi_command
 from jaxgo.go.coords import point_to_gtp
 from jaxgo.go.gtp_client import GtpFailure, GtpProcess, find_gnugo
 from jaxgo.go.sgf import replay
@@ -121,11 +121,6 @@ def reference_moves(positions_: list[dict], cache: Path, level: int) -> dict:
     return known
 
 
-def pachi_command(binary: str, playouts: int, threads: int = 2) -> list[str]:
-    """The judge: Pachi at ``playouts`` per move on ``threads`` threads, never resigning, seed 1."""
-    return [binary, "-D", "-d", "0", "-s", "1", "-t", f"={playouts}", f"threads={threads},resign_threshold=0"]
-
-
 def pachi_value(pachi: GtpProcess, position: dict, move: str) -> float:
     """The win rate of the side to move of ``position`` after ``move`` (GTP vertex, PASS), by Pachi's search of the
     reply: one minus the win rate ``pachi-result`` reports for it; a resignation is worth 0."""
@@ -160,7 +155,8 @@ def pachi_reference(positions_: list[dict], engine_moves: list[list[str]], cache
     binary = find_pachi()
     if binary is None:
         raise FileNotFoundError("pachi not found: build it with `bash scripts/pachi.sh` (../shared/peers/pachi)")
-    with GtpProcess(pachi_command(binary, playouts, threads)) as pachi, open(cache, "a") as out:
+    judge = pachi_command(binary, playouts, threads, seed=1, options="resign_threshold=0")  # never resigns
+    with GtpProcess(judge) as pachi, open(cache, "a") as out:
         for done, (position, moves) in enumerate(pending):
             entry = known.setdefault(position["id"], {"move": None, "values": {}})
             row = {"id": position["id"], "values": {}}

@@ -96,12 +96,13 @@ def find_pachi() -> str | None:
     return shutil.which("pachi")
 
 
-def pachi_command(binary: str, playouts: int | None, threads: int = 2, seed: int = 0) -> str:
+def pachi_command(binary: str, playouts: int | None, threads: int = 2, seed: int = 0, options: str = "") -> str:
     """Pachi's GTP command: ``playouts`` per move (``-t =N``; None: the GTP clock the referee sends), on
     ``threads`` threads, random seed ``seed``, without board diagrams on stderr (Chinese rules are its default;
-    komi and handicap come by GTP)."""
+    komi and handicap come by GTP); ``options``: more of its engine options (``name=value,...``)."""
     budget = f"-t ={playouts} " if playouts else ""
-    return f"{shlex.quote(binary)} -D -d 0 -s {seed} {budget}threads={threads}"
+    extra = f",{options}" if options else ""
+    return f"{shlex.quote(binary)} -D -d 0 -s {seed} {budget}threads={threads}{extra}"
 
 
 def opponent_command(name: str, level: int = 10, playouts: int | None = None, threads: int = 2,
