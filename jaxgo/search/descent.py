@@ -300,7 +300,8 @@ def _add_noise(kept, row, count, noise, rng, out):
 @numba.njit(nogil=True, cache=True)
 def _fill_row(visits, values, rave_visits, rave_values, prior, legal, params, out):
     """out float64 [A]: the noise-free score of every edge but pass (``edge_score``, log_n 0: see
-    ``cached_choice``), -inf where illegal."""
+    ``cached_choice``), -inf where illegal.  The loop spells ``edge_score`` out: a call per edge in such a loop
+    made ``edge_scores`` about 2x slower (benchmarks/history/2026-12-07-host-descent.md)."""
     c2 = np.float32(params[BIAS_C2])
     pattern = np.float32(params[PRIOR_PATTERN])
     for a in range(visits.shape[0] - 1):
