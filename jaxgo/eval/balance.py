@@ -16,6 +16,12 @@ as ``jaxgo/eval/spsa.py``).  One JSON line per iteration goes to ``--log``; the 
 killed run from its last line.  At the end the final theta and the shipped gammas (theta = 0) are scored on
 every held-out position (paired Brier difference, game-bootstrap interval), and ``--save`` writes the balanced
 gammas (``jaxgo gtp --gammas FILE`` plays with them).
+
+With ``--judge-values CACHE`` (a judge's cache of ``jaxgo eval move-quality``, its ids naming records of ``--sgf``)
+the objective is instead the playouts' slope on the judge's values of the moves of each position
+(``jaxgo.eval.judged_moves``), maximised: playouts that tell apart the moves the judge rates apart.  The split into
+training and held-out positions is the same hash of the record name, and the final lines are judged_moves'
+summaries (slope, concordance, paired slope difference) on the held-out positions.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
+from jaxgo.eval import judged_moves
 from jaxgo.eval import playout_quality as quality
 from jaxgo.eval.spsa import gains
 from jaxgo.features import gammas as gamma_files
@@ -66,6 +73,16 @@ def brier(base: np.ndarray, theta: np.ndarray, items: list[dict], playouts: int,
     return float(np.mean((p - y) ** 2)), p
 
 
+def judged_slope(base: np.ndarray, theta: np.ndarray, items: list[dict], playouts: int, seed: int,
+                 batch: int) -> tuple:
+    """(minus the slope of the movers' win rates on the judge's values, win rates [n]) under theta on judged
+    ``items`` (``judged_moves.judged_items``): minus, so that SPSA minimises both objectives."""
+    evaluator = Evaluator("heavy", heavy.policy_tables(balanced_log_gamma(base, theta)))
+    p = judged_moves.mover_win_rates(evaluator, items, playouts, seed, batch)
+    v = np.array([item["value"] for item in items])
+    return -judged_moves.slope(p, v, np.array([item["position"] for item in items])), p
+
+
 def read_log(path: Path) -> list[dict]:
     if not path.exists():
         return []
@@ -89,14 +106,24 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--log", required=True, help="JSONL log, one line per iteration (continued when it exists)")
     parser.add_argument("--save", help="write the balanced gammas here (npz, as jaxgo gammas train writes)")
+    parser.add_argument("--judge-values", help="tune on a judge's move values (jaxgo eval move-quality's cache) "
+                                               "instead of the games' results")
     args = parser.parse_args(argv)
 
-    items = quality.positions(quality.sgf_records(args.sgf), args.moves)
-    train = [item for item in items if not held_out(item["game"])]
-    test = [item for item in items if held_out(item["game"])]
+    if args.judge_values:
+        items = judged_moves.judged_items(judged_moves.judge_values(args.judge_values), args.sgf)
+        score, method = judged_slope, "spsa-judge-slope"
+    else:
+        items = quality.positions(quality.sgf_records(args.sgf), args.moves)
+        score, method = brier, "spsa-brier"
+    train = [item for item in items if not held_out(item.get("split", item["game"]))]
+    test = [item for item in items if held_out(item.get("split", item["game"]))]
     rng = np.random.default_rng(args.seed)
     sample = [train[i] for i in sorted(rng.choice(len(train), min(args.positions, len(train)), replace=False))]
-    print(f"{len(train)} training positions ({len(sample)} per evaluation), {len(test)} held out", file=sys.stderr)
+    if args.judge_values:
+        sample = train  # a position's moves are scored together: all of them
+    unit = "judged moves" if args.judge_values else "positions"
+    print(f"{len(train)} training {unit} ({len(sample)} per evaluation), {len(test)} held out", file=sys.stderr)
     base = load_log_gammas(None)
     log = Path(args.log)
     done = read_log(log)
@@ -106,24 +133,29 @@ def main(argv=None) -> int:
         a_k, c_k = gains(k, args.a, args.c, args.big_a)
         delta = np.random.default_rng([args.seed, k]).choice([-1.0, 1.0], len(GROUPS))
         key_seed = args.seed * 100003 + k  # the same playout keys for both sides of the iteration
-        plus, _ = brier(base, theta + c_k * delta, sample, args.playouts, key_seed, args.batch)
-        minus, _ = brier(base, theta - c_k * delta, sample, args.playouts, key_seed, args.batch)
+        plus, _ = score(base, theta + c_k * delta, sample, args.playouts, key_seed, args.batch)
+        minus, _ = score(base, theta - c_k * delta, sample, args.playouts, key_seed, args.batch)
         after = np.clip(theta - a_k * (plus - minus) / (2.0 * c_k * delta), -args.bound, args.bound)
-        row = {"iteration": k, "theta": theta.tolist(), "delta": delta.tolist(), "brier_plus": plus,
-               "brier_minus": minus, "theta_after": after.tolist(), "seconds": round(time.perf_counter() - started, 1)}
+        row = {"iteration": k, "theta": theta.tolist(), "delta": delta.tolist(), "objective_plus": plus,
+               "objective_minus": minus, "theta_after": after.tolist(),
+               "seconds": round(time.perf_counter() - started, 1)}
         with log.open("a") as out:
             out.write(json.dumps(row) + "\n")
         print(json.dumps(row), file=sys.stderr, flush=True)
         theta = after
-    y = np.array([item["winner"] for item in test], np.float64)
-    games = np.array([item["game"] for item in test])
-    _, shipped = brier(base, np.zeros(len(GROUPS)), test, args.final_playouts, args.seed + 1, args.batch)
-    _, balanced = brier(base, theta, test, args.final_playouts, args.seed + 1, args.batch)
-    print(json.dumps(quality.report("shipped", shipped, y, games, None, {"theta": [0.0] * len(GROUPS)})))
-    print(json.dumps(quality.report("balanced", balanced, y, games, shipped,
-                                    {"theta": dict(zip(GROUPS, np.round(theta, 4).tolist()))})))
+    _, shipped = score(base, np.zeros(len(GROUPS)), test, args.final_playouts, args.seed + 1, args.batch)
+    _, balanced = score(base, theta, test, args.final_playouts, args.seed + 1, args.batch)
+    tuned = {"theta": dict(zip(GROUPS, np.round(theta, 4).tolist()))}
+    if args.judge_values:
+        print(json.dumps(judged_moves.summary("shipped", shipped, test) | {"theta": [0.0] * len(GROUPS)}))
+        print(json.dumps(judged_moves.summary("balanced", balanced, test, shipped) | tuned))
+    else:
+        y = np.array([item["winner"] for item in test], np.float64)
+        games = np.array([item["game"] for item in test])
+        print(json.dumps(quality.report("shipped", shipped, y, games, None, {"theta": [0.0] * len(GROUPS)})))
+        print(json.dumps(quality.report("balanced", balanced, y, games, shipped, tuned)))
     if args.save:
-        meta = {"balanced_from": "shipped", "theta": dict(zip(GROUPS, theta.tolist())), "method": "spsa-brier"}
+        meta = {"balanced_from": "shipped", "theta": dict(zip(GROUPS, theta.tolist())), "method": method}
         gamma_files.Gammas(log_gamma=balanced_log_gamma(base, theta).astype(np.float32), meta=meta).save(args.save)
     return 0
 

@@ -10,6 +10,7 @@ TOOLS = {
     "spsa": ("jaxgo.eval.spsa", "SPSA self-play tuning of search constants (resumable log, report, plot)"),
     "move-quality": ("jaxgo.eval.move_quality", "engines' moves in SGF positions scored by GNU Go's top_moves"),
     "playout-quality": ("jaxgo.eval.playout_quality", "how well playout policies predict the games' results"),
+    "judged-moves": ("jaxgo.eval.judged_moves", "how far playout policies tell apart moves a judge rates apart"),
     "balance": ("jaxgo.eval.balance", "simulation balancing: SPSA on the heavy playouts' gamma factors"),
     "rave-bias": ("jaxgo.eval.rave_bias", "bias of RAVE values in the engine's own trees, Silver's rave_c3"),
     "compare": ("jaxgo.eval.compare", "playout speed and gammas accuracy of two revisions in one run"),
