@@ -18,8 +18,9 @@ every held-out position (paired Brier difference, game-bootstrap interval), and 
 gammas (``jaxgo gtp --gammas FILE`` plays with them).
 
 With ``--judge-values CACHE`` (a judge's cache of ``jaxgo eval move-quality``, its ids naming records of ``--sgf``)
-the objective is instead the playouts' slope on the judge's values of the moves of each position
-(``jaxgo.eval.judged_moves``), maximised: playouts that tell apart the moves the judge rates apart.  The split into
+the objective is instead the within-position correlation (or ``--judge-objective slope``) of the playouts' win rates
+with the judge's values of the moves of each position (``jaxgo.eval.judged_moves``), maximised: playouts that tell
+apart the moves the judge rates apart.  The split into
 training and held-out positions is the same hash of the record name, and the final lines are judged_moves'
 summaries (slope, concordance, paired slope difference) on the held-out positions.
 """
@@ -73,14 +74,17 @@ def brier(base: np.ndarray, theta: np.ndarray, items: list[dict], playouts: int,
     return float(np.mean((p - y) ** 2)), p
 
 
-def judged_slope(base: np.ndarray, theta: np.ndarray, items: list[dict], playouts: int, seed: int,
-                 batch: int) -> tuple:
-    """(minus the slope of the movers' win rates on the judge's values, win rates [n]) under theta on judged
-    ``items`` (``judged_moves.judged_items``): minus, so that SPSA minimises both objectives."""
-    evaluator = Evaluator("heavy", heavy.policy_tables(balanced_log_gamma(base, theta)))
-    p = judged_moves.mover_win_rates(evaluator, items, playouts, seed, batch)
-    v = np.array([item["value"] for item in items])
-    return -judged_moves.slope(p, v, np.array([item["position"] for item in items])), p
+def judged_objective(measure):
+    """The objective of ``--judge-values``: (theta, ...) -> (minus ``measure`` (``judged_moves.correlation`` or
+    ``slope``) of the movers' win rates on the judge's values, win rates [n]) on judged ``items``
+    (``judged_moves.judged_items``); minus, so that SPSA minimises every objective."""
+    def objective(base: np.ndarray, theta: np.ndarray, items: list[dict], playouts: int, seed: int,
+                  batch: int) -> tuple:
+        evaluator = Evaluator("heavy", heavy.policy_tables(balanced_log_gamma(base, theta)))
+        p = judged_moves.mover_win_rates(evaluator, items, playouts, seed, batch)
+        v = np.array([item["value"] for item in items])
+        return -measure(p, v, np.array([item["position"] for item in items])), p
+    return objective
 
 
 def read_log(path: Path) -> list[dict]:
@@ -108,11 +112,15 @@ def main(argv=None) -> int:
     parser.add_argument("--save", help="write the balanced gammas here (npz, as jaxgo gammas train writes)")
     parser.add_argument("--judge-values", help="tune on a judge's move values (jaxgo eval move-quality's cache) "
                                                "instead of the games' results")
+    parser.add_argument("--judge-objective", choices=("correlation", "slope"), default="correlation",
+                        help="what to maximise on the judged moves (judged_moves: the slope also grows when the "
+                             "playouts only get sharper)")
     args = parser.parse_args(argv)
 
     if args.judge_values:
         items = judged_moves.judged_items(judged_moves.judge_values(args.judge_values), args.sgf)
-        score, method = judged_slope, "spsa-judge-slope"
+        measure = getattr(judged_moves, args.judge_objective)
+        score, method = judged_objective(measure), f"spsa-judge-{args.judge_objective}"
     else:
         items = quality.positions(quality.sgf_records(args.sgf), args.moves)
         score, method = brier, "spsa-brier"

@@ -12,13 +12,14 @@ played on its position (replayed from the SGF named in the id) and ``--playouts`
 is set against the judge's value v of the same move.  Within each position (both centred on the position's mean):
 
     slope = sum(p' v') / sum(v' v')        how much of the judge's difference between two moves the playouts see
+    correlation                            the same, scale-free: sum(p' v') / sqrt(sum(p' p') sum(v' v'))
     concordance                            of the pairs of moves the judge rates >= 0.05 apart, the share the
                                            playouts order the same way
 
 A slope of 1 would be playouts as sharp as the judge; 0, playouts blind to the choice.  Every variant uses the same
 random keys (common random numbers), and the paired difference of each slope to the first variant's comes with a
 bootstrap interval over positions.  ``jaxgo eval balance --judge-values`` tunes the heavy playouts' gammas on the
-slope (simulation balancing on a judge's move values rather than on game results).
+correlation (simulation balancing on a judge's move values rather than on game results).
 """
 
 from __future__ import annotations
@@ -111,6 +112,14 @@ def slope(p: np.ndarray, v: np.ndarray, groups: np.ndarray) -> float:
     return float(np.sum(pc * vc) / np.sum(vc * vc))
 
 
+def correlation(p: np.ndarray, v: np.ndarray, groups: np.ndarray) -> float:
+    """The within-group correlation of p and v: sum(p' v') / sqrt(sum(p'^2) sum(v'^2)), primes centred.  Unlike
+    the slope it does not grow when a policy only spreads its win rates (sharper playouts spread right and wrong
+    differences alike)."""
+    pc, vc = centred(p, groups), centred(v, groups)
+    return float(np.sum(pc * vc) / np.sqrt(np.sum(pc * pc) * np.sum(vc * vc)))
+
+
 def concordance(p: np.ndarray, v: np.ndarray, groups: np.ndarray, close: float = CLOSE) -> tuple[float, int]:
     """(share of same-group pairs with |v_a - v_b| >= close that p orders as v does, number of such pairs)."""
     agree = total = 0
@@ -146,7 +155,8 @@ def summary(name: str, p: np.ndarray, items: list[dict], base: np.ndarray | None
     groups = np.array([item["position"] for item in items])
     agree, pairs = concordance(p, v, groups)
     row = {"variant": name, "positions": len(np.unique(groups)), "moves": len(items),
-           "slope": round(slope(p, v, groups), 4), "concordance": round(agree, 3), "pairs": pairs,
+           "slope": round(slope(p, v, groups), 4), "correlation": round(correlation(p, v, groups), 4),
+           "concordance": round(agree, 3), "pairs": pairs,
            "mean_win_rate": round(float(np.mean(p)), 3)}
     if base is not None:
         low, high = bootstrap_slope_difference(p, base, v, groups)

@@ -66,7 +66,7 @@ def test_a_run_writes_its_log_continues_it_and_saves_gammas(tmp_path, capsys):
 CAPTURE = b"(;FF[4]GM[1]SZ[7]KM[24.5]RE[B+Resign]AB[cc][dc][ec][fd][ce][de][ee]AW[cd][dd][ed];W[gg];B[ba])"
 
 
-def test_a_run_on_judged_moves_tunes_the_slope(tmp_path, capsys):
+def test_a_run_on_judged_moves_tunes_the_correlation(tmp_path, capsys):
     games = tmp_path / "games"
     games.mkdir()
     cache = tmp_path / "judge.jsonl"
@@ -79,7 +79,7 @@ def test_a_run_on_judged_moves_tunes_the_slope(tmp_path, capsys):
     assert balance.main(["--judge-values", str(cache), "--sgf", str(games), "--iterations", "2", "--playouts", "16",
                          "--final-playouts", "16", "--batch", "8", "--log", str(log)]) == 0
     logged = [json.loads(line) for line in log.read_text().splitlines()]
-    assert len(logged) == 2 and all(row["objective_plus"] < 0 for row in logged)  # minus a positive slope
+    assert len(logged) == 2 and all(row["objective_plus"] < 0 for row in logged)  # minus a positive correlation
     summary = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [s["variant"] for s in summary] == ["shipped", "balanced"] and "slope_diff_ci95" in summary[-1]
     assert summary[0]["positions"] == sum(balance.held_out(f"r{i}.sgf") for i in range(6))

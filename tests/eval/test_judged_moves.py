@@ -34,6 +34,10 @@ def test_slope_is_within_positions_and_concordance_counts_pairs_apart():
     assert judged_moves.slope(shifted, v, groups) == pytest.approx(1.0)
     assert judged_moves.slope(0.25 * v, v, groups) == pytest.approx(0.25)
     assert judged_moves.slope(np.full(5, 0.5), v, groups) == pytest.approx(0.0)
+    assert judged_moves.correlation(0.25 * v, v, groups) == pytest.approx(1.0)  # sharper or flatter: the same
+    assert judged_moves.correlation(-v, v, groups) == pytest.approx(-1.0)
+    noisy = v + np.array([0.1, -0.1, 0.0, 0.0, 0.0])
+    assert 0.0 < judged_moves.correlation(noisy, v, groups) < 1.0
     np.testing.assert_allclose(judged_moves.centred(v, groups), [0.2, 0.0, -0.2, 0.0, 0.0], atol=1e-12)
     # pairs of group a: (0.6, 0.4), (0.6, 0.2), (0.4, 0.2); group b's pair is closer than 0.05 and not counted
     p = np.array([0.7, 0.1, 0.3, 0.0, 1.0])
