@@ -36,39 +36,55 @@ def _searchable_row(st, g, out):
     size = g[nb.SIZE_N]
     w = g[nb.WIDTH]
     c = g[nb.TO_PLAY]
-    for i in range(size * size):
-        p = (i // size + 1) * w + i % size + 1
-        out[i] = st[nb.COLOUR, p] == nb.EMPTY and nb.is_legal(st, g, p, c, False) and not nb.is_eye(st, g, p, c)
+    i = 0
+    for r in range(1, size + 1):  # rows and columns: no division per point
+        for p in range(r * w + 1, r * w + size + 1):
+            out[i] = st[nb.COLOUR, p] == nb.EMPTY and nb.is_legal(st, g, p, c, False) and not nb.is_eye(st, g, p, c)
+            i += 1
     out[size * size] = True
 
 
 @jit(nrt=True)
-def _export(st, g, stones, chain, count, lsum, lsq):
-    """Write the board as ``rules.State`` arrays (board indices; pseudo-liberties)."""
+def plain_points(size):
+    """int32 [(N + 2) ** 2]: the board index of every padded point (-1 on the border), by rows and columns."""
+    w = size + 2
+    plain = np.full(w * w, -1, np.int32)
+    for r in range(size):
+        for c in range(size):
+            plain[(r + 1) * w + c + 1] = r * size + c
+    return plain
+
+
+@jit(nrt=True)
+def _export(st, g, plain_of, stones, chain, count, lsum, lsq):
+    """Write the board as ``rules.State`` arrays (board indices; pseudo-liberties); plain_of int32 [PP]: the
+    board index of each padded point (``plain_points``)."""
     size = g[nb.SIZE_N]
     w = g[nb.WIDTH]
     points = size * size
     count[:] = 0
     lsum[:] = 0
     lsq[:] = 0
-    for i in range(points):
-        p = (i // size + 1) * w + i % size + 1
-        col = st[nb.COLOUR, p]
-        if col == nb.EMPTY:
-            stones[i] = 0
-            chain[i] = points
-            continue
-        stones[i] = 1 if col == nb.BLACK else -1
-        rep = st[nb.CHAIN, p]
-        r = (rep // w - 1) * size + rep % w - 1
-        chain[i] = r
-        for k in range(4):
-            q = p + nb.neighbour_offset(k, w)
-            if st[nb.COLOUR, q] == nb.EMPTY:
-                j = (q // w - 1) * size + q % w - 1
-                count[r] += 1
-                lsum[r] += j
-                lsq[r] += j * j
+    i = 0
+    for row in range(1, size + 1):
+        for p in range(row * w + 1, row * w + size + 1):
+            col = st[nb.COLOUR, p]
+            if col == nb.EMPTY:
+                stones[i] = 0
+                chain[i] = points
+                i += 1
+                continue
+            stones[i] = 1 if col == nb.BLACK else -1
+            r = plain_of[st[nb.CHAIN, p]]
+            chain[i] = r
+            for k in range(4):
+                q = p + nb.neighbour_offset(k, w)
+                if st[nb.COLOUR, q] == nb.EMPTY:
+                    j = plain_of[q]
+                    count[r] += 1
+                    lsum[r] += j
+                    lsq[r] += j * j
+            i += 1
 
 
 @jit(nrt=True)
@@ -82,6 +98,7 @@ def children_into(stones, to_play, ko, passes, captures, hashes, move_count, mov
     size = int(np.sqrt(points) + 0.5)
     w = size + 2
     st, g = nb.new_board(size)
+    plain_of = plain_points(size)
     for i in range(count_rows):
         nb.set_stones(st, g, stones[i], to_play[i], ko[i], passes[i], False)
         m = moves[i]
@@ -97,16 +114,17 @@ def children_into(stones, to_play, ko, passes, captures, hashes, move_count, mov
             h0 ^= zobrist[m, mover, 0]
             h1 ^= zobrist[m, mover, 1]
             removed = 0
-            for j in range(points):
-                p = (j // size + 1) * w + j % size + 1
-                if stones[i, j] != 0 and st[nb.COLOUR, p] == nb.EMPTY:
-                    h0 ^= zobrist[j, 1 - mover, 0]
-                    h1 ^= zobrist[j, 1 - mover, 1]
-                    removed += 1
+            if g[nb.CAPTURED] > 0:  # the captured stones: on the board before, empty now
+                for p in range(w + 1, w * (size + 1)):
+                    j = plain_of[p]
+                    if j >= 0 and stones[i, j] != 0 and st[nb.COLOUR, p] == nb.EMPTY:
+                        h0 ^= zobrist[j, 1 - mover, 0]
+                        h1 ^= zobrist[j, 1 - mover, 1]
+                        removed += 1
             out_captures[i, mover] += removed
-        _export(st, g, out_stones[i], out_chain[i], out_count[i], out_sum[i], out_sumsq[i])
+        _export(st, g, plain_of, out_stones[i], out_chain[i], out_count[i], out_sum[i], out_sumsq[i])
         k = g[nb.KO]
-        out_ko[i] = -1 if k < 0 else (k // w - 1) * size + k % w - 1
+        out_ko[i] = -1 if k < 0 else plain_of[k]
         out_to_play[i] = 1 if g[nb.TO_PLAY] == nb.BLACK else -1
         out_passes[i] = g[nb.PASSES]
         out_hash[i, 0] = h0
