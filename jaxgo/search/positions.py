@@ -145,6 +145,58 @@ def searchable_into(stones, to_play, ko, out):
         _searchable_row(st, g, out[i])
 
 
+@jit(nrt=True)
+def root_moves_into(stones, to_play, ko, hash_words, zobrist, out_searchable, out_hash):
+    """One position (stones int8 [P], the side to move, the simple-ko point, its Zobrist words uint32 [2]): its
+    searchable moves into ``out_searchable`` bool [P + 1] (``searchable_into``), and into ``out_hash`` uint32
+    [P, 2] the Zobrist words of the child of each searchable point (as ``children_into`` makes them; the other
+    rows are left as they are).  The board is set up once; each child is played on a copy."""
+    points = stones.shape[0]
+    size = int(np.sqrt(points) + 0.5)
+    w = size + 2
+    st, g = nb.new_board(size)
+    nb.set_stones(st, g, stones, to_play, ko, 0, False)
+    _searchable_row(st, g, out_searchable)
+    child, child_g = nb.new_board(size)
+    plain_of = plain_points(size)
+    mover = 0 if to_play > 0 else 1  # rules.colour_index
+    for m in range(points):
+        if not out_searchable[m]:
+            continue
+        nb.copy_board(st, g, child, child_g)
+        nb.play(child, child_g, nb.padded_point(m, size), False)
+        h0 = hash_words[0] ^ zobrist[m, mover, 0]
+        h1 = hash_words[1] ^ zobrist[m, mover, 1]
+        if child_g[nb.CAPTURED] > 0:
+            for p in range(w + 1, w * (size + 1)):
+                j = plain_of[p]
+                if j >= 0 and stones[j] != 0 and child[nb.COLOUR, p] == nb.EMPTY:
+                    h0 ^= zobrist[j, 1 - mover, 0]
+                    h1 ^= zobrist[j, 1 - mover, 1]
+        out_hash[m, 0] = h0
+        out_hash[m, 1] = h1
+
+
+def root_moves(state) -> tuple:
+    """(searchable bool [P + 1], child hash words uint32 [P, 2]) of one unbatched ``rules.State`` in one compiled
+    call (``root_moves_into``): ``searchable_batch`` of the position, and the ``hash`` of ``children_batch``'s
+    child for each searchable point (0 for the others)."""
+    stones = np.ascontiguousarray(np.asarray(state.stones), np.int8)
+    points = stones.shape[0]
+    searchable = np.zeros(points + 1, bool)
+    words = np.zeros((points, 2), np.uint32)
+    root_moves_into(stones, int(np.asarray(state.to_play)), int(np.asarray(state.ko)),
+                    np.asarray(state.hash, np.uint32).reshape(2), zobrist_of(rules.board_size(points)), searchable,
+                    words)
+    return searchable, words
+
+
+@functools.lru_cache(maxsize=None)
+def zobrist_of(size: int) -> np.ndarray:
+    """``rules.zobrist_table(size)``, drawn once per board size (not to be changed in place)."""
+    return rules.zobrist_table(size)
+
+
 def _host(states, name):
     return np.asarray(getattr(states, name))
 

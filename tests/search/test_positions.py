@@ -120,3 +120,31 @@ def test_children_and_searchable_moves_as_the_former_code_made_them(size):
             np.testing.assert_array_equal(out[name][i], value, err_msg=f"{name}, move {moves[i]} in\n{shown[i]}")
         captures += int(out["captures"][i].sum() > args[4][i].sum())
     assert count > 100 and captures > 3
+
+
+@pytest.mark.parametrize("size", [5, 9, 19])
+def test_root_moves_are_the_searchable_moves_and_the_childrens_hashes(size):
+    """``root_moves`` of random positions with captures and kos, in one compiled call: the searchable moves of
+    ``searchable_batch`` and, for every searchable point, the hash of the child ``children_batch`` makes."""
+    import jax
+
+    from jaxgo.go.game import new_game
+    from jaxgo.search.tree import stack_state
+
+    boards, _ = random_positions(size, 12 if size < 19 else 4, seed=size + 300)
+    rng = np.random.default_rng(size)
+    empty = jax.tree_util.tree_map(np.asarray, new_game(size=size).state)
+    captures = 0
+    for board in boards:
+        # (the fields both read: the chains and liberties are rebuilt from the stones)
+        state = empty.replace(stones=np.asarray(board.stones, np.int8), to_play=np.int8(board.to_play),
+                              ko=np.int32(board.ko_point), hash=rng.integers(0, 2 ** 32, 2, dtype=np.uint32))
+        searchable, words = positions.root_moves(state)
+        expected = positions.searchable_batch(stack_state(state, 1))[0]
+        np.testing.assert_array_equal(searchable, expected, err_msg=board.to_ascii())
+        moves = np.flatnonzero(expected[:-1]).astype(np.int32)
+        children, _ = positions.children_batch(stack_state(state, len(moves)), moves, searchable=False)
+        np.testing.assert_array_equal(words[moves], children.hash, err_msg=board.to_ascii())
+        assert not words[np.flatnonzero(~expected[:-1])].any()
+        captures += int((children.captures.sum(axis=1) > 0).sum())
+    assert captures > 3 or size == 19  # (a few random 19x19 positions rarely leave a chain in atari)
