@@ -36,39 +36,55 @@ def _searchable_row(st, g, out):
     size = g[nb.SIZE_N]
     w = g[nb.WIDTH]
     c = g[nb.TO_PLAY]
-    for i in range(size * size):
-        p = (i // size + 1) * w + i % size + 1
-        out[i] = st[nb.COLOUR, p] == nb.EMPTY and nb.is_legal(st, g, p, c, False) and not nb.is_eye(st, g, p, c)
+    i = 0
+    for r in range(1, size + 1):  # rows and columns: no division per point
+        for p in range(r * w + 1, r * w + size + 1):
+            out[i] = st[nb.COLOUR, p] == nb.EMPTY and nb.is_legal(st, g, p, c, False) and not nb.is_eye(st, g, p, c)
+            i += 1
     out[size * size] = True
 
 
 @jit(nrt=True)
-def _export(st, g, stones, chain, count, lsum, lsq):
-    """Write the board as ``rules.State`` arrays (board indices; pseudo-liberties)."""
+def plain_points(size):
+    """int32 [(N + 2) ** 2]: the board index of every padded point (-1 on the border), by rows and columns."""
+    w = size + 2
+    plain = np.full(w * w, -1, np.int32)
+    for r in range(size):
+        for c in range(size):
+            plain[(r + 1) * w + c + 1] = r * size + c
+    return plain
+
+
+@jit(nrt=True)
+def _export(st, g, plain_of, stones, chain, count, lsum, lsq):
+    """Write the board as ``rules.State`` arrays (board indices; pseudo-liberties); plain_of int32 [PP]: the
+    board index of each padded point (``plain_points``)."""
     size = g[nb.SIZE_N]
     w = g[nb.WIDTH]
     points = size * size
     count[:] = 0
     lsum[:] = 0
     lsq[:] = 0
-    for i in range(points):
-        p = (i // size + 1) * w + i % size + 1
-        col = st[nb.COLOUR, p]
-        if col == nb.EMPTY:
-            stones[i] = 0
-            chain[i] = points
-            continue
-        stones[i] = 1 if col == nb.BLACK else -1
-        rep = st[nb.CHAIN, p]
-        r = (rep // w - 1) * size + rep % w - 1
-        chain[i] = r
-        for k in range(4):
-            q = p + nb.neighbour_offset(k, w)
-            if st[nb.COLOUR, q] == nb.EMPTY:
-                j = (q // w - 1) * size + q % w - 1
-                count[r] += 1
-                lsum[r] += j
-                lsq[r] += j * j
+    i = 0
+    for row in range(1, size + 1):
+        for p in range(row * w + 1, row * w + size + 1):
+            col = st[nb.COLOUR, p]
+            if col == nb.EMPTY:
+                stones[i] = 0
+                chain[i] = points
+                i += 1
+                continue
+            stones[i] = 1 if col == nb.BLACK else -1
+            r = plain_of[st[nb.CHAIN, p]]
+            chain[i] = r
+            for k in range(4):
+                q = p + nb.neighbour_offset(k, w)
+                if st[nb.COLOUR, q] == nb.EMPTY:
+                    j = plain_of[q]
+                    count[r] += 1
+                    lsum[r] += j
+                    lsq[r] += j * j
+            i += 1
 
 
 @jit(nrt=True)
@@ -82,6 +98,7 @@ def children_into(stones, to_play, ko, passes, captures, hashes, move_count, mov
     size = int(np.sqrt(points) + 0.5)
     w = size + 2
     st, g = nb.new_board(size)
+    plain_of = plain_points(size)
     for i in range(count_rows):
         nb.set_stones(st, g, stones[i], to_play[i], ko[i], passes[i], False)
         m = moves[i]
@@ -97,16 +114,17 @@ def children_into(stones, to_play, ko, passes, captures, hashes, move_count, mov
             h0 ^= zobrist[m, mover, 0]
             h1 ^= zobrist[m, mover, 1]
             removed = 0
-            for j in range(points):
-                p = (j // size + 1) * w + j % size + 1
-                if stones[i, j] != 0 and st[nb.COLOUR, p] == nb.EMPTY:
-                    h0 ^= zobrist[j, 1 - mover, 0]
-                    h1 ^= zobrist[j, 1 - mover, 1]
-                    removed += 1
+            if g[nb.CAPTURED] > 0:  # the captured stones: on the board before, empty now
+                for p in range(w + 1, w * (size + 1)):
+                    j = plain_of[p]
+                    if j >= 0 and stones[i, j] != 0 and st[nb.COLOUR, p] == nb.EMPTY:
+                        h0 ^= zobrist[j, 1 - mover, 0]
+                        h1 ^= zobrist[j, 1 - mover, 1]
+                        removed += 1
             out_captures[i, mover] += removed
-        _export(st, g, out_stones[i], out_chain[i], out_count[i], out_sum[i], out_sumsq[i])
+        _export(st, g, plain_of, out_stones[i], out_chain[i], out_count[i], out_sum[i], out_sumsq[i])
         k = g[nb.KO]
-        out_ko[i] = -1 if k < 0 else (k // w - 1) * size + k % w - 1
+        out_ko[i] = -1 if k < 0 else plain_of[k]
         out_to_play[i] = 1 if g[nb.TO_PLAY] == nb.BLACK else -1
         out_passes[i] = g[nb.PASSES]
         out_hash[i, 0] = h0
@@ -125,6 +143,58 @@ def searchable_into(stones, to_play, ko, out):
     for i in range(stones.shape[0]):
         nb.set_stones(st, g, stones[i], to_play[i], ko[i], 0, False)
         _searchable_row(st, g, out[i])
+
+
+@jit(nrt=True)
+def root_moves_into(stones, to_play, ko, hash_words, zobrist, out_searchable, out_hash):
+    """One position (stones int8 [P], the side to move, the simple-ko point, its Zobrist words uint32 [2]): its
+    searchable moves into ``out_searchable`` bool [P + 1] (``searchable_into``), and into ``out_hash`` uint32
+    [P, 2] the Zobrist words of the child of each searchable point (as ``children_into`` makes them; the other
+    rows are left as they are).  The board is set up once; each child is played on a copy."""
+    points = stones.shape[0]
+    size = int(np.sqrt(points) + 0.5)
+    w = size + 2
+    st, g = nb.new_board(size)
+    nb.set_stones(st, g, stones, to_play, ko, 0, False)
+    _searchable_row(st, g, out_searchable)
+    child, child_g = nb.new_board(size)
+    plain_of = plain_points(size)
+    mover = 0 if to_play > 0 else 1  # rules.colour_index
+    for m in range(points):
+        if not out_searchable[m]:
+            continue
+        nb.copy_board(st, g, child, child_g)
+        nb.play(child, child_g, nb.padded_point(m, size), False)
+        h0 = hash_words[0] ^ zobrist[m, mover, 0]
+        h1 = hash_words[1] ^ zobrist[m, mover, 1]
+        if child_g[nb.CAPTURED] > 0:
+            for p in range(w + 1, w * (size + 1)):
+                j = plain_of[p]
+                if j >= 0 and stones[j] != 0 and child[nb.COLOUR, p] == nb.EMPTY:
+                    h0 ^= zobrist[j, 1 - mover, 0]
+                    h1 ^= zobrist[j, 1 - mover, 1]
+        out_hash[m, 0] = h0
+        out_hash[m, 1] = h1
+
+
+def root_moves(state) -> tuple:
+    """(searchable bool [P + 1], child hash words uint32 [P, 2]) of one unbatched ``rules.State`` in one compiled
+    call (``root_moves_into``): ``searchable_batch`` of the position, and the ``hash`` of ``children_batch``'s
+    child for each searchable point (0 for the others)."""
+    stones = np.ascontiguousarray(np.asarray(state.stones), np.int8)
+    points = stones.shape[0]
+    searchable = np.zeros(points + 1, bool)
+    words = np.zeros((points, 2), np.uint32)
+    root_moves_into(stones, int(np.asarray(state.to_play)), int(np.asarray(state.ko)),
+                    np.asarray(state.hash, np.uint32).reshape(2), zobrist_of(rules.board_size(points)), searchable,
+                    words)
+    return searchable, words
+
+
+@functools.lru_cache(maxsize=None)
+def zobrist_of(size: int) -> np.ndarray:
+    """``rules.zobrist_table(size)``, drawn once per board size (not to be changed in place)."""
+    return rules.zobrist_table(size)
 
 
 def _host(states, name):

@@ -120,13 +120,13 @@ class Searcher:
         """[A] moves searched at the root: legal under the game's ko rule, own eyes excluded, pass allowed (with
         ``forbid_pass`` only when nothing else is); with ``ladder_prune`` (or ``ladder_prune_tree``) also
         without the atari escapes that a ladder still captures (``go.ladder.failed_escapes``)."""
-        mask = np.array(self.searchable_batch(stack_state(game.state, 1))[0], bool)
         if self.tree_backend == "native":  # searchable is legal under simple ko: superko from the children's hashes
-            moves = np.flatnonzero(mask[:-1]).astype(np.int32)
+            mask, words = positions.root_moves(game.state)  # (one compiled call: the board set up once)
+            moves = np.flatnonzero(mask[:-1])
             if self.rules.ko_rule != "simple" and len(moves):
-                children, _ = self.children_batch(stack_state(game.state, len(moves)), moves, searchable=False)
-                mask[moves[game.repeats(children.hash, game.to_play)]] = False
+                mask[moves[game.repeats(words[moves], game.to_play)]] = False
         else:
+            mask = np.array(self.searchable_batch(stack_state(game.state, 1))[0], bool)
             mask &= game.legal_moves(game.to_play)
         if self.config.ladder_prune or self.config.ladder_prune_tree:
             prune_failed_escapes(mask, game.state.stones, game.to_play, game.state.ko)

@@ -93,23 +93,22 @@ def new_board(size):
 
 @jit
 def clear(st, g):
-    """Make ``st, g`` the empty board, Black to play."""
+    """Make ``st, g`` the empty board, Black to play.  (Rows and columns by nested loops: a division per point
+    by the run-time width cost more than the rest of the set-up.)"""
     size = g[SIZE_N]
     w = g[WIDTH]
-    n = 0
     for p in range(w * w):
-        r = p // w
-        c = p % w
         _new_chain(st, p, 0)
         st[MARK, p] = 0
-        if 1 <= r <= size and 1 <= c <= size:
+        st[COLOUR, p] = OFF
+        st[EMPTY_AT, p] = -1
+    n = 0
+    for r in range(1, size + 1):
+        for p in range(r * w + 1, r * w + size + 1):
             st[COLOUR, p] = EMPTY
             st[EMPTY_AT, p] = n
             st[EMPTIES, n] = p
             n += 1
-        else:
-            st[COLOUR, p] = OFF
-            st[EMPTY_AT, p] = -1
     g[N_EMPTY] = n
     g[KO] = -1
     g[TO_PLAY] = BLACK
@@ -496,48 +495,48 @@ def swap_behind(st, k, m):
 def set_stones(st, g, plain, to_play, ko_plain, passes, exact):
     """Set up the position of ``plain`` int8 [N * N] (jaxgo colours: 1 Black, -1 White, 0 empty) with
     ``to_play`` (1 / -1), the simple-ko point ``ko_plain`` (board index, -1 none) and ``passes``.  Chains and
-    liberties (exact, or pseudo) are built from scratch; the last moves are none."""
+    liberties (exact, or pseudo) are built from scratch; the last moves are none.  Every chain's
+    representative is its first stone in board order, its ring in flood-fill order."""
     clear(st, g)
     size = g[SIZE_N]
     w = g[WIDTH]
-    for i in range(size * size):
-        v = plain[i]
-        if v != 0:
-            p = (i // size + 1) * w + i % size + 1
-            st[COLOUR, p] = BLACK if v > 0 else WHITE
-            _remove_empty(st, g, p)
+    i = 0
+    for r in range(1, size + 1):
+        for p in range(r * w + 1, r * w + size + 1):
+            v = plain[i]
+            i += 1
+            if v != 0:
+                st[COLOUR, p] = BLACK if v > 0 else WHITE
+                st[CHAIN, p] = -1  # no chain yet (an empty point's CHAIN stays itself)
+                _remove_empty(st, g, p)
     # chains by flood fill, liberties counted once per chain
-    for i in range(size * size):
-        p = (i // size + 1) * w + i % size + 1
-        st[CHAIN, p] = -1 if st[COLOUR, p] == BLACK or st[COLOUR, p] == WHITE else p
     stack = np.empty(w * w, np.int32)
-    for i in range(size * size):
-        p0 = (i // size + 1) * w + i % size + 1
-        col = st[COLOUR, p0]
-        if (col != BLACK and col != WHITE) or st[CHAIN, p0] >= 0:
-            continue
-        _new_chain(st, p0, 1)
-        top = 0
-        stack[top] = p0
-        top += 1
-        stamp = next_stamp(st, g)
-        while top > 0:
-            top -= 1
-            s = stack[top]
-            for dk in range(4):
-                d = neighbour_offset(dk, w)
-                q = s + d
-                cq = st[COLOUR, q]
-                if cq == col and st[CHAIN, q] < 0:
-                    st[CHAIN, q] = p0
-                    st[NEXT, q] = st[NEXT, p0]
-                    st[NEXT, p0] = q
-                    st[SIZE, p0] += 1
-                    stack[top] = q
-                    top += 1
-                elif cq == EMPTY and (not exact or st[MARK, q] != stamp):
-                    st[MARK, q] = stamp
-                    _add_liberty(st, p0, q)
+    for r in range(1, size + 1):
+        for p0 in range(r * w + 1, r * w + size + 1):
+            col = st[COLOUR, p0]
+            if col == EMPTY or st[CHAIN, p0] >= 0:
+                continue
+            _new_chain(st, p0, 1)
+            top = 0
+            stack[top] = p0
+            top += 1
+            stamp = next_stamp(st, g)
+            while top > 0:
+                top -= 1
+                s = stack[top]
+                for dk in range(4):
+                    q = s + neighbour_offset(dk, w)
+                    cq = st[COLOUR, q]
+                    if cq == col and st[CHAIN, q] < 0:
+                        st[CHAIN, q] = p0
+                        st[NEXT, q] = st[NEXT, p0]
+                        st[NEXT, p0] = q
+                        st[SIZE, p0] += 1
+                        stack[top] = q
+                        top += 1
+                    elif cq == EMPTY and (not exact or st[MARK, q] != stamp):
+                        st[MARK, q] = stamp
+                        _add_liberty(st, p0, q)
     g[TO_PLAY] = BLACK if to_play > 0 else WHITE
     g[KO] = padded_point(ko_plain, size)
     g[PASSES] = passes

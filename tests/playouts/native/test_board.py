@@ -68,3 +68,71 @@ def test_padded_and_board_indices_round_trip():
     st, g = nb.new_board(size)
     assert set(st[nb.COLOUR, padded[:-1]]) == {nb.EMPTY}
     assert g[nb.N_EMPTY] == size * size
+
+
+def former_set_stones(st, g, plain, to_play, ko_plain, passes, exact) -> None:
+    """``board.set_stones`` as it was before it walked rows and columns (each point's index by division), in
+    Python: what the compiled set-up must still give, array for array (the empty list's order and the chains'
+    rings included, which the playouts' random picks and captures follow)."""
+    size, w = int(g[nb.SIZE_N]), int(g[nb.WIDTH])
+    n = 0
+    for p in range(w * w):
+        st[nb.CHAIN, p], st[nb.NEXT, p] = p, p
+        st[[nb.SIZE, nb.LIBS, nb.LSUM, nb.LSQ, nb.MARK], p] = 0
+        if 1 <= p // w <= size and 1 <= p % w <= size:
+            st[nb.COLOUR, p], st[nb.EMPTY_AT, p], st[nb.EMPTIES, n] = nb.EMPTY, n, p
+            n += 1
+        else:
+            st[nb.COLOUR, p], st[nb.EMPTY_AT, p] = nb.OFF, -1
+    g[[nb.N_EMPTY, nb.KO, nb.TO_PLAY, nb.PASSES, nb.PLY, nb.STAMP, nb.CAPTURED, nb.LAST, nb.LAST2]] = \
+        [n, -1, nb.BLACK, 0, 0, 0, 0, -1, -1]
+    padded = [(i // size + 1) * w + i % size + 1 for i in range(size * size)]
+    for i, p in enumerate(padded):
+        if plain[i] != 0:
+            st[nb.COLOUR, p] = nb.BLACK if plain[i] > 0 else nb.WHITE
+            at, last = st[nb.EMPTY_AT, p], g[nb.N_EMPTY] - 1
+            moved = st[nb.EMPTIES, last]
+            st[nb.EMPTIES, at], st[nb.EMPTY_AT, moved], st[nb.EMPTY_AT, p], g[nb.N_EMPTY] = moved, at, -1, last
+    for p in padded:
+        st[nb.CHAIN, p] = -1 if st[nb.COLOUR, p] in (nb.BLACK, nb.WHITE) else p
+    for p0 in padded:
+        col = st[nb.COLOUR, p0]
+        if col not in (nb.BLACK, nb.WHITE) or st[nb.CHAIN, p0] >= 0:
+            continue
+        st[nb.CHAIN, p0], st[nb.NEXT, p0], st[nb.SIZE, p0] = p0, p0, 1
+        st[[nb.LIBS, nb.LSUM, nb.LSQ], p0] = 0
+        g[nb.STAMP] += 1
+        stamp, stack = g[nb.STAMP], [p0]
+        while stack:
+            s = stack.pop()
+            for q in (s - w, s + w, s - 1, s + 1):
+                if st[nb.COLOUR, q] == col and st[nb.CHAIN, q] < 0:
+                    st[nb.CHAIN, q], st[nb.NEXT, q], st[nb.NEXT, p0] = p0, st[nb.NEXT, p0], q
+                    st[nb.SIZE, p0] += 1
+                    stack.append(q)
+                elif st[nb.COLOUR, q] == nb.EMPTY and (not exact or st[nb.MARK, q] != stamp):
+                    st[nb.MARK, q] = stamp
+                    st[[nb.LIBS, nb.LSUM, nb.LSQ], p0] += [1, q, q * q]
+    g[nb.TO_PLAY] = nb.BLACK if to_play > 0 else nb.WHITE
+    g[nb.KO] = -1 if ko_plain < 0 else padded[ko_plain]
+    g[nb.PASSES] = passes
+
+
+@pytest.mark.parametrize("exact", [True, False])
+@pytest.mark.parametrize("size", [5, 9, 19])
+def test_set_stones_builds_the_board_of_the_former_set_up(size, exact):
+    """On random positions, set up over the previous one (stale entries past the empty list stay as they were):
+    every array of the board and its globals as the former set-up left them, and the board consistent."""
+    boards, _ = random_positions(size, 40 if size < 19 else 15, seed=size + 100)
+    st, g = nb.new_board(size)
+    for board in boards:
+        stones = np.asarray(board.stones, np.int8)
+        ko, to_play = int(board.ko_point), int(board.to_play)
+        st_old, g_old = st.copy(), g.copy()
+        former_set_stones(st_old, g_old, stones, to_play, ko, 1, exact)
+        nb.set_stones(st, g, stones, to_play, ko, 1, exact)
+        where = board.to_ascii()
+        np.testing.assert_array_equal(st, st_old, err_msg=where)
+        np.testing.assert_array_equal(g, g_old, err_msg=where)
+        nb.check_consistency(st, g, exact)
+    assert len(boards) >= 15
