@@ -123,7 +123,7 @@ def former_set_stones(st, g, plain, to_play, ko_plain, passes, exact) -> None:
 def test_set_stones_builds_the_board_of_the_former_set_up(size, exact):
     """On random positions, set up over the previous one (stale entries past the empty list stay as they were):
     every array of the board and its globals as the former set-up left them, and the board consistent."""
-    boards, _ = random_positions(size, 40 if size < 19 else 15, seed=size + 100)
+    boards, _ = random_positions(size, 40 if size < 19 else 6, seed=size + 100)
     st, g = nb.new_board(size)
     for board in boards:
         stones = np.asarray(board.stones, np.int8)
@@ -135,4 +135,4 @@ def test_set_stones_builds_the_board_of_the_former_set_up(size, exact):
         np.testing.assert_array_equal(st, st_old, err_msg=where)
         np.testing.assert_array_equal(g, g_old, err_msg=where)
         nb.check_consistency(st, g, exact)
-    assert len(boards) >= 15
+    assert len(boards) >= 6
