@@ -20,9 +20,9 @@ gammas (``jaxgo gtp --gammas FILE`` plays with them).
 With ``--judge-values CACHE`` (a judge's cache of ``jaxgo eval move-quality``, its ids naming records of ``--sgf``)
 the objective is instead the within-position correlation (or ``--judge-objective slope``) of the playouts' win rates
 with the judge's values of the moves of each position (``jaxgo.eval.judged_moves``), maximised: playouts that tell
-apart the moves the judge rates apart.  The split into
-training and held-out positions is the same hash of the record name, and the final lines are judged_moves'
-summaries (slope, concordance, paired slope difference) on the held-out positions.
+apart the moves the judge rates apart.  The split into training and held-out positions is the same hash of the
+record name, and the final lines are judged_moves' summaries (slope, concordance, paired slope difference) on the
+held-out positions.
 """
 
 from __future__ import annotations
@@ -126,10 +126,11 @@ def main(argv=None) -> int:
         score, method = brier, "spsa-brier"
     train = [item for item in items if not held_out(item.get("split", item["game"]))]
     test = [item for item in items if held_out(item.get("split", item["game"]))]
-    rng = np.random.default_rng(args.seed)
-    sample = [train[i] for i in sorted(rng.choice(len(train), min(args.positions, len(train)), replace=False))]
     if args.judge_values:
         sample = train  # a position's moves are scored together: all of them
+    else:
+        rng = np.random.default_rng(args.seed)
+        sample = [train[i] for i in sorted(rng.choice(len(train), min(args.positions, len(train)), replace=False))]
     unit = "judged moves" if args.judge_values else "positions"
     print(f"{len(train)} training {unit} ({len(sample)} per evaluation), {len(test)} held out", file=sys.stderr)
     base = load_log_gammas(None)

@@ -75,15 +75,16 @@ def judged_items(values: dict, sgf: list[str]) -> list[dict]:
         if record is None or len(moves) < 2:
             missing += record is None
             continue
+        position = replay(record, move_number=number + 1)
+        mover = position.to_play
+        split = name.rsplit(":", 1)[-1].replace("/", "-")
         for move, value in sorted(moves.items()):
-            game = replay(record, move_number=number + 1)
-            mover = game.to_play
+            game = position.copy()
             try:
                 game.play(mover, gtp_to_point(move, record.size))
             except (IllegalMove, ValueError):
                 illegal += 1
                 continue
-            split = name.rsplit(":", 1)[-1].replace("/", "-")
             items.append({"position": position_id, "game": name, "split": split, "move": move, "value": value,
                           "mover": mover, "state": game.state, "komi": record.komi, "last": game_last_moves(game)})
     if missing or illegal:
