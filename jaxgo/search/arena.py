@@ -1,11 +1,12 @@
 """Tree storage reused from search to search: a server's trees are allocated once at their full capacity and
 handed back clean, never grown by doubling (``Tree._grow`` copies every array) nor freed and allocated again.
 
-``TreeArena.adopt(tree, capacity)`` gives a tree of ``capacity`` rows (a free one of that shape, else a new one)
-holding a copy of ``tree`` (a search's fresh tree: its root); ``give_back(tree)`` clears the rows the search used
-and keeps the storage for the next search of the same board and capacity, up to ``max_bytes`` of free storage
-(beyond it the storage is dropped).  A tree that outgrows its capacity after all (a node cap raised later) still
-grows as any ``Tree`` does and is not kept.
+``TreeArena.take(actions, capacity, position fields)`` gives a clean tree of ``capacity`` rows (a free one of that
+shape, else a new one, allocated and cleared off the GIL), into which a search puts its root
+(``TreeSearch.prepare_tree``'s ``storage``); ``adopt(tree, capacity)`` one holding a copy of ``tree``;
+``give_back(tree)`` clears the rows the search used and keeps the storage for the next search of the same board and
+capacity, up to ``max_bytes`` of free storage (beyond it the storage is dropped).  A tree that outgrows its
+capacity after all (a node cap raised later) still grows as any ``Tree`` does and is not kept.
 """
 
 from __future__ import annotations
@@ -79,15 +80,15 @@ class TreeArena:
         self._lock = threading.Lock()
 
     @staticmethod
-    def _key(num_actions: int, capacity: int, states: dict) -> tuple:
-        return (num_actions, capacity) + tuple([(name, states[name].shape[1:], states[name].dtype.str)
+    def _key(num_actions: int, capacity: int, specs: dict) -> tuple:
+        return (num_actions, capacity) + tuple([(name, tuple(specs[name][0]), np.dtype(specs[name][1]).str)
                                                 for name in STATE_FIELDS])
 
-    def adopt(self, tree: Tree, capacity: int) -> Tree:
-        """A tree of at least ``capacity`` rows (``tree``'s if larger) equal to ``tree`` (its first ``size``
-        rows copied; the rest clean)."""
-        capacity = max(capacity, tree.size)
-        key = self._key(tree.num_actions, capacity, tree.states)
+    def take(self, num_actions: int, capacity: int, specs: dict) -> Tree:
+        """A clean tree (size 0, every row a new tree's) of ``capacity`` rows whose node positions have the
+        fields' (shape of one row, dtype) of ``specs`` (``tree.state_specs``): a free one of that shape, else a
+        new one (allocated and cleared in one nogil call)."""
+        key = self._key(num_actions, capacity, specs)
         with self._lock:
             free = self._free.get(key)
             out = free.pop() if free else None
@@ -97,9 +98,16 @@ class TreeArena:
             else:
                 self.allocated += 1
         if out is None:
-            out = Tree(tree.num_actions, capacity)
-            out.states = {name: np.zeros((capacity,) + array.shape[1:], array.dtype)
-                          for name, array in tree.states.items()}
+            out = Tree.uninitialised(num_actions, capacity, specs)
+            clear_rows(out, capacity)
+        return out
+
+    def adopt(self, tree: Tree, capacity: int) -> Tree:
+        """A tree of at least ``capacity`` rows (``tree``'s if larger) equal to ``tree`` (its first ``size``
+        rows copied; the rest clean)."""
+        capacity = max(capacity, tree.size)
+        out = self.take(tree.num_actions, capacity,
+                        {name: (array.shape[1:], array.dtype) for name, array in tree.states.items()})
         n = tree.size
         for name in Tree.ARRAYS:
             getattr(out, name)[:n] = getattr(tree, name)[:n]
@@ -120,5 +128,6 @@ class TreeArena:
             self.free_bytes += size  # counted now, so two threads giving back at once stay within the bound
         clear_rows(tree, tree.size)
         with self._lock:
-            self._free.setdefault(self._key(tree.num_actions, capacity, tree.states), []).append(tree)
+            specs = {name: (array.shape[1:], array.dtype) for name, array in tree.states.items()}
+            self._free.setdefault(self._key(tree.num_actions, capacity, specs), []).append(tree)
         return True

@@ -41,6 +41,25 @@ def stack_state(state, count: int):
     return rules.State(**out)
 
 
+def array_specs(num_actions: int) -> dict:
+    """{name: (shape of one row, dtype)} of a tree's ``Tree.ARRAYS`` with ``num_actions`` actions."""
+    a = (num_actions,)
+    return {"parents": ((), np.int32), "action_from_parent": ((), np.int32), "to_play": ((), np.int8),
+            "hashes": ((), np.uint64), "expanded": ((), np.bool_), "terminal": ((), np.bool_),
+            "children_index": (a, np.int32), "children_visits": (a, np.float64), "children_values": (a, np.float64),
+            "children_rave_visits": (a, np.float64), "children_rave_values": (a, np.float64),
+            "children_prior": (a, np.float32), "children_legal": (a, np.bool_)}
+
+
+def state_specs(state) -> dict:
+    """{field: (shape, dtype)} of one unbatched ``rules.State``'s ``STATE_FIELDS`` (as ``stack_state`` keeps them)."""
+    out = {}
+    for name in STATE_FIELDS:
+        x = np.asarray(getattr(state, name))
+        out[name] = (x.shape, x.dtype)
+    return out
+
+
 def rank_actions(visits, values) -> np.ndarray:
     """int [A]: actions best first: most visits, then highest win rate (NaN lowest), then lowest index.  The one
     move-choice order of the engine: the move played, the PV and the order of reported moves all follow it."""
@@ -97,6 +116,19 @@ class Tree:
     ARRAYS = ("parents", "action_from_parent", "to_play", "hashes", "expanded", "terminal", "children_index",
               "children_visits", "children_values", "children_rave_visits", "children_rave_values",
               "children_prior", "children_legal")
+
+    @classmethod
+    def uninitialised(cls, num_actions: int, capacity: int, state_specs: dict) -> "Tree":
+        """An empty tree (size 0) of ``capacity`` rows whose arrays (``ARRAYS`` and ``states``, field -> (shape of
+        one row, dtype) in ``state_specs``) are allocated but not written: the caller sets every row (as
+        ``jaxgo.search.arena.clear_rows`` does, off the GIL) before use."""
+        tree = cls.__new__(cls)
+        tree.num_actions, tree.size, tree.root, tree.capacity = num_actions, 0, 0, capacity
+        for name, (shape, dtype) in array_specs(num_actions).items():
+            setattr(tree, name, np.empty((capacity,) + shape, dtype))
+        tree.states = {name: np.empty((capacity,) + tuple(shape), dtype)
+                       for name, (shape, dtype) in state_specs.items()}
+        return tree
 
     def _grow(self) -> None:
         old = {name: getattr(self, name) for name in self.ARRAYS}

@@ -139,15 +139,19 @@ class Task:
         """Create the Searcher and the tree (its storage from ``arena``, a ``jaxgo.search.arena.TreeArena``, at
         the capacity the node cap needs: it never grows), apply avoid/allowMoves at the root, allocate the
         statistics."""
+        from jaxgo.search.budget import first_batch_size
         from jaxgo.search.limits import SearchLimits
         from jaxgo.search.searcher import Searcher
+        from jaxgo.search.tree import state_specs
 
         self.searcher = Searcher(self.game.rules, self.config, evaluator=self.evaluator, seed=seed)
-        self.job = self.searcher.start_tree_search(self.game, SearchLimits(max_nodes=max_nodes))
-        if arena is not None:
+        limits, storage, leaves = SearchLimits(max_nodes=max_nodes), None, None
+        if arena is not None:  # the root straight into the arena's storage (K as start_tree_search takes it)
+            leaves = first_batch_size(self.searcher.config, limits.playouts, None, self.game.size)
             most = self.max_playouts // max(1, self.config.playouts_per_leaf) + self.query.size ** 2 + 1
-            self.arena, self.tree_capacity = arena, tree_capacity(max_nodes, self.job.leaves, most)
-            self.job.tree = self.searcher.trees.tree = arena.adopt(self.job.tree, self.tree_capacity)
+            self.arena, self.tree_capacity = arena, tree_capacity(max_nodes, leaves, most)
+            storage = arena.take(self.searcher.num_actions, self.tree_capacity, state_specs(self.game.state))
+        self.job = self.searcher.start_tree_search(self.game, limits, leaves, storage)
         if self.searcher.tree_backend == "native":
             self.step = RoundStep(self.searcher, seed)
         self.started_at = self.last_report = time.perf_counter()
