@@ -8,16 +8,14 @@ released.  Per round and wave, ``select`` fills a few per-search arrays (K, room
 ``round_batch.select_searches`` over the tasks, split into one chunk per tree thread (nogil), which writes their
 leaves straight into the rows of the device batch (each chunk from its own row; the gaps closed after); ``backup``
 turns the
-collected results into playout values (numpy over the whole batch: ``komi.shifted_results`` and
-``backup.playout_values``, row by row as each task's own call would) and runs ``round_sums.backup_round``.
+collected results into playout values (``round_sums.playout_values``: ``komi.shifted_results`` and
+``backup.playout_values`` over the tasks' rows, as each task's own call would) and runs ``round_sums.backup_round``.
 Python touches each task for a few attribute reads and writes only.  The other tasks (large patterns, ladder
 pruning, avoid/allowMoves, the XLA tree backend, a path that outgrew its buffer) go through
 ``rounds.select_task`` / ``backup_task`` as before.
 """
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 
@@ -150,7 +148,10 @@ class CompiledRound:
         count = len(tasks)
         counts = np.asarray([t.job.pending.count for t in tasks], np.int64)
         cols = np.asarray([t.playouts_per_leaf_now(int(n)) for t, n in zip(tasks, counts)], np.int64)
-        value = playout_values(winner, final, offsets, counts, tasks)
+        value = round_sums.playout_values(
+            winner, final, offsets, counts, np.asarray([t.job.extra_komi for t in tasks], np.float64),
+            np.asarray([t.config.score_utility for t in tasks], np.float64),
+            np.asarray([t.game.rules.size for t in tasks], np.float64))
         totals = np.zeros(count)
         entries = table.entries
         slots = np.asarray([t.slot for t in tasks], np.int64)
@@ -168,28 +169,3 @@ class CompiledRound:
             job.pending = None
             task.root_score_sum += total
             task.owner_n += n * c
-
-
-def playout_values(winner: np.ndarray, final: np.ndarray, offsets, counts, tasks: list[Task]) -> np.ndarray:
-    """float64 [B, L]: Black's value of each playout of the rows of ``tasks`` (row ``offsets[i] ...``, counts[i]
-    rows), as each task's ``TreeSearch.backup_leaves`` computes it: the results re-scored with the task's dynamic
-    komi (``komi.shifted_results``), valued under its ``score_utility`` at its board's scale
-    (``backup.playout_values``).  Other rows: 0."""
-    rows = len(winner)
-    extra, utility, scale = np.zeros(rows), np.zeros(rows), np.ones(rows)
-    for task, at, n in zip(tasks, np.asarray(offsets).tolist(), np.asarray(counts).tolist()):
-        extra[at:at + n] = task.job.extra_komi
-        utility[at:at + n] = task.config.score_utility
-        scale[at:at + n] = task.game.rules.size
-    score = np.asarray(final, np.float64)
-    if extra.any():
-        score = score - extra[:, None]
-        won = np.where(extra[:, None] != 0, np.sign(score), winner)
-    else:
-        won = winner
-    win = (np.asarray(won, np.float64) + 1.0) / 2.0
-    if not utility.any():
-        return win
-    u = utility[:, None]
-    margin = 0.5 + np.arctan(score / scale[:, None]) / math.pi
-    return np.where(u != 0, (1.0 - u) * win + u * margin, win)
