@@ -2,7 +2,7 @@
 handed back clean, never grown by doubling (``Tree._grow`` copies every array) nor freed and allocated again.
 
 ``TreeArena.take(actions, capacity, position fields)`` gives a clean tree of ``capacity`` rows (a free one of that
-shape, else a new one, allocated and cleared off the GIL), into which a search puts its root
+shape, else a new one, its links written off the GIL), into which a search puts its root
 (``TreeSearch.prepare_tree``'s ``storage``); ``adopt(tree, capacity)`` one holding a copy of ``tree``;
 ``give_back(tree)`` clears the rows the search used and keeps the storage for the next search of the same board and
 capacity, up to ``max_bytes`` of free storage (beyond it the storage is dropped).  A tree that outgrows its
@@ -68,6 +68,15 @@ def clear_tree(count, parents, action_from_parent, to_play, hashes, expanded, te
     hash_words[:count] = 0
 
 
+@numba.njit(nogil=True, cache=True)
+def unlink_rows(parents, action_from_parent, children_index):
+    """A new tree's ``Tree.LINKS``: parents int32 [C], action_from_parent int32 [C] and children_index int32
+    [C, A] all -1 (``UNVISITED``)."""
+    parents[:] = -1
+    action_from_parent[:] = -1
+    children_index[:] = UNVISITED
+
+
 class TreeArena:
     """Free tree storage by shape (actions, capacity, position shapes); thread-safe."""
 
@@ -87,7 +96,7 @@ class TreeArena:
     def take(self, num_actions: int, capacity: int, specs: dict) -> Tree:
         """A clean tree (size 0, every row a new tree's) of ``capacity`` rows whose node positions have the
         fields' (shape of one row, dtype) of ``specs`` (``tree.state_specs``): a free one of that shape, else a
-        new one (allocated and cleared in one nogil call)."""
+        new one (zeros, its links set to -1 in one nogil call)."""
         key = self._key(num_actions, capacity, specs)
         with self._lock:
             free = self._free.get(key)
@@ -98,8 +107,8 @@ class TreeArena:
             else:
                 self.allocated += 1
         if out is None:
-            out = Tree.uninitialised(num_actions, capacity, specs)
-            clear_rows(out, capacity)
+            out = Tree.unlinked(num_actions, capacity, specs)
+            unlink_rows(out.parents, out.action_from_parent, out.children_index)
         return out
 
     def adopt(self, tree: Tree, capacity: int) -> Tree:

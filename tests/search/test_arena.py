@@ -55,7 +55,7 @@ def test_a_taken_tree_is_a_new_trees_storage_and_roots_a_search_as_an_adopted_on
     taken = arena.take(26, 256, state_specs(game.state))
     fresh = Tree(26, 256)
     assert taken.size == 0 and taken.capacity == 256 and arena.allocated == 1
-    for name in Tree.ARRAYS:  # (allocated uninitialised, then cleared in the compiled call)
+    for name in Tree.ARRAYS:  # (zeros, the links written in the compiled call)
         assert getattr(taken, name).dtype == getattr(fresh, name).dtype
         np.testing.assert_array_equal(getattr(taken, name), getattr(fresh, name), err_msg=name)
     assert not any(array.any() for array in taken.states.values())
