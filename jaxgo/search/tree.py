@@ -120,16 +120,16 @@ class Tree:
     LINKS = ("parents", "action_from_parent", "children_index")  # the arrays whose clean value is not 0 (-1)
 
     @classmethod
-    def unlinked(cls, num_actions: int, capacity: int, state_specs: dict) -> "Tree":
-        """An empty tree (size 0) of ``capacity`` rows: every array zero (``np.zeros``, as a new tree's) but the
-        ``LINKS``, allocated and not written: the caller sets them to -1 (``jaxgo.search.arena.unlink_rows``, off
-        the GIL) before use.  ``state_specs``: the node positions' field -> (shape of one row, dtype)."""
+    def unlinked(cls, num_actions: int, capacity: int, state_specs: dict, zeros=np.zeros) -> "Tree":
+        """An empty tree (size 0) of ``capacity`` rows: every array zero, as a new tree's (made by ``zeros(shape,
+        dtype)``), but the ``LINKS``, allocated and not written: the caller sets them to -1
+        (``jaxgo.search.arena.unlink_rows``, off the GIL) before use.  ``state_specs``: the node positions' field
+        -> (shape of one row, dtype)."""
         tree = cls.__new__(cls)
         tree.num_actions, tree.size, tree.root, tree.capacity = num_actions, 0, 0, capacity
         for name, (shape, dtype) in array_specs(num_actions).items():
-            setattr(tree, name, (np.empty if name in cls.LINKS else np.zeros)((capacity,) + shape, dtype))
-        tree.states = {name: np.zeros((capacity,) + tuple(shape), dtype)
-                       for name, (shape, dtype) in state_specs.items()}
+            setattr(tree, name, (np.empty if name in cls.LINKS else zeros)((capacity,) + shape, dtype))
+        tree.states = {name: zeros((capacity,) + tuple(shape), dtype) for name, (shape, dtype) in state_specs.items()}
         return tree
 
     def _grow(self) -> None:

@@ -55,7 +55,7 @@ def test_a_taken_tree_is_a_new_trees_storage_and_roots_a_search_as_an_adopted_on
     taken = arena.take(26, 256, state_specs(game.state))
     fresh = Tree(26, 256)
     assert taken.size == 0 and taken.capacity == 256 and arena.allocated == 1
-    for name in Tree.ARRAYS:  # (zeros, the links written in the compiled call)
+    for name in Tree.ARRAYS:  # (lazy zeros, the links written in the compiled call)
         assert getattr(taken, name).dtype == getattr(fresh, name).dtype
         np.testing.assert_array_equal(getattr(taken, name), getattr(fresh, name), err_msg=name)
     assert not any(array.any() for array in taken.states.values())
@@ -78,3 +78,14 @@ def test_a_taken_tree_is_a_new_trees_storage_and_roots_a_search_as_an_adopted_on
         np.testing.assert_array_equal(getattr(trees[0], name), getattr(trees[1], name), err_msg=name)
     for name in trees[0].states:
         np.testing.assert_array_equal(trees[0].states[name], trees[1].states[name], err_msg=name)
+
+
+def test_lazy_zeros_are_writable_zero_arrays():
+    from jaxgo.search.arena import lazy_zeros
+
+    for shape, dtype in (((4096, 82), np.float64), ((3,), np.int8), ((0, 5), np.int32), ((7, 2), np.uint32)):
+        array = lazy_zeros(shape, dtype)
+        assert array.shape == shape and array.dtype == dtype and array.flags.c_contiguous and array.flags.writeable
+        assert not array.any()
+        array[...] = 1
+        assert array.all()
