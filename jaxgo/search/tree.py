@@ -151,6 +151,22 @@ class Tree:
         while self.size + count > self.capacity:
             self._grow()
 
+    def add_root(self, state) -> int:
+        """Append a node without parent for one unbatched ``rules.State`` (its fields numpy or JAX arrays) and
+        return its index: ``add_nodes`` of a batch of one with parent and action -1, the same rows written, once
+        the tree holds node positions (``states``)."""
+        self.reserve(1)
+        index = self.size
+        for name in STATE_FIELDS:
+            self.states[name][index] = getattr(state, name)
+        self.parents[index] = -1
+        self.action_from_parent[index] = -1
+        self.to_play[index] = self.states["to_play"][index]
+        self.hashes[index] = rules.hash_key(self.states["hash"][index])
+        self.terminal[index] = self.states["passes"][index] >= 2
+        self.size += 1
+        return index
+
     def add_nodes(self, states: dict, parents: np.ndarray, actions: np.ndarray) -> np.ndarray:
         """Append nodes for a batch of positions (``states``: field -> [K, ...] numpy); returns their indices
         and links them under ``parents`` (-1 for a root)."""

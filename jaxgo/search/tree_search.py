@@ -141,13 +141,16 @@ class TreeSearch:
                 tree.expanded[0] = True
                 self.tree_moves = moves
                 return tree
-        tree = Tree(searcher.num_actions) if storage is None else storage
-        root = tree.add_nodes(states_to_numpy(stack_state(game.state, 1)), np.array([-1], np.int32),
-                              np.array([-1], np.int32))
-        tree.children_legal[root[0]] = searcher.root_legal(game, forbid_pass)
-        tree.children_prior[root[0]] = priors.root_prior(self.config, game, tree.children_legal[root[0]],
-                                                         backend=searcher.tree_backend)
-        tree.expanded[root[0]] = True
+        if storage is not None and storage.states is not None:
+            tree, root = storage, storage.add_root(game.state)  # (as add_nodes, without the batch of one)
+        else:
+            tree = Tree(searcher.num_actions) if storage is None else storage
+            root = int(tree.add_nodes(states_to_numpy(stack_state(game.state, 1)), np.array([-1], np.int32),
+                                      np.array([-1], np.int32))[0])
+        tree.children_legal[root] = searcher.root_legal(game, forbid_pass)
+        tree.children_prior[root] = priors.root_prior(self.config, game, tree.children_legal[root],
+                                                      backend=searcher.tree_backend)
+        tree.expanded[root] = True
         self.tree, self.tree_moves = tree, moves
         return tree
 
