@@ -64,8 +64,18 @@ def rank_actions(visits, values) -> np.ndarray:
     """int [A]: actions best first: most visits, then highest win rate (NaN lowest), then lowest index.  The one
     move-choice order of the engine: the move played, the PV and the order of reported moves all follow it."""
     visits = np.asarray(visits, np.float64)
-    values = np.nan_to_num(np.asarray(values, np.float64), nan=-1.0)
+    values = finite_values(values, -1.0)
     return np.lexsort((np.arange(len(visits)), -values, -visits))
+
+
+FLOAT_MAX = float(np.finfo(np.float64).max)
+
+
+def finite_values(values, nan: float = 0.0) -> np.ndarray:
+    """float64 [...]: ``np.nan_to_num(values, nan=nan)`` (NaN -> ``nan``, +-inf -> the largest finite float64 of
+    that sign) in three ufunc calls, without ``nan_to_num``'s Python (a reply builds a few of these per answer)."""
+    values = np.asarray(values, np.float64)
+    return np.where(np.isnan(values), nan, np.clip(values, -FLOAT_MAX, FLOAT_MAX))
 
 
 def move_decided(visits, remaining: float) -> bool:

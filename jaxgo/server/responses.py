@@ -15,7 +15,7 @@ import json
 import math
 
 from jaxgo.go.coords import BLACK, WHITE, colour_letter, point_to_gtp
-from jaxgo.search.tree import rank_actions
+from jaxgo.search.tree import finite_values, rank_actions
 from jaxgo.server.protocol import Query
 from jaxgo.server.rulesets import effective_rules
 
@@ -64,6 +64,15 @@ def rounded(values, digits: int = 6) -> list:
     return np.where(np.isfinite(array), np.round(array, digits), 0.0).tolist()
 
 
+def rounded_rows(rows: list, digits: int) -> list[list]:
+    """``rounded`` of each float [n] of ``rows`` (all n long), in one vector step for all of them."""
+    import numpy as np
+
+    if not rows[0].shape[0]:
+        return [[] for _ in rows]
+    return rounded(np.stack(rows), digits)
+
+
 def move_infos(snap: Snapshot, perspective: str = "BLACK") -> list[dict]:
     """KataGo ``moveInfos``: searched moves best first by ``tree.rank_actions`` (visits, then win rate: the
     order the Player chooses by), ``order`` 0 first.  Every field of every move is computed as one array."""
@@ -78,18 +87,23 @@ def move_infos(snap: Snapshot, perspective: str = "BLACK") -> list[dict]:
     owner_sign = -1.0 if _owner_flip(snap.to_play, perspective) else 1.0
     names = gtp_names(snap.size)
     n = visits[order]
-    own_rate = np.nan_to_num(np.asarray(snap.values, np.float64), nan=0.0)[order]
+    own_rate = finite_values(snap.values)[order]
     lcb = own_rate - 1.96 * np.sqrt(np.maximum(own_rate * (1 - own_rate), 1e-4) / n)
     rate = 1.0 - own_rate if flip_rate else own_rate
     lcb = 1.0 - lcb if flip_rate else lcb
-    lead = rounded(score_sign * np.nan_to_num(np.asarray(snap.score, np.float64))[order], 3)
+    rate_r, prior_r, lcb_r, utility_r = rounded_rows(
+        [rate, np.asarray(snap.prior, np.float64)[order], lcb, 2 * rate - 1], 6)
+    scores = [score_sign * finite_values(snap.score)[order]]
+    if snap.score_stdev is not None:
+        scores.append(finite_values(snap.score_stdev)[order])
+    scores = rounded_rows(scores, 3)
+    lead = scores[0]
     columns = {"move": [names[a] for a in order.tolist()], "visits": np.rint(n).astype(np.int64).tolist(),
-               "winrate": rounded(rate), "scoreLead": lead, "scoreMean": lead,
-               "prior": rounded(np.asarray(snap.prior, np.float64)[order]), "lcb": rounded(lcb),
-               "utility": rounded(2 * rate - 1), "order": list(range(len(order))),
+               "winrate": rate_r, "scoreLead": lead, "scoreMean": lead, "prior": prior_r, "lcb": lcb_r,
+               "utility": utility_r, "order": list(range(len(order))),
                "pv": [list(map(names.__getitem__, snap.pvs.get(a, (a,)))) for a in order.tolist()]}
     if snap.score_stdev is not None:
-        columns["scoreStdev"] = rounded(np.nan_to_num(np.asarray(snap.score_stdev, np.float64))[order], 3)
+        columns["scoreStdev"] = scores[1]
     if snap.pv_visits is not None:
         columns["pvVisits"] = [list(map(int, snap.pv_visits.get(a, [v]))) for a, v in
                                zip(order.tolist(), columns["visits"])]
