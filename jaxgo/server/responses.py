@@ -98,21 +98,26 @@ def move_infos(snap: Snapshot, perspective: str = "BLACK") -> list[dict]:
         scores.append(finite_values(snap.score_stdev)[order])
     scores = rounded_rows(scores, 3)
     lead = scores[0]
-    columns = {"move": [names[a] for a in order.tolist()], "visits": np.rint(n).astype(np.int64).tolist(),
-               "winrate": rate_r, "scoreLead": lead, "scoreMean": lead, "prior": prior_r, "lcb": lcb_r,
-               "utility": utility_r, "order": list(range(len(order))),
-               "pv": [list(map(names.__getitem__, snap.pvs.get(a, (a,)))) for a in order.tolist()]}
+    actions = order.tolist()
+    pvs = [list(map(names.__getitem__, snap.pvs.get(a, (a,)))) for a in actions]
+    counts = np.rint(n).astype(np.int64).tolist()
+    infos = [{"move": names[a], "visits": v, "winrate": w, "scoreLead": s, "scoreMean": s, "prior": p, "lcb": b,
+              "utility": u, "order": i, "pv": pv}  # (a dict display: faster than dict(zip(...)) per move)
+             for i, (a, v, w, s, p, b, u, pv) in enumerate(zip(actions, counts, rate_r, lead, prior_r, lcb_r,
+                                                                utility_r, pvs))]
+    extra = {}  # the optional fields, after the others in this order
     if snap.score_stdev is not None:
-        columns["scoreStdev"] = scores[1]
+        extra["scoreStdev"] = scores[1]
     if snap.pv_visits is not None:
-        columns["pvVisits"] = [list(map(int, snap.pv_visits.get(a, [v]))) for a, v in
-                               zip(order.tolist(), columns["visits"])]
+        extra["pvVisits"] = [list(map(int, snap.pv_visits.get(a, [v]))) for a, v in zip(actions, counts)]
     if snap.moves_ownership is not None:
         owners = np.asarray(snap.moves_ownership, np.float64)[order]
-        columns["ownership"] = np.round(owner_sign * np.nan_to_num(owners, nan=0.0, posinf=0.0, neginf=0.0),
-                                        4).tolist()
-    keys = list(columns)
-    return [dict(zip(keys, row)) for row in zip(*columns.values())]
+        extra["ownership"] = np.round(owner_sign * np.nan_to_num(owners, nan=0.0, posinf=0.0, neginf=0.0),
+                                      4).tolist()
+    for key, column in extra.items():
+        for info, value in zip(infos, column):
+            info[key] = value
+    return infos
 
 
 def _board_values(values, sign: float = 1.0) -> list:

@@ -32,6 +32,14 @@ def former_move_infos(snap, perspective: str = "BLACK") -> list[dict]:
     if snap.score_stdev is not None:
         columns["scoreStdev"] = responses.rounded(
             np.nan_to_num(np.asarray(snap.score_stdev, np.float64))[order], 3)
+    if snap.pv_visits is not None:
+        columns["pvVisits"] = [list(map(int, snap.pv_visits.get(a, [v]))) for a, v in
+                               zip(order.tolist(), columns["visits"])]
+    if snap.moves_ownership is not None:
+        owner_sign = -1.0 if responses._owner_flip(snap.to_play, perspective) else 1.0
+        owners = np.asarray(snap.moves_ownership, np.float64)[order]
+        columns["ownership"] = np.round(owner_sign * np.nan_to_num(owners, nan=0.0, posinf=0.0, neginf=0.0),
+                                        4).tolist()
     keys = list(columns)
     return [dict(zip(keys, row)) for row in zip(*columns.values())]
 
@@ -63,6 +71,9 @@ def test_move_infos_equal_the_former_code():
             size=size, to_play=int(rng.choice([BLACK, WHITE])), visits=visits, values=values, score=score,
             prior=np.where(legal, rng.random(actions), 0.0), legal=legal, pvs=pvs, root_visits=int(visits.sum()),
             root_winrate=0.5, root_score=0.0,
-            score_stdev=np.where(visits > 1, rng.random(actions) * 20, np.nan) if trial % 2 else None)
+            score_stdev=np.where(visits > 1, rng.random(actions) * 20, np.nan) if trial % 2 else None,
+            pv_visits={a: rng.integers(0, 9, len(pv)).tolist() for a, pv in pvs.items()} if trial % 3 == 1 else None,
+            moves_ownership=rng.normal(0, 1, (actions, size * size)) if trial % 4 == 1 else None)
         for perspective in ("BLACK", "WHITE", "SIDETOMOVE"):
-            assert responses.move_infos(snap, perspective) == former_move_infos(snap, perspective)
+            new, former = responses.move_infos(snap, perspective), former_move_infos(snap, perspective)
+            assert [list(info.items()) for info in new] == [list(info.items()) for info in former]  # key order too
