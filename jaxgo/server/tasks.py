@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import operator
 import time
 
 import numba
@@ -345,13 +346,15 @@ def fair_order(tasks: list, rotation: int = 0) -> list:
     count = max(1, len(clients))
     rank = {}
     keyed = []
-    for task in sorted(tasks, key=lambda t: t.seq):
-        slot = (task.priority, id(task.client))
+    for task in sorted(tasks, key=operator.attrgetter("seq")):
+        client = id(task.client)
+        priority = task.priority
+        slot = (priority, client)
         index = rank.get(slot, 0)
         rank[slot] = index + 1
-        keyed.append(((-task.priority, index, (clients[id(task.client)] - rotation) % count), task))
-    keyed.sort(key=lambda item: item[0])
-    return [task for _, task in keyed]
+        keyed.append((-priority, index, (clients[client] - rotation) % count, task))
+    keyed.sort(key=operator.itemgetter(0, 1, 2))  # (stable: equal keys keep the arrival order)
+    return [item[3] for item in keyed]
 
 
 def mean_and_stdev(sums: np.ndarray, square_sums: np.ndarray, count) -> tuple:
