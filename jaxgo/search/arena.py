@@ -69,14 +69,17 @@ def clear_tree(count, parents, action_from_parent, to_play, hashes, expanded, te
     hash_words[:count] = 0
 
 
+LAZY_MIN_BYTES = 1 << 20  # smaller arrays: np.zeros (a mapping per array of a few KB would waste pages and maps)
+
+
 def lazy_zeros(shape: tuple, dtype) -> np.ndarray:
-    """A zero array of ``shape`` and ``dtype`` in fresh anonymous memory (``mmap``): its pages are mapped, zero,
-    when first touched (by the compiled tree loops, off the GIL), never written here.  ``np.zeros`` may instead get
-    reused heap memory from the allocator and clear all of it at once, under the GIL (several ms for a 9x9 tree of
-    4,096 rows)."""
+    """A zero array of ``shape`` and ``dtype``; from ``LAZY_MIN_BYTES`` on in fresh anonymous memory (``mmap``):
+    its pages are mapped, zero, when first touched (by the compiled tree loops, off the GIL), never written here.
+    ``np.zeros`` may instead get reused heap memory from the allocator and clear all of it at once, under the GIL
+    (several ms for a 9x9 tree of 4,096 rows)."""
     dtype = np.dtype(dtype)
     count = int(np.prod(shape, dtype=np.int64))
-    if count * dtype.itemsize == 0:
+    if count * dtype.itemsize < LAZY_MIN_BYTES:
         return np.zeros(shape, dtype)
     return np.frombuffer(mmap.mmap(-1, count * dtype.itemsize), dtype, count).reshape(shape)
 

@@ -83,7 +83,8 @@ def test_a_taken_tree_is_a_new_trees_storage_and_roots_a_search_as_an_adopted_on
 def test_lazy_zeros_are_writable_zero_arrays():
     from jaxgo.search.arena import lazy_zeros
 
-    for shape, dtype in (((4096, 82), np.float64), ((3,), np.int8), ((0, 5), np.int32), ((7, 2), np.uint32)):
+    for shape, dtype in (((4096, 82), np.float64), ((3,), np.int8), ((0, 5), np.int32), ((7, 2), np.uint32),
+                         ((1 << 18,), np.uint32)):
         array = lazy_zeros(shape, dtype)
         assert array.shape == shape and array.dtype == dtype and array.flags.c_contiguous and array.flags.writeable
         assert not array.any()
