@@ -1,15 +1,17 @@
 """Tree storage reused from search to search: a server's trees are allocated once at their full capacity and
 handed back clean, never grown by doubling (``Tree._grow`` copies every array) nor freed and allocated again.
 
-``TreeArena.adopt(tree, capacity)`` gives a tree of ``capacity`` rows (a free one of that shape, else a new one)
-holding a copy of ``tree`` (a search's fresh tree: its root); ``give_back(tree)`` clears the rows the search used
-and keeps the storage for the next search of the same board and capacity, up to ``max_bytes`` of free storage
-(beyond it the storage is dropped).  A tree that outgrows its capacity after all (a node cap raised later) still
-grows as any ``Tree`` does and is not kept.
+``TreeArena.take(actions, capacity, position fields)`` gives a clean tree of ``capacity`` rows (a free one of that
+shape, else a new one, in fresh zero pages, its links written off the GIL), into which a search puts its root
+(``TreeSearch.prepare_tree``'s ``storage``); ``adopt(tree, capacity)`` one holding a copy of ``tree``;
+``give_back(tree)`` clears the rows the search used and keeps the storage for the next search of the same board and
+capacity, up to ``max_bytes`` of free storage (beyond it the storage is dropped).  A tree that outgrows its
+capacity after all (a node cap raised later) still grows as any ``Tree`` does and is not kept.
 """
 
 from __future__ import annotations
 
+import mmap
 import threading
 
 import numba
@@ -67,6 +69,30 @@ def clear_tree(count, parents, action_from_parent, to_play, hashes, expanded, te
     hash_words[:count] = 0
 
 
+LAZY_MIN_BYTES = 1 << 20  # smaller arrays: np.zeros (a mapping per array of a few KB would waste pages and maps)
+
+
+def lazy_zeros(shape: tuple, dtype) -> np.ndarray:
+    """A zero array of ``shape`` and ``dtype``; from ``LAZY_MIN_BYTES`` on in fresh anonymous memory (``mmap``):
+    its pages are mapped, zero, when first touched (by the compiled tree loops, off the GIL), never written here.
+    ``np.zeros`` may instead get reused heap memory from the allocator and clear all of it at once, under the GIL
+    (several ms for a 9x9 tree of 4,096 rows)."""
+    dtype = np.dtype(dtype)
+    count = int(np.prod(shape, dtype=np.int64))
+    if count * dtype.itemsize < LAZY_MIN_BYTES:
+        return np.zeros(shape, dtype)
+    return np.frombuffer(mmap.mmap(-1, count * dtype.itemsize), dtype, count).reshape(shape)
+
+
+@numba.njit(nogil=True, cache=True)
+def unlink_rows(parents, action_from_parent, children_index):
+    """A new tree's ``Tree.LINKS``: parents int32 [C], action_from_parent int32 [C] and children_index int32
+    [C, A] all -1 (``UNVISITED``)."""
+    parents[:] = -1
+    action_from_parent[:] = -1
+    children_index[:] = UNVISITED
+
+
 class TreeArena:
     """Free tree storage by shape (actions, capacity, position shapes); thread-safe."""
 
@@ -79,15 +105,15 @@ class TreeArena:
         self._lock = threading.Lock()
 
     @staticmethod
-    def _key(num_actions: int, capacity: int, states: dict) -> tuple:
-        return (num_actions, capacity) + tuple([(name, states[name].shape[1:], states[name].dtype.str)
+    def _key(num_actions: int, capacity: int, specs: dict) -> tuple:
+        return (num_actions, capacity) + tuple([(name, tuple(specs[name][0]), np.dtype(specs[name][1]).str)
                                                 for name in STATE_FIELDS])
 
-    def adopt(self, tree: Tree, capacity: int) -> Tree:
-        """A tree of at least ``capacity`` rows (``tree``'s if larger) equal to ``tree`` (its first ``size``
-        rows copied; the rest clean)."""
-        capacity = max(capacity, tree.size)
-        key = self._key(tree.num_actions, capacity, tree.states)
+    def take(self, num_actions: int, capacity: int, specs: dict) -> Tree:
+        """A clean tree (size 0, every row a new tree's) of ``capacity`` rows whose node positions have the
+        fields' (shape of one row, dtype) of ``specs`` (``tree.state_specs``): a free one of that shape, else a
+        new one (``lazy_zeros``, its links set to -1 in one nogil call)."""
+        key = self._key(num_actions, capacity, specs)
         with self._lock:
             free = self._free.get(key)
             out = free.pop() if free else None
@@ -97,9 +123,16 @@ class TreeArena:
             else:
                 self.allocated += 1
         if out is None:
-            out = Tree(tree.num_actions, capacity)
-            out.states = {name: np.zeros((capacity,) + array.shape[1:], array.dtype)
-                          for name, array in tree.states.items()}
+            out = Tree.unlinked(num_actions, capacity, specs, lazy_zeros)
+            unlink_rows(out.parents, out.action_from_parent, out.children_index)
+        return out
+
+    def adopt(self, tree: Tree, capacity: int) -> Tree:
+        """A tree of at least ``capacity`` rows (``tree``'s if larger) equal to ``tree`` (its first ``size``
+        rows copied; the rest clean)."""
+        capacity = max(capacity, tree.size)
+        out = self.take(tree.num_actions, capacity,
+                        {name: (array.shape[1:], array.dtype) for name, array in tree.states.items()})
         n = tree.size
         for name in Tree.ARRAYS:
             getattr(out, name)[:n] = getattr(tree, name)[:n]
@@ -120,5 +153,6 @@ class TreeArena:
             self.free_bytes += size  # counted now, so two threads giving back at once stay within the bound
         clear_rows(tree, tree.size)
         with self._lock:
-            self._free.setdefault(self._key(tree.num_actions, capacity, tree.states), []).append(tree)
+            specs = {name: (array.shape[1:], array.dtype) for name, array in tree.states.items()}
+            self._free.setdefault(self._key(tree.num_actions, capacity, specs), []).append(tree)
         return True

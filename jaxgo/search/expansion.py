@@ -18,7 +18,8 @@ from jaxgo.playouts.native import runner
 from jaxgo.search import positions, priors
 
 IN_PYTHON, UNIFORM, GAMMAS = 0, 1, 2  # where descend_round's expansions happen (``expansion_mode``)
-PAIRWISE_BLOCK = 128  # numpy sums a row of at most this many entries in one block: GAMMAS up to 11x11 (122 actions)
+# numpy sums a row of at most this many entries in one block: GAMMAS up to 11x11 (122 actions)
+PAIRWISE_BLOCK = priors.PAIRWISE_BLOCK
 _GAMMA_TABLES: dict = {}  # (id of a log-gamma array, board size) -> (that array, ``gamma_tables``)
 
 
@@ -140,16 +141,48 @@ def expand_gammas(nodes, stones, to_play, ko, parents, action_from_parent, root,
     weights = np.empty(points + 1, np.float64)
     for r in range(count):
         node = nodes[r]
-        searched = np.float32(0.0)
         for a in range(points + 1):
             children_legal[node, a] = legal[r, a]
-            weights[a] = gammas[r, a] if legal[r, a] else 0.0
-            searched += np.float32(1.0) if legal[r, a] else np.float32(0.0)
-        total = pairwise_sum(weights, 0, points + 1)
-        searched = max(searched, np.float32(1.0))
-        for a in range(points + 1):
-            if total > 0:
-                children_prior[node, a] = np.float32(weights[a] / max(total, 1e-300))
-            else:
-                children_prior[node, a] = (np.float32(1.0) if legal[r, a] else np.float32(0.0)) / searched
+        prior_row(gammas[r], legal[r], weights, children_prior[node])
         expanded[node] = True
+
+
+@numba.njit(nogil=True, cache=True)
+def prior_row(gammas, searched, weights, out):
+    """K over one position's searched moves (``priors.prior_probabilities`` on the native board): its gammas float64
+    [A] normalised over searched bool [A] (summed in numpy's order, ``pairwise_sum``; A <= ``PAIRWISE_BLOCK``),
+    uniform over them where those gammas are all 0, into out float32 [A]; weights float64 [A]: scratch."""
+    actions = searched.shape[0]
+    count = np.float32(0.0)
+    for a in range(actions):
+        weights[a] = gammas[a] if searched[a] else 0.0
+        count += np.float32(1.0) if searched[a] else np.float32(0.0)
+    total = pairwise_sum(weights, 0, actions)
+    count = max(count, np.float32(1.0))
+    for a in range(actions):
+        if total > 0:
+            out[a] = np.float32(weights[a] / max(total, 1e-300))
+        else:
+            out[a] = (np.float32(1.0) if searched[a] else np.float32(0.0)) / count
+
+
+@numba.njit(nogil=True, cache=True)
+def position_prior_into(stones, to_play, ko, last, searched, tables, lines, dist1, dist2, plain_of, pass_gammas, out):
+    """``prior_row`` of one position: stones int8 [1, P], to_play / ko int32 [1], its last two moves last int32
+    [1, 2], searched bool [P + 1], the gamma tables as ``gamma_tables``; out float32 [P + 1]."""
+    gammas = np.zeros((1, stones.shape[1] + 1), np.float64)
+    positions.gammas_into(stones, to_play, ko, last, tables, lines, dist1, dist2, plain_of, pass_gammas, gammas)
+    prior_row(gammas[0], searched, np.empty(stones.shape[1] + 1, np.float64), out)
+
+
+def position_prior(state, searched, last: tuple, log_gamma: np.ndarray) -> np.ndarray:
+    """float32 [A]: ``priors.prior_probabilities`` (native board, no large patterns) of one unbatched position
+    ``state`` over searched bool [A] (A <= ``PAIRWISE_BLOCK``), its last two moves ``last`` (P = pass, -1 = none),
+    under log-gammas float32 [K] (a cached array, ``priors.model_gammas``'s), in one compiled call."""
+    stones = np.asarray(state.stones, np.int8).reshape(1, -1)
+    size = int(round(stones.shape[1] ** 0.5))
+    out = np.empty(stones.shape[1] + 1, np.float32)
+    position_prior_into(stones, np.asarray(state.to_play, np.int32).reshape(1),
+                        np.asarray(state.ko, np.int32).reshape(1), np.asarray(last, np.int32).reshape(1, 2),
+                        np.asarray(searched, np.bool_), *gamma_tables(log_gamma, size), out)
+    return out

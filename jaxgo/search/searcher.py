@@ -98,8 +98,8 @@ class Searcher:
     def prepare_tree(self, game, forbid_pass: bool = False):
         return self.trees.prepare_tree(game, forbid_pass)
 
-    def start_tree_search(self, game, limits: SearchLimits = NO_LIMITS, leaves: int | None = None):
-        return self.trees.start_tree_search(game, limits, leaves)
+    def start_tree_search(self, game, limits: SearchLimits = NO_LIMITS, leaves: int | None = None, storage=None):
+        return self.trees.start_tree_search(game, limits, leaves, storage)
 
     def select_leaves(self, job):
         return self.trees.select_leaves(job)

@@ -41,12 +41,41 @@ def stack_state(state, count: int):
     return rules.State(**out)
 
 
+def array_specs(num_actions: int) -> dict:
+    """{name: (shape of one row, dtype)} of a tree's ``Tree.ARRAYS`` with ``num_actions`` actions."""
+    a = (num_actions,)
+    return {"parents": ((), np.int32), "action_from_parent": ((), np.int32), "to_play": ((), np.int8),
+            "hashes": ((), np.uint64), "expanded": ((), np.bool_), "terminal": ((), np.bool_),
+            "children_index": (a, np.int32), "children_visits": (a, np.float64), "children_values": (a, np.float64),
+            "children_rave_visits": (a, np.float64), "children_rave_values": (a, np.float64),
+            "children_prior": (a, np.float32), "children_legal": (a, np.bool_)}
+
+
+def state_specs(state) -> dict:
+    """{field: (shape, dtype)} of one unbatched ``rules.State``'s ``STATE_FIELDS`` (as ``stack_state`` keeps them)."""
+    out = {}
+    for name in STATE_FIELDS:
+        x = np.asarray(getattr(state, name))
+        out[name] = (x.shape, x.dtype)
+    return out
+
+
 def rank_actions(visits, values) -> np.ndarray:
     """int [A]: actions best first: most visits, then highest win rate (NaN lowest), then lowest index.  The one
     move-choice order of the engine: the move played, the PV and the order of reported moves all follow it."""
     visits = np.asarray(visits, np.float64)
-    values = np.nan_to_num(np.asarray(values, np.float64), nan=-1.0)
+    values = finite_values(values, -1.0)
     return np.lexsort((np.arange(len(visits)), -values, -visits))
+
+
+FLOAT_MAX = float(np.finfo(np.float64).max)
+
+
+def finite_values(values, nan: float = 0.0) -> np.ndarray:
+    """float64 [...]: ``np.nan_to_num(values, nan=nan)`` (NaN -> ``nan``, +-inf -> the largest finite float64 of
+    that sign) in three ufunc calls, without ``nan_to_num``'s Python (a reply builds a few of these per answer)."""
+    values = np.asarray(values, np.float64)
+    return np.where(np.isnan(values), nan, np.clip(values, -FLOAT_MAX, FLOAT_MAX))
 
 
 def move_decided(visits, remaining: float) -> bool:
@@ -98,6 +127,21 @@ class Tree:
               "children_visits", "children_values", "children_rave_visits", "children_rave_values",
               "children_prior", "children_legal")
 
+    LINKS = ("parents", "action_from_parent", "children_index")  # the arrays whose clean value is not 0 (-1)
+
+    @classmethod
+    def unlinked(cls, num_actions: int, capacity: int, state_specs: dict, zeros=np.zeros) -> "Tree":
+        """An empty tree (size 0) of ``capacity`` rows: every array zero, as a new tree's (made by ``zeros(shape,
+        dtype)``), but the ``LINKS``, allocated and not written: the caller sets them to -1
+        (``jaxgo.search.arena.unlink_rows``, off the GIL) before use.  ``state_specs``: the node positions' field
+        -> (shape of one row, dtype)."""
+        tree = cls.__new__(cls)
+        tree.num_actions, tree.size, tree.root, tree.capacity = num_actions, 0, 0, capacity
+        for name, (shape, dtype) in array_specs(num_actions).items():
+            setattr(tree, name, (np.empty if name in cls.LINKS else zeros)((capacity,) + shape, dtype))
+        tree.states = {name: zeros((capacity,) + tuple(shape), dtype) for name, (shape, dtype) in state_specs.items()}
+        return tree
+
     def _grow(self) -> None:
         old = {name: getattr(self, name) for name in self.ARRAYS}
         old_states = self.states
@@ -116,6 +160,22 @@ class Tree:
         write rows ``size .. size + count - 1`` (their ``children_*`` rows are clean)."""
         while self.size + count > self.capacity:
             self._grow()
+
+    def add_root(self, state) -> int:
+        """Append a node without parent for one unbatched ``rules.State`` (its fields numpy or JAX arrays) and
+        return its index: ``add_nodes`` of a batch of one with parent and action -1, the same rows written, once
+        the tree holds node positions (``states``)."""
+        self.reserve(1)
+        index = self.size
+        for name in STATE_FIELDS:
+            self.states[name][index] = getattr(state, name)
+        self.parents[index] = -1
+        self.action_from_parent[index] = -1
+        self.to_play[index] = self.states["to_play"][index]
+        self.hashes[index] = rules.hash_key(self.states["hash"][index])
+        self.terminal[index] = self.states["passes"][index] >= 2
+        self.size += 1
+        return index
 
     def add_nodes(self, states: dict, parents: np.ndarray, actions: np.ndarray) -> np.ndarray:
         """Append nodes for a batch of positions (``states``: field -> [K, ...] numpy); returns their indices

@@ -118,8 +118,9 @@ class TreeSearch:
         self.tree = None
         self.tree_moves = None
 
-    def prepare_tree(self, game, forbid_pass: bool = False) -> Tree:
-        """The tree rooted at the game's position: the old subtree if the game went on from the old root."""
+    def prepare_tree(self, game, forbid_pass: bool = False, storage: Tree | None = None) -> Tree:
+        """The tree rooted at the game's position: the old subtree if the game went on from the old root, else a
+        new tree (in ``storage``, a clean ``Tree`` of size 0 such as ``arena.TreeArena.take`` gives, when given)."""
         searcher = self.searcher
         moves = list(game.moves)
         tree = self.tree
@@ -140,13 +141,16 @@ class TreeSearch:
                 tree.expanded[0] = True
                 self.tree_moves = moves
                 return tree
-        tree = Tree(searcher.num_actions)
-        root = tree.add_nodes(states_to_numpy(stack_state(game.state, 1)), np.array([-1], np.int32),
-                              np.array([-1], np.int32))
-        tree.children_legal[root[0]] = searcher.root_legal(game, forbid_pass)
-        tree.children_prior[root[0]] = priors.root_prior(self.config, game, tree.children_legal[root[0]],
-                                                         backend=searcher.tree_backend)
-        tree.expanded[root[0]] = True
+        if storage is not None and storage.states is not None:
+            tree, root = storage, storage.add_root(game.state)  # (as add_nodes, without the batch of one)
+        else:
+            tree = Tree(searcher.num_actions) if storage is None else storage
+            root = int(tree.add_nodes(states_to_numpy(stack_state(game.state, 1)), np.array([-1], np.int32),
+                                      np.array([-1], np.int32))[0])
+        tree.children_legal[root] = searcher.root_legal(game, forbid_pass)
+        tree.children_prior[root] = priors.root_prior(self.config, game, tree.children_legal[root],
+                                                      backend=searcher.tree_backend)
+        tree.expanded[root] = True
         self.tree, self.tree_moves = tree, moves
         return tree
 
@@ -181,14 +185,16 @@ class TreeSearch:
         visits = np.where(tree.children_legal[tree.root], tree.children_visits[tree.root], 0.0)
         return move_decided(visits, remaining)
 
-    def start_tree_search(self, game, limits: SearchLimits = NO_LIMITS, leaves: int | None = None) -> "TreeJob":
+    def start_tree_search(self, game, limits: SearchLimits = NO_LIMITS, leaves: int | None = None,
+                          storage: Tree | None = None) -> "TreeJob":
         """A tree search of the game's position (the kept subtree when the game went on from the old root) within
-        ``limits`` (its node cap and whether pass is searched; the budget is the caller's to check).
+        ``limits`` (its node cap and whether pass is searched; the budget is the caller's to check); a new tree
+        goes into ``storage`` when given (``prepare_tree``).
 
         K: ``leaves``, else ``leaves_per_batch``, else from the limits' playouts (without them K is 128).
         """
         leaves = leaves or first_batch_size(self.config, limits.playouts, None, game.size)
-        return TreeJob(tree=self.prepare_tree(game, limits.forbid_pass), history=self.searcher.history(game),
+        return TreeJob(tree=self.prepare_tree(game, limits.forbid_pass, storage), history=self.searcher.history(game),
                        limits=limits,
                        leaves=leaves, root_last=priors.game_last_moves(game),
                        extra_komi=komi.extra_komi(self.config, game))

@@ -8,16 +8,14 @@ released.  Per round and wave, ``select`` fills a few per-search arrays (K, room
 ``round_batch.select_searches`` over the tasks, split into one chunk per tree thread (nogil), which writes their
 leaves straight into the rows of the device batch (each chunk from its own row; the gaps closed after); ``backup``
 turns the
-collected results into playout values (numpy over the whole batch: ``komi.shifted_results`` and
-``backup.playout_values``, row by row as each task's own call would) and runs ``round_sums.backup_round``.
+collected results into playout values (``round_sums.playout_values``: ``komi.shifted_results`` and
+``backup.playout_values`` over the tasks' rows, as each task's own call would) and runs ``round_sums.backup_round``.
 Python touches each task for a few attribute reads and writes only.  The other tasks (large patterns, ladder
 pruning, avoid/allowMoves, the XLA tree backend, a path that outgrew its buffer) go through
 ``rounds.select_task`` / ``backup_task`` as before.
 """
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 
@@ -72,10 +70,8 @@ class CompiledRound:
         if not tasks:
             return [], []
         table = tasks[0].slots
-        count = len(tasks)
-        slots, ks, rooms, roots, sizes, modes = (np.empty(count, np.int64) for _ in range(6))
-        superko = np.empty(count, np.bool_)
-        run, others, tables = [], [], None
+        run, others, tables, buffers = [], [], None, []
+        columns = []  # per task run: (slot, K, room, root, tree size, expansion mode, superko)
         for task in tasks:
             job, step = task.job, task.step
             tree, k = job.tree, task.round_leaves()
@@ -87,49 +83,50 @@ class CompiledRound:
                     others.append(task)
                     continue
             tree.reserve(k)
-            buffers = step.buffers(tree, k)
-            if task.slot_marks != (id(tree.children_visits), id(buffers)):  # a first round, a grown tree, new K
-                table.set(task.slot, round_batch.slot_arrays(tree, buffers, task.search_arrays))
-                task.slot_marks = (id(tree.children_visits), id(buffers))
-            at = len(run)
-            slots[at], ks[at], roots[at], sizes[at], modes[at] = task.slot, k, tree.root, tree.size, mode
-            rooms[at] = k + 1 if job.limits.max_nodes is None else job.limits.max_nodes - tree.size
-            superko[at] = step.searcher.rules.ko_rule != "simple"
+            own = step.buffers(tree, k)
+            marks = (id(tree.children_visits), id(own))
+            if task.slot_marks != marks:  # a first round, a grown tree, new K
+                table.set(task.slot, round_batch.slot_arrays(tree, own, task.search_arrays))
+                task.slot_marks = marks
+            size = tree.size
+            room = k + 1 if job.limits.max_nodes is None else job.limits.max_nodes - size
+            columns.append((task.slot, k, room, tree.root, size, mode, step.searcher.rules.ko_rule != "simple"))
             run.append(task)
+            buffers.append(own)
         if not run:
             return [], others
         if tables is None:
             tables = run[0].step.expansion(run[0].job)[1]
         n = len(run)
+        slots, ks, rooms, roots, sizes, modes, superko = (np.array(column, np.int64) for column in zip(*columns))
+        superko = superko.astype(np.bool_)
         offsets, counts, status = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64)
         zobrist, entries = run[0].step.zobrist, table.entries
         outs = [batch[name] for name in STATE_FIELDS] + [batch["last_moves"]]
         chunks = self.chunks(n)
-        starts = np.cumsum([0] + [int(ks[chunk].sum()) for chunk in chunks[:-1]])  # each chunk's rows
+        starts = np.cumsum([0] + [int(ks[chunk].sum()) for chunk in chunks[:-1]]).tolist()  # each chunk's rows
         ends = self.run(lambda chunk, start: round_batch.select_searches(
             chunk, start, slots, ks, rooms, roots, sizes, modes, superko, entries, zobrist, tables, *outs, offsets,
-            counts, status), chunks, starts.tolist())
+            counts, status), chunks, starts)
         at = 0
-        for chunk, start, end in zip(chunks, starts.tolist(), ends):  # close the gaps between the chunks' rows
+        for chunk, start, end in zip(chunks, starts, ends):  # close the gaps between the chunks' rows
             if start != at and end > start:
                 for out in outs:
                     out[at:at + end - start] = out[start:end]
                 offsets[chunk] -= start - at
             at += end - start
         selected = []
-        for i, task in enumerate(run):
+        for task, b, done, size, leaves in zip(run, buffers, status.tolist(), sizes.tolist(), counts.tolist()):
             job, tree = task.job, task.job.tree
-            if status[i] != round_step.DONE:  # the path buffer was too short: RoundStep.select retries longer
+            if done != round_step.DONE:  # the path buffer was too short: RoundStep.select retries longer
                 task.step.depth *= 2
                 others.append(task)
                 continue
-            tree.size = int(sizes[i])
-            leaves = int(counts[i])
+            tree.size = size
             job.exhausted = leaves == 0 and not tree.children_legal[tree.root].any()
             if leaves == 0:
                 job.pending = None
                 continue
-            b = task.step.buffers(tree, job.leaves)
             job.pending = PendingLeaves(b.nodes[:leaves], b.actions[:leaves], b.lengths[:leaves], b.leaves[:leaves])
             selected.append(task)
         return selected, others
@@ -137,6 +134,8 @@ class CompiledRound:
     def chunks(self, count: int) -> list[np.ndarray]:
         """Task indices 0 .. count - 1 in one chunk per tree thread (at most ``count``)."""
         parts = max(1, min(count, self.threads))
+        if parts == 1:
+            return [np.arange(count, dtype=np.int64)]
         return [chunk for chunk in np.array_split(np.arange(count, dtype=np.int64), parts) if len(chunk)]
 
     def backup(self, tasks: list[Task], offsets: np.ndarray, results: tuple) -> None:
@@ -148,14 +147,15 @@ class CompiledRound:
         winner, final, owner, first = results
         table = tasks[0].slots
         count = len(tasks)
-        counts = np.asarray([t.job.pending.count for t in tasks], np.int64)
-        cols = np.asarray([t.playouts_per_leaf_now(int(n)) for t, n in zip(tasks, counts)], np.int64)
-        value = playout_values(winner, final, offsets, counts, tasks)
+        rows = [(t.job.pending.count, t.slot, t.job.extra_komi, t.config.score_utility, t.game.rules.size,
+                 t.config.strategy == "rave", t.moves_owner_sum is not None) for t in tasks]
+        counts, slots = (np.array(column, np.int64) for column in list(zip(*rows))[:2])
+        extra, utility, scale = (np.array(column, np.float64) for column in list(zip(*rows))[2:5])
+        use_rave, with_moves = (np.array(column, np.bool_) for column in list(zip(*rows))[5:])
+        cols = np.array([t.playouts_per_leaf_now(row[0]) for t, row in zip(tasks, rows)], np.int64)
+        value = round_sums.playout_values(winner, final, offsets, counts, extra, utility, scale)
         totals = np.zeros(count)
         entries = table.entries
-        slots = np.asarray([t.slot for t in tasks], np.int64)
-        use_rave = np.asarray([t.config.strategy == "rave" for t in tasks], np.bool_)
-        with_moves = np.asarray([t.moves_owner_sum is not None for t in tasks], np.bool_)
         rows0 = np.asarray(offsets, np.int64)
         first = np.asarray(first, np.int8)
         self.run(lambda chunk: round_sums.backup_round(
@@ -168,28 +168,3 @@ class CompiledRound:
             job.pending = None
             task.root_score_sum += total
             task.owner_n += n * c
-
-
-def playout_values(winner: np.ndarray, final: np.ndarray, offsets, counts, tasks: list[Task]) -> np.ndarray:
-    """float64 [B, L]: Black's value of each playout of the rows of ``tasks`` (row ``offsets[i] ...``, counts[i]
-    rows), as each task's ``TreeSearch.backup_leaves`` computes it: the results re-scored with the task's dynamic
-    komi (``komi.shifted_results``), valued under its ``score_utility`` at its board's scale
-    (``backup.playout_values``).  Other rows: 0."""
-    rows = len(winner)
-    extra, utility, scale = np.zeros(rows), np.zeros(rows), np.ones(rows)
-    for task, at, n in zip(tasks, np.asarray(offsets).tolist(), np.asarray(counts).tolist()):
-        extra[at:at + n] = task.job.extra_komi
-        utility[at:at + n] = task.config.score_utility
-        scale[at:at + n] = task.game.rules.size
-    score = np.asarray(final, np.float64)
-    if extra.any():
-        score = score - extra[:, None]
-        won = np.where(extra[:, None] != 0, np.sign(score), winner)
-    else:
-        won = winner
-    win = (np.asarray(won, np.float64) + 1.0) / 2.0
-    if not utility.any():
-        return win
-    u = utility[:, None]
-    margin = 0.5 + np.arctan(score / scale[:, None]) / math.pi
-    return np.where(u != 0, (1.0 - u) * win + u * margin, win)

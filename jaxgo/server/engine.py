@@ -112,6 +112,7 @@ class AnalysisEngine(DeviceRounds, Answers):
         self.replies = Replies(self.debug)  # answers built and sent off the device thread
         self._done_lock = threading.Lock()
         self._staging_buffers = {}  # (batch key, rows, wave) -> its device calls' batch (rounds._staging)
+        self._chunk_states = {}  # (id of a staging buffer, first row, rows) -> (it, its State) (rounds._chunk_state)
         self.compiled = CompiledRound(self._tree_pool, self.tree_threads) if self.config.compiled_rounds else None
 
     # -- front side (any thread) ------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ float32 first: the score sums may differ in the last float32 digit).
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numba
@@ -74,3 +75,58 @@ def backup_round(tasks, slots, rows0, counts, cols, use_rave, with_moves, value,
         round_batch.root_actions(e, n, actions)
         totals[t] = add_round(rows0[t], n, cols[t], actions, final, owner, e[36], e[37], e[38], e[39], e[40], e[41],
                               with_moves[t])
+
+
+@numba.njit(nogil=True, cache=True)
+def playout_wins(rows0, counts, extra, utility, scale, winner, final, value, ratio):
+    """The first part of ``backup.playout_values`` for the rows of R searches, after ``komi.shifted_results``:
+    search t's rows ``rows0[t] .. rows0[t] + counts[t] - 1`` of winner int [B, L] and final float [B, L] (Black -
+    White - komi), re-scored with extra komi ``extra[t]`` (its sign the winner where extra[t] != 0), give
+    value float64 [B, L] = the win (1, 0 or 1/2) and, where ``utility[t]`` != 0, ratio float64 [B, L] = the
+    score / ``scale[t]`` (its arctan is numpy's: ``mix_margins`` then adds it).  Other rows are left alone."""
+    for t in range(rows0.shape[0]):
+        for r in range(rows0[t], rows0[t] + counts[t]):
+            for j in range(winner.shape[1]):
+                score = np.float64(final[r, j])
+                if extra[t] != 0.0:
+                    score = score - extra[t]
+                    won = np.float64(np.sign(score))
+                else:
+                    won = np.float64(winner[r, j])
+                value[r, j] = (won + 1.0) / 2.0
+                if utility[t] != 0.0:
+                    ratio[r, j] = score / scale[t]
+
+
+@numba.njit(nogil=True, cache=True)
+def mix_margins(rows0, counts, utility, angle, value):
+    """The second part of ``backup.playout_values``: where ``utility[t]`` (u) != 0, each of search t's rows (as in
+    ``playout_wins``) of value float64 [B, L] becomes (1 - u) * value + u * (1/2 + angle / pi), angle float64
+    [B, L] the arctan of ``playout_wins``' ratio."""
+    for t in range(rows0.shape[0]):
+        u = utility[t]
+        if u == 0.0:
+            continue
+        for r in range(rows0[t], rows0[t] + counts[t]):
+            for j in range(value.shape[1]):
+                margin = 0.5 + angle[r, j] / math.pi
+                value[r, j] = (1.0 - u) * value[r, j] + u * margin
+
+
+def playout_values(winner, final, rows0, counts, extra, utility, scale) -> np.ndarray:
+    """float64 [B, L]: Black's value of each playout of R searches' rows, as each search's
+    ``TreeSearch.backup_leaves`` computes it (``komi.shifted_results``, then ``backup.playout_values``): search t's
+    rows ``rows0[t] ...`` (counts[t] rows) of winner int [B, L] and final float [B, L], with its extra komi
+    extra[t], score utility utility[t] and board size scale[t] (float64 [R]).  Other rows: 0.  Two nogil calls
+    and numpy's arctan (the same function as the searches' own backup) over the rows that need it."""
+    value = np.zeros(np.shape(winner), np.float64)
+    rows0, counts = np.asarray(rows0, np.int64), np.asarray(counts, np.int64)
+    mixed = utility != 0
+    ratio = np.zeros(value.shape, np.float64) if mixed.any() else value[:0]
+    playout_wins(rows0, counts, extra, utility, scale, winner, final, value, ratio)
+    if mixed.any():
+        end = int((rows0 + counts)[mixed].max())
+        angle = np.zeros(value.shape, np.float64)
+        angle[:end] = np.arctan(ratio[:end])
+        mix_margins(rows0, counts, utility, angle, value)
+    return value

@@ -294,7 +294,7 @@ class DeviceRounds:
         for start in range(0, total, largest):
             chunk_n = min(largest, total - start)
             bucket = largest if start < last_start else last_bucket
-            chunk = rules.State(**{name: merged[name][start:start + bucket] for name in STATE_FIELDS})
+            chunk = self._chunk_state(merged, start, bucket)
             self._new_shape |= (first.batch_key, bucket) not in self._shapes_seen
             sub = self._keys.next()
             began = time.perf_counter()
@@ -302,6 +302,19 @@ class DeviceRounds:
                                          merged["last_moves"][start:start + bucket], active=chunk_n)
             calls.append((pending, bucket, chunk_n, self._watch(pending, began)))
         return {"calls": calls, "total": total, "lpl": lpl, "key": first.batch_key}
+
+    def _chunk_state(self, merged: dict, start: int, bucket: int) -> rules.State:
+        """The ``rules.State`` of rows ``start .. start + bucket - 1`` of the device batch ``merged`` (views), made
+        once per staging buffer and chunk (a frozen State of views of a buffer that is reused round after round)."""
+        key = (id(merged), start, bucket)
+        found = self._chunk_states.get(key)
+        if found is not None and found[0] is merged:
+            return found[1]
+        chunk = rules.State(**{name: merged[name][start:start + bucket] for name in STATE_FIELDS})
+        if len(self._chunk_states) >= 256:
+            self._chunk_states.clear()
+        self._chunk_states[key] = (merged, chunk)
+        return chunk
 
     def _staging(self, task: Task, rows: int, wave: int) -> tuple:
         """(the device batch of ``rows`` rows for wave ``wave`` of ``task``'s batch key: ``STATE_FIELDS`` and
@@ -316,6 +329,7 @@ class DeviceRounds:
         merged["last_moves"] = np.empty((rows, 2), np.int32)
         if len(self._staging_buffers) >= 64:
             self._staging_buffers.clear()
+            self._chunk_states.clear()  # (no State keeps a dropped buffer alive)
         self._staging_buffers[key] = merged
         return merged, True
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import operator
 import time
 
 import numba
@@ -139,15 +140,19 @@ class Task:
         """Create the Searcher and the tree (its storage from ``arena``, a ``jaxgo.search.arena.TreeArena``, at
         the capacity the node cap needs: it never grows), apply avoid/allowMoves at the root, allocate the
         statistics."""
+        from jaxgo.search.budget import first_batch_size
         from jaxgo.search.limits import SearchLimits
         from jaxgo.search.searcher import Searcher
+        from jaxgo.search.tree import state_specs
 
         self.searcher = Searcher(self.game.rules, self.config, evaluator=self.evaluator, seed=seed)
-        self.job = self.searcher.start_tree_search(self.game, SearchLimits(max_nodes=max_nodes))
-        if arena is not None:
+        limits, storage, leaves = SearchLimits(max_nodes=max_nodes), None, None
+        if arena is not None:  # the root straight into the arena's storage (K as start_tree_search takes it)
+            leaves = first_batch_size(self.searcher.config, limits.playouts, None, self.game.size)
             most = self.max_playouts // max(1, self.config.playouts_per_leaf) + self.query.size ** 2 + 1
-            self.arena, self.tree_capacity = arena, tree_capacity(max_nodes, self.job.leaves, most)
-            self.job.tree = self.searcher.trees.tree = arena.adopt(self.job.tree, self.tree_capacity)
+            self.arena, self.tree_capacity = arena, tree_capacity(max_nodes, leaves, most)
+            storage = arena.take(self.searcher.num_actions, self.tree_capacity, state_specs(self.game.state))
+        self.job = self.searcher.start_tree_search(self.game, limits, leaves, storage)
         if self.searcher.tree_backend == "native":
             self.step = RoundStep(self.searcher, seed)
         self.started_at = self.last_report = time.perf_counter()
@@ -341,13 +346,15 @@ def fair_order(tasks: list, rotation: int = 0) -> list:
     count = max(1, len(clients))
     rank = {}
     keyed = []
-    for task in sorted(tasks, key=lambda t: t.seq):
-        slot = (task.priority, id(task.client))
+    for task in sorted(tasks, key=operator.attrgetter("seq")):
+        client = id(task.client)
+        priority = task.priority
+        slot = (priority, client)
         index = rank.get(slot, 0)
         rank[slot] = index + 1
-        keyed.append(((-task.priority, index, (clients[id(task.client)] - rotation) % count), task))
-    keyed.sort(key=lambda item: item[0])
-    return [task for _, task in keyed]
+        keyed.append((-priority, index, (clients[client] - rotation) % count, task))
+    keyed.sort(key=operator.itemgetter(0, 1, 2))  # (stable: equal keys keep the arrival order)
+    return [item[3] for item in keyed]
 
 
 def mean_and_stdev(sums: np.ndarray, square_sums: np.ndarray, count) -> tuple:

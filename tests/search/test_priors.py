@@ -189,3 +189,36 @@ def test_tactical_priors_sharpen_captures_escapes_and_self_ataris():
     assert priors.tactics_of(SearchConfig(), 9) == 1.5 and priors.tactics_of(SearchConfig(), 19) == 0.0
     default_root = priors.root_prior(SearchConfig(prior_model=None), game, searched, last=(-1, -1), backend="native")
     np.testing.assert_allclose(default_root, root, rtol=1e-6)
+
+
+def test_a_positions_compiled_prior_equals_prior_probabilities():
+    """``gamma_prior`` on the native board (no large patterns, up to 11x11) takes ``expansion.position_prior``,
+    one compiled call: bit for bit ``prior_probabilities``' numpy, with tactics, random searched moves and
+    searched moves whose gammas are all 0 (uniform)."""
+    from jaxgo.search import expansion
+
+    rng = np.random.default_rng(7)
+    for size in (5, 9, 11):
+        game = new_game(size, 7.5)
+        for turn in range(30):
+            legal = np.flatnonzero(game.legal_moves(game.to_play)[:-1])
+            if not len(legal):
+                break
+            game.play(game.to_play, int(rng.choice(legal)))
+            if turn % 3:
+                continue
+            searched = rng.random(size * size + 1) < 0.8
+            if turn % 9 == 0:
+                searched[:] = False
+                searched[-1] = turn % 18 == 0  # pass alone, or nothing searched (all weights 0: the uniform branch)
+            for tactics in (0.0, 1.0):
+                log_gamma, large = priors.model_gammas(None, None, size, tactics)
+                assert large is None
+                last = priors.game_last_moves(game)
+                state = jax.tree_util.tree_map(lambda x: np.asarray(x)[None], game.state)
+                former = priors.prior_probabilities(state, searched[None], [last[0]], [last[1]], log_gamma,
+                                                    "native")[0]
+                compiled = expansion.position_prior(game.state, searched, last, log_gamma)
+                assert compiled.dtype == former.dtype and np.array_equal(compiled, former)
+                via = priors.gamma_prior(game, searched, None, None, "native", None, tactics)
+                assert np.array_equal(via, former)

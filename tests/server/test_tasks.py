@@ -129,3 +129,29 @@ def test_max_time_does_not_count_the_engines_warm_up():
     task.warmup_mark = 2.0
     assert not task.finished(task.arrived + 37.9, warmup=32.0)
     assert task.finished(task.arrived + 38.0, warmup=32.0)
+
+
+def test_fair_order_equals_the_former_sort_on_mixed_priorities_and_clients():
+    import random
+    import types
+
+    def former(tasks, rotation):
+        clients = {}
+        for task in tasks:
+            clients.setdefault(id(task.client), len(clients))
+        count = max(1, len(clients))
+        rank, keyed = {}, []
+        for task in sorted(tasks, key=lambda t: t.seq):
+            slot = (task.priority, id(task.client))
+            index = rank.get(slot, 0)
+            rank[slot] = index + 1
+            keyed.append(((-task.priority, index, (clients[id(task.client)] - rotation) % count), task))
+        keyed.sort(key=lambda item: item[0])
+        return [task for _, task in keyed]
+
+    rng = random.Random(3)
+    owners = [object() for _ in range(6)]
+    for rotation in range(8):
+        tasks = [types.SimpleNamespace(seq=seq, client=rng.choice(owners), priority=rng.choice([0, 0, 1, -2]))
+                 for seq in rng.sample(range(100), 40)]
+        assert fair_order(tasks, rotation) == former(tasks, rotation)

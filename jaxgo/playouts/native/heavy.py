@@ -54,6 +54,21 @@ def fill_base(st, g, base, flags, policy, tables, lines):
                 _store(st, g, p, base, flags, policy, tables, lines)
 
 
+@jit(nrt=True)
+def fill_base_of(st, g, base, flags, policy, tables, lines, c):
+    """``fill_base`` for colour c alone (``ft.point_info``): ``base[c - 1]`` and ``flags[c - 1]`` as ``fill_base``
+    computes them, the other colour's rows 0 -- what ``move_weights`` of c reads."""
+    size = g[nb.SIZE_N]
+    w = g[nb.WIDTH]
+    base[:, :] = 0.0
+    flags[:, :] = 0
+    for r in range(1, size + 1):
+        for col in range(1, size + 1):
+            p = r * w + col
+            if st[nb.COLOUR, p] == nb.EMPTY:
+                base[c - 1, p], flags[c - 1, p] = ft.point_info(st, g, p, c, policy, tables, lines)
+
+
 @jit
 def _store(st, g, p, base, flags, policy, tables, lines):
     """Recompute both colours' base weight and flags of the empty point p."""
@@ -286,10 +301,11 @@ def row_sums(weights, rowsum, size, w):
 @jit
 def weights_by_point(st, g, base, flags, policy, tables, lines, dist1, dist2, plain_of, work, out):
     """Fill ``out`` float64 [>= P] with the side to move's weight of every board point (``r * N + c``), the base
-    weights computed from scratch; returns their total.  For a position's move probabilities and priors."""
+    weights computed from scratch, the side to move's only (``fill_base_of``: ``base`` and ``flags`` hold its
+    rows, the other colour's are 0); returns their total.  For a position's move probabilities and priors."""
     size = g[nb.SIZE_N]
     w = g[nb.WIDTH]
-    fill_base(st, g, base, flags, policy, tables, lines)
+    fill_base_of(st, g, base, flags, policy, tables, lines, g[nb.TO_PLAY])
     total = move_weights(st, g, base, flags, policy, tables, dist1, dist2, plain_of, work[0], work[1])
     for i in range(size * size):
         out[i] = work[0][(i // size + 1) * w + i % size + 1]
