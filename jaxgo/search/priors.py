@@ -38,7 +38,7 @@ from jaxgo.features import large_levels
 from jaxgo.features import moves as mf
 from jaxgo.go import rules
 from jaxgo.playouts.evaluator import load_log_gammas, resolve_backend
-from jaxgo.search import positions
+from jaxgo.search import compiled_prior, positions
 from jaxgo.search.config import board_default
 
 
@@ -184,7 +184,6 @@ def tactical_log_gamma(log_gamma: np.ndarray, tactics: float) -> np.ndarray:
     return out
 
 
-PAIRWISE_BLOCK = 128  # ``expansion.PAIRWISE_BLOCK``: the most actions its compiled normalisation sums as numpy does
 LARGE_FROM_SIZE = 13  # "auto": the large-pattern model on boards this large and larger (it learnt from 19x19)
 
 
@@ -214,10 +213,9 @@ def gamma_prior(game, searched, gammas: str | None = None, last=None, backend: s
     in ``root_prior``; ``backend`` as in ``prior_probabilities``; ``tactics`` as in ``tactical_log_gamma``."""
     prev, prev2 = game_last_moves(game) if last is None else last
     log_gamma, large_model = model_gammas(gammas, prior_model, game.size, tactics)
-    if large_model is None and resolve_backend(backend) == "native" and game.size ** 2 + 1 <= PAIRWISE_BLOCK:
-        from jaxgo.search import expansion  # (it imports this module)
-
-        return expansion.position_prior(game.state, searched, (prev, prev2), log_gamma)  # the same, compiled
+    compiled = game.size ** 2 + 1 <= compiled_prior.PAIRWISE_BLOCK
+    if large_model is None and compiled and resolve_backend(backend) == "native":
+        return compiled_prior.position_prior(game.state, searched, (prev, prev2), log_gamma)  # the same, compiled
     state = jax.tree_util.tree_map(lambda x: np.asarray(x)[None], game.state)
     return prior_probabilities(state, np.asarray(searched)[None], [prev], [prev2], log_gamma, backend,
                                large_model)[0]

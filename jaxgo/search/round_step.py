@@ -29,7 +29,7 @@ import numba
 import numpy as np
 
 from jaxgo.go import rules
-from jaxgo.search import backup, descent, expansion, positions, priors
+from jaxgo.search import backup, compiled_prior, descent, expansion, positions, priors
 from jaxgo.search.tree import STATE_FIELDS, Tree
 from jaxgo.search.tree_search import PendingLeaves
 
@@ -91,7 +91,7 @@ class RoundStep:
         """Gamma tables of the shipped model for the compiled call's arguments when it expands otherwise (so
         that one compiled version serves every mode)."""
         if self._tables is None:
-            self._tables = expansion.gamma_tables(priors.log_gammas(None), size)
+            self._tables = compiled_prior.gamma_tables(priors.log_gammas(None), size)
         return self._tables
 
     def expansion(self, job) -> tuple:
@@ -158,7 +158,7 @@ def descend_round(first, k, root, room, terminal, expanded, parents, action_from
     """The descents of ``descent.descend`` with its expansion loop: ``first`` starts them (``descend_batch``),
     else they go on from the nodes expanded since the last call (``continue_batch``).  With ``inline``
     ``UNIFORM`` or ``GAMMAS`` (``expansion``'s modes) the nodes to expand get their searched moves and priors here
-    (``expansion.expand_uniform``, ``expand_gammas`` with gamma_tables, the tuple of ``expansion.gamma_tables``;
+    (``expansion.expand_uniform``, ``expand_gammas`` with gamma_tables, the tuple of ``compiled_prior.gamma_tables``;
     root_last int [2]: the game's last two moves); with ``IN_PYTHON`` their indices go to waiting int32 [>= K]
     and the call returns (``NEEDS_EXPAND``, their count).  Returns (``DONE``, 0),
     (``NEEDS_EXPAND``, n) or (``descent.PATH_OVERFLOW``, 0) when a path outgrew the buffers (every virtual loss

@@ -192,10 +192,10 @@ def test_tactical_priors_sharpen_captures_escapes_and_self_ataris():
 
 
 def test_a_positions_compiled_prior_equals_prior_probabilities():
-    """``gamma_prior`` on the native board (no large patterns, up to 11x11) takes ``expansion.position_prior``,
+    """``gamma_prior`` on the native board (no large patterns, up to 11x11) takes ``compiled_prior.position_prior``,
     one compiled call: bit for bit ``prior_probabilities``' numpy, with tactics, random searched moves and
     searched moves whose gammas are all 0 (uniform)."""
-    from jaxgo.search import expansion
+    from jaxgo.search import compiled_prior
 
     rng = np.random.default_rng(7)
     for size in (5, 9, 11):
@@ -218,7 +218,7 @@ def test_a_positions_compiled_prior_equals_prior_probabilities():
                 state = jax.tree_util.tree_map(lambda x: np.asarray(x)[None], game.state)
                 former = priors.prior_probabilities(state, searched[None], [last[0]], [last[1]], log_gamma,
                                                     "native")[0]
-                compiled = expansion.position_prior(game.state, searched, last, log_gamma)
+                compiled = compiled_prior.position_prior(game.state, searched, last, log_gamma)
                 assert compiled.dtype == former.dtype and np.array_equal(compiled, former)
                 via = priors.gamma_prior(game, searched, None, None, "native", None, tactics)
                 assert np.array_equal(via, former)

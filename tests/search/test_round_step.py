@@ -125,7 +125,7 @@ def test_each_round_gives_the_tree_and_leaves_of_select_leaves(fields, ko_rule, 
 
 
 def test_pairwise_sum_adds_in_numpys_order():
-    from jaxgo.search.expansion import pairwise_sum
+    from jaxgo.search.compiled_prior import pairwise_sum
 
     rng = np.random.default_rng(1)
     for count in (1, 7, 8, 26, 50, 82, 122, 128):
