@@ -165,9 +165,12 @@ def test_sampled_first_moves_follow_the_probabilities(policy):
     assert first_move_pvalue(counts, probs, len(raw.trace)) > 1e-4
 
 
-@pytest.mark.parametrize("policy", POLICIES + ("light_wide",))
+@pytest.mark.parametrize("policy", ["light", "heavy", "rules", "light_wide"]
+                         + [pytest.param(p, marks=pytest.mark.slow) for p in ("safe_rules", "safe_atari_rules")])
 def test_results_agree_with_the_xla_kernels_in_distribution(policy):
-    """light_wide: the native light playouts against the XLA light kernel for wide devices."""
+    """light_wide: the native light playouts against the XLA light kernel for wide devices.  The two safe rule
+    policies run with ``-m slow``: by default their first moves' probabilities are checked against the XLA
+    kernel's (``test_first_move_probabilities_equal_the_xla_kernels``), not whole playouts."""
     board = ReferenceBoard.from_ascii(MIDDLE_GAME)
     last = np.array([[4 * 9 + 4, 3 * 9 + 6]], np.int32)
     count = 1024
