@@ -43,21 +43,14 @@ def new_work(pp, w):
 @jit(nrt=True)
 def fill_base(st, g, base, flags, policy, tables, lines):
     """Compute ``base`` float64 [2, PP] and ``flags`` int8 [2, PP] of every point from scratch."""
-    size = g[nb.SIZE_N]
-    w = g[nb.WIDTH]
-    base[:, :] = 0.0
-    flags[:, :] = 0
-    for r in range(1, size + 1):
-        for col in range(1, size + 1):
-            p = r * w + col
-            if st[nb.COLOUR, p] == nb.EMPTY:
-                _store(st, g, p, base, flags, policy, tables, lines)
+    fill_base_of(st, g, base, flags, policy, tables, lines, 0)
 
 
 @jit(nrt=True)
 def fill_base_of(st, g, base, flags, policy, tables, lines, c):
-    """``fill_base`` for colour c alone (``ft.point_info``): ``base[c - 1]`` and ``flags[c - 1]`` as ``fill_base``
-    computes them, the other colour's rows 0 -- what ``move_weights`` of c reads."""
+    """``fill_base`` for colour c alone (``ft.point_info``; c = 0: both, ``_store``): ``base[c - 1]`` and
+    ``flags[c - 1]`` as ``fill_base`` computes them, the other colour's rows 0 -- what ``move_weights`` of c
+    reads."""
     size = g[nb.SIZE_N]
     w = g[nb.WIDTH]
     base[:, :] = 0.0
@@ -65,7 +58,11 @@ def fill_base_of(st, g, base, flags, policy, tables, lines, c):
     for r in range(1, size + 1):
         for col in range(1, size + 1):
             p = r * w + col
-            if st[nb.COLOUR, p] == nb.EMPTY:
+            if st[nb.COLOUR, p] != nb.EMPTY:
+                continue
+            if c == 0:
+                _store(st, g, p, base, flags, policy, tables, lines)
+            else:
                 base[c - 1, p], flags[c - 1, p] = ft.point_info(st, g, p, c, policy, tables, lines)
 
 
