@@ -93,6 +93,11 @@ def unlink_rows(parents, action_from_parent, children_index):
     children_index[:] = UNVISITED
 
 
+def _row_specs(tree: Tree) -> dict:
+    """{field: (shape of one row, dtype)} of a tree's node positions (``take``'s ``specs``)."""
+    return {name: (array.shape[1:], array.dtype) for name, array in tree.states.items()}
+
+
 class TreeArena:
     """Free tree storage by shape (actions, capacity, position shapes); thread-safe."""
 
@@ -131,8 +136,7 @@ class TreeArena:
         """A tree of at least ``capacity`` rows (``tree``'s if larger) equal to ``tree`` (its first ``size``
         rows copied; the rest clean)."""
         capacity = max(capacity, tree.size)
-        out = self.take(tree.num_actions, capacity,
-                        {name: (array.shape[1:], array.dtype) for name, array in tree.states.items()})
+        out = self.take(tree.num_actions, capacity, _row_specs(tree))
         n = tree.size
         for name in Tree.ARRAYS:
             getattr(out, name)[:n] = getattr(tree, name)[:n]
@@ -153,6 +157,5 @@ class TreeArena:
             self.free_bytes += size  # counted now, so two threads giving back at once stay within the bound
         clear_rows(tree, tree.size)
         with self._lock:
-            specs = {name: (array.shape[1:], array.dtype) for name, array in tree.states.items()}
-            self._free.setdefault(self._key(tree.num_actions, capacity, specs), []).append(tree)
+            self._free.setdefault(self._key(tree.num_actions, capacity, _row_specs(tree)), []).append(tree)
         return True

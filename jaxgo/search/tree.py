@@ -106,21 +106,10 @@ class Tree:
 
     # -- storage --------------------------------------------------------------------------------------------
     def _allocate(self, capacity: int) -> None:
-        a = self.num_actions
         self.capacity = capacity
-        self.parents = np.full(capacity, -1, np.int32)
-        self.action_from_parent = np.full(capacity, -1, np.int32)
-        self.to_play = np.zeros(capacity, np.int8)
-        self.hashes = np.zeros(capacity, np.uint64)
-        self.expanded = np.zeros(capacity, bool)
-        self.terminal = np.zeros(capacity, bool)
-        self.children_index = np.full((capacity, a), UNVISITED, np.int32)
-        self.children_visits = np.zeros((capacity, a))
-        self.children_values = np.zeros((capacity, a))
-        self.children_rave_visits = np.zeros((capacity, a))
-        self.children_rave_values = np.zeros((capacity, a))
-        self.children_prior = np.zeros((capacity, a), np.float32)
-        self.children_legal = np.zeros((capacity, a), bool)
+        for name, (shape, dtype) in array_specs(self.num_actions).items():  # the LINKS -1, the rest 0
+            shape = (capacity,) + shape
+            setattr(self, name, np.full(shape, UNVISITED, dtype) if name in self.LINKS else np.zeros(shape, dtype))
         self.states = None  # dict field -> np.ndarray [C, ...], created with the first node
 
     ARRAYS = ("parents", "action_from_parent", "to_play", "hashes", "expanded", "terminal", "children_index",
