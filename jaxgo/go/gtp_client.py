@@ -71,7 +71,7 @@ class GtpProcess:
             self.process.stdin.write(command.strip() + "\n")
             self.process.stdin.flush()
         except (BrokenPipeError, OSError, ValueError) as exc:
-            raise GtpError(f"cannot write to engine: {exc}") from None
+            raise GtpError(f"cannot write to engine{self._exit_status()}: {exc}") from None
         deadline = time.monotonic() + (timeout or self.timeout)
         lines = []
         while True:
@@ -81,7 +81,7 @@ class GtpProcess:
                 raise GtpError(f"timeout answering {command!r}") from None
             if line is None:
                 self.lines.put(None)  # stay at end of stream for later calls
-                raise GtpError(f"engine exited while answering {command!r}")
+                raise GtpError(f"engine exited{self._exit_status()} while answering {command!r}")
             if not lines and line == "":
                 continue
             if line == "":
@@ -94,6 +94,16 @@ class GtpProcess:
         if first[0] == "?":
             raise GtpFailure(body)
         return body
+
+    def _exit_status(self) -> str:
+        """" (status N)" once the process has ended, with a hint for 126 and 127 (``taskset`` or a shell could
+        not run the program), else ""."""
+        try:
+            status = self.process.wait(timeout=1.0)
+        except subprocess.TimeoutExpired:
+            return ""
+        hint = f": cannot run {self.argv[0]!r}" if status in (126, 127) else ""
+        return f" (status {status}{hint})"
 
     def try_send(self, command: str, timeout: float | None = None) -> str | None:
         """``send``, with None instead of an exception."""

@@ -30,3 +30,10 @@ def test_a_crashed_engine_is_a_gtp_error(tmp_path):
     with GtpProcess([engine, "crash"], timeout=30) as process:
         with pytest.raises(GtpError, match="exited"):
             process.send("genmove b")
+
+
+def test_a_program_that_cannot_run_is_named_in_the_error(tmp_path):
+    missing = str(tmp_path / "no-such-engine")
+    with GtpProcess(missing, timeout=30, cpus=[0]) as process:  # taskset starts, then cannot run the program
+        with pytest.raises(GtpError, match="status 127: cannot run .*no-such-engine"):
+            process.send("boardsize 9")
