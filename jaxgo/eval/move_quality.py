@@ -121,15 +121,28 @@ def reference_moves(positions_: list[dict], cache: Path, level: int) -> dict:
     return known
 
 
-def pachi_value(pachi: GtpProcess, position: dict, move: str) -> float:
+def pachi_value(pachi: GtpProcess, position: dict, move: str) -> float | None:
     """The win rate of the side to move of ``position`` after ``move`` (GTP vertex, PASS), by Pachi's search of the
-    reply: one minus the win rate ``pachi-result`` reports for it; a resignation is worth 0."""
+    reply: one minus the win rate ``pachi-result`` reports for it; a resignation is worth 0.  None where Pachi
+    answers the reply without a search (``pachi-result`` refused: a pass after the game's second pass, say)."""
     if move.upper() == "RESIGN":
         return 0.0
     colour = to_move(position)
     pachi.set_position(position["size"], position["komi"], position["moves"] + [[colour[0].upper(), move]])
     pachi.send(f"genmove {'white' if colour == 'black' else 'black'}", timeout=600)
-    return 1.0 - float(pachi.send("pachi-result").split()[3])
+    try:
+        return 1.0 - float(pachi.send("pachi-result").split()[3])
+    except GtpFailure:
+        return None
+
+
+def judged(position: dict, moves: list[str], reference: dict) -> bool:
+    """Whether the judge has a value for its own choice and every one of ``moves`` in ``position``."""
+    entry = reference[position["id"]]
+    values = entry.get("values")
+    if values is None:  # GNU Go's judge: every move has a score
+        return True
+    return all(values.get(move) is not None for move in [entry["move"], *moves])
 
 
 def pachi_reference(positions_: list[dict], engine_moves: list[list[str]], cache: Path, playouts: int,
@@ -165,7 +178,8 @@ def pachi_reference(positions_: list[dict], engine_moves: list[list[str]], cache
                 entry["move"] = row["move"] = pachi.send(f"genmove {to_move(position)}", timeout=600).upper()
             for move in [entry["move"], *moves]:
                 if move not in entry["values"]:
-                    entry["values"][move] = row["values"][move] = round(pachi_value(pachi, position, move), 4)
+                    value = pachi_value(pachi, position, move)
+                    entry["values"][move] = row["values"][move] = None if value is None else round(value, 4)
             out.write(json.dumps(row) + "\n")
             out.flush()
             print(f"pachi judge: {done + 1}/{len(pending)}", file=sys.stderr, flush=True)
@@ -293,17 +307,20 @@ def main(argv=None) -> int:
         reference = pachi_reference(todo, [moves for _, moves in results], cache, args.judge_playouts,
                                     args.judge_threads)
     scratch.cleanup()
+    keep = [i for i, position in enumerate(todo) if judged(position, [moves[i] for _, moves in results], reference)]
     first = None
     for name, moves in results:
-        row, ratios = summary(name, moves, todo, reference, first, args.judge)
+        row, ratios = summary(name, [moves[i] for i in keep], [todo[i] for i in keep], reference, first, args.judge)
+        if len(keep) < len(todo):
+            row["unjudged"] = len(todo) - len(keep)  # positions left out: a move the judge could not value
         first = first or (name, ratios)
         print(json.dumps(row), flush=True)
     if args.out:
         with open(args.out, "w") as out:
             for i, position in enumerate(todo):
                 entry = reference[position["id"]]
-                judged = {"values": entry["values"]} if args.judge == "pachi" else {}
+                values = {"values": entry["values"]} if args.judge == "pachi" else {}
                 out.write(json.dumps({"id": position["id"], args.judge: entry["move"], "record": position["played"],
-                                      **{name: moves[i] for name, moves in results}, **judged}) + "\n")
+                                      **{name: moves[i] for name, moves in results}, **values}) + "\n")
     return 0
 

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from jaxgo.eval import move_quality, series
+from jaxgo.go.gtp_client import GtpProcess
 from support import fake_gtp_engine
 
 SGF = b"(;FF[4]GM[1]SZ[5]KM[0.5];B[cc];W[bb];B[dd];W[db])"
@@ -119,3 +120,30 @@ def test_pachi_judges_the_engines_moves_by_its_win_rates(tmp_path, monkeypatch, 
     with pytest.raises(SystemExit):
         move_quality.main(argv[:-4] + ["--judge-playouts", "100"])
 
+
+
+def test_a_move_the_judge_answers_without_a_search_is_unjudged(tmp_path):
+    judge = fake_gtp_engine(tmp_path / "judge.py", replies={"genmove": "pass",
+                                                            "pachi-result": "? unknown pachi-result command"})
+    position = {"size": 5, "komi": 0.5, "moves": [["B", "C3"], ["W", "pass"]]}
+    with GtpProcess(judge, timeout=30) as process:
+        assert move_quality.pachi_value(process, position, "pass") is None
+        assert move_quality.pachi_value(process, position, "resign") == 0.0
+
+
+def test_positions_with_an_unjudged_move_are_left_out_for_every_engine(tmp_path, monkeypatch, capsys):
+    poor, fair = (fake_gtp_engine(tmp_path / f"{move}.py", replies={"reg_genmove": move}) for move in ("A9", "D5"))
+    sgf = tmp_path / "a.sgf"
+    sgf.write_bytes(SGF9)
+    ids = [p["id"] for p in move_quality.positions(move_quality.sgf_records([str(sgf)]), [2, 4])]
+    cache = tmp_path / "judge.jsonl"
+    cache.write_text("\n".join(json.dumps(row) for row in [
+        {"id": ids[0], "move": "E5", "values": {"E5": 0.6, "A9": 0.3, "D5": 0.5}},
+        {"id": ids[1], "move": "E5", "values": {"E5": 0.6, "A9": None, "D5": 0.55}}]) + "\n")
+    monkeypatch.setattr(move_quality, "find_pachi", lambda: None)  # everything is in the cache
+    argv = ["--sgf", str(sgf), "--moves", "2", "4", "--engine", f"poor={poor}", "--engine", f"fair={fair}",
+            "--judge", "pachi", "--judge-playouts", "4000", "--reference", str(cache)]
+    assert move_quality.main(argv) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(line["positions"], line["unjudged"]) for line in lines] == [(1, 1), (1, 1)]
+    assert [line["mean_loss"] for line in lines] == [0.3, 0.1] and lines[1]["diff"] == -0.2
