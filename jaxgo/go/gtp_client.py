@@ -95,12 +95,21 @@ class GtpProcess:
             raise GtpFailure(body)
         return body
 
+    def exit_status(self, wait: float = 0.0) -> int | None:
+        """The engine's exit status once it has ended on its own, else None; ``wait``: seconds it is given to finish
+        exiting (its output has closed, say)."""
+        if wait <= 0:
+            return self.process.poll()
+        try:
+            return self.process.wait(timeout=wait)
+        except subprocess.TimeoutExpired:
+            return None
+
     def _exit_status(self) -> str:
         """" (status N)" once the process has ended, with a hint for 126 and 127 (``taskset`` or a shell could
         not run the program), else ""."""
-        try:
-            status = self.process.wait(timeout=1.0)
-        except subprocess.TimeoutExpired:
+        status = self.exit_status(wait=1.0)
+        if status is None:
             return ""
         hint = f": cannot run {self.argv[0]!r}" if status in (126, 127) else ""
         return f" (status {status}{hint})"

@@ -8,7 +8,6 @@ import contextlib
 import json
 import os
 import queue
-import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -191,7 +190,8 @@ def play_game(black_cmd: str, white_cmd: str, size: int = 9, komi: float = 7.5, 
     finally:
         exits = {}
         for color, engine in engines.items():
-            status = _exit_status(engine, wait="exited" in record["reason"] and record.get("forfeit") == names[color])
+            exited = "exited" in record["reason"] and record.get("forfeit") == names[color]
+            status = engine.exit_status(wait=2.0 if exited else 0.0)  # a moment to finish exiting
             if status is not None:
                 exits[names[color]] = status
             engine.close()
@@ -204,15 +204,6 @@ def play_game(black_cmd: str, white_cmd: str, size: int = 9, komi: float = 7.5, 
 
             atomic_write_text(sgf_path, game_to_sgf(game, record.get("result"), black_name, white_name))
     return record
-
-
-def _exit_status(engine: GtpProcess, wait: bool) -> int | None:
-    """The exit status of an engine that stopped on its own (None while it runs); with ``wait`` (its output has
-    closed) it is given a moment to finish exiting."""
-    try:
-        return engine.process.wait(timeout=2) if wait else engine.process.poll()
-    except subprocess.TimeoutExpired:
-        return None
 
 
 def _agreed_dead(engines, size) -> set | None:

@@ -121,7 +121,6 @@ def test_pachi_judges_the_engines_moves_by_its_win_rates(tmp_path, monkeypatch, 
         move_quality.main(argv[:-4] + ["--judge-playouts", "100"])
 
 
-
 def test_a_move_the_judge_answers_without_a_search_is_unjudged(tmp_path):
     judge = fake_gtp_engine(tmp_path / "judge.py", replies={"genmove": "pass",
                                                             "pachi-result": "? unknown pachi-result command"})
