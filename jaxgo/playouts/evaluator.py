@@ -1,6 +1,6 @@
 """The Evaluator: how a search values its leaves (mctx's injected ``RecurrentFn``, here a playout policy).
 
-``make_evaluator(policy, gammas, backend=...)`` builds one of nine evaluators, chosen once from a ``SearchConfig``:
+``make_evaluator(policy, gammas, backend=...)`` builds one of ten evaluators, chosen once from a ``SearchConfig``:
 
     light   uniform playouts (``jaxgo.playouts.xla.light``), no own-eye fills;
     heavy   gamma-proportional playouts (``jaxgo.playouts.xla.heavy``) under the given or shipped gammas;
@@ -13,11 +13,14 @@
                   ladder capture of the last move's chain as its capture (native only);
     ladder2_heavy  ladder_heavy that also gives the escape gamma to the extensions that get an own two-liberty
                   chain next to the last move out of a threatening ladder (native only);
+    local_rules  ladder_rules that look next to the opponent's last move first, as Pachi's playouts do: the
+                 captures and defences of the chains in atari there, then the two-liberty fights there (ataris,
+                 extensions, counter-ataris), then shapes, captures anywhere and the rest (native only);
     lgrf_heavy  heavy playouts that play the last good reply to the previous move where one is kept (LGRF-1,
                 Baier & Drake 2010): one table per evaluator and board size, learnt after every batch from its
                 playouts, kept from search to search (native only; every search of the process shares it).
 
-All nine have one interface::
+All ten have one interface::
 
     evaluator.evaluate(states, key, playouts_per_state, komi, last_moves=None) -> PlayoutBatch
 
@@ -251,7 +254,8 @@ class Evaluator:
                 _, budget, two_liberties = runner.LADDER_POLICIES[self.policy]
                 arrays = runner.heavy_policy(self.tables, size, budget, two_liberties)
             elif self.policy in runner.LADDER_POLICIES:
-                arrays = runner.rule_policy(self.tables, runner.LADDER_POLICIES[self.policy][1])
+                arrays = runner.rule_policy(self.tables, runner.LADDER_POLICIES[self.policy][1],
+                                            local=self.policy in runner.LOCAL_POLICIES)
             else:
                 arrays = runner.rule_policy(self.tables)
             self.native_policies[size] = arrays

@@ -43,7 +43,8 @@ SA_FACTOR = SHAPE + (1 << 16)  # 1 (rules)
 ATARI_NEAR = SA_FACTOR + 1  # 1 (rules): 1.0 = ataris next to the previous move join the shape tier (chase variant)
 LADDER = ATARI_NEAR + 1  # 1 (native only): > 0 = read ladders, this many positions a read (the ladder variants)
 TWO_LIBERTIES = LADDER + 1  # 1 (heavy, native only): 1.0 = also defend own two-liberty chains a ladder threatens
-TABLE_SIZE = TWO_LIBERTIES + 1
+LOCAL = TWO_LIBERTIES + 1  # 1 (rules, native only): 1.0 = the local tiers of ``rules.choose_local``
+TABLE_SIZE = LOCAL + 1
 TIER_ANY, TIER_SHAPE, TIER_SAVE, TIER_CAPTURE = 1.0, 1e8, 1e16, 1e24
 
 # point_info flags (bits of the second result)
@@ -69,12 +70,13 @@ def heavy_tables(policy_tables, ladder_budget: int = 0, two_liberties: bool = Fa
     return out
 
 
-def rule_tables(rule_tables_, ladder_budget: int = 0) -> np.ndarray:
+def rule_tables(rule_tables_, ladder_budget: int = 0, local: bool = False) -> np.ndarray:
     """float64 [TABLE_SIZE]: ``tables`` for the rule policy from ``jaxgo.playouts.xla.rules.RuleTables``;
     ``ladder_budget`` > 0: the ladder variant's reads (``jaxgo.playouts.native.rules``), at most that many
-    positions each."""
+    positions each; ``local``: its local tiers (``rules.choose_local``)."""
     out = np.zeros(TABLE_SIZE, np.float64)
     out[LADDER] = float(ladder_budget)
+    out[LOCAL] = 1.0 if local else 0.0
     out[SHAPE:SHAPE + (1 << 16)] = np.asarray(rule_tables_.shape, np.float64)
     out[SA_FACTOR] = float(np.asarray(rule_tables_.self_atari_factor))
     out[ATARI_NEAR] = float(np.asarray(rule_tables_.atari_near_previous))
@@ -431,6 +433,37 @@ def point_info(st, g, p, c, policy, tables, lines):
         code = for_white(code)
     return _weight(policy, tables, lines[p], code, eye, _left(colour, p, w, n_empty, x0, x1, many), captures, saves,
                    atari_own, atari, own_next)
+
+
+@jit
+def liberties_left(st, g, p, c):
+    """(left, captures) of colour c playing the empty point p: the liberties its new chain keeps, captures aside
+    (0, 1, or 2 for two or more), and whether the move captures an opponent chain."""
+    w = g[nb.WIDTH]
+    colour = st[nb.COLOUR]
+    n_empty = 0
+    x0 = -1
+    x1 = -1
+    many = False
+    captures = False
+    for k in range(4):
+        q = p + nb.neighbour_offset(k, w)
+        col = colour[q]
+        if col == nb.EMPTY:
+            n_empty += 1
+        elif col == nb.OFF:
+            continue
+        else:
+            ch = st[nb.CHAIN, q]
+            libs = st[nb.LIBS, ch]
+            if col != c:
+                captures = captures or libs == 1
+            elif libs == 2:
+                a, b = nb.liberties_of(st, ch)
+                x0, x1, many = _with_extra(x0, x1, many, b if a == p else a)
+            elif libs > 2:
+                many = True
+    return _left(colour, p, w, n_empty, x0, x1, many), captures
 
 
 @jit

@@ -38,7 +38,9 @@ LIGHT, HEAVY, RULES = 0, 1, 2  # policy kinds of ``run_jobs`` (HEAVY - 1 and RUL
 # The native-only policies that read ladders: name -> (the policy they extend, positions per read, whether
 # they also defend two-liberty chains).
 LADDER_POLICIES = {"ladder_rules": ("safe_rules", 50, False), "ladder_heavy": ("heavy", 50, False),
-                   "ladder2_heavy": ("heavy", 50, True)}
+                   "ladder2_heavy": ("heavy", 50, True), "local_rules": ("safe_rules", 50, False)}
+# The ladder policies whose tiers look next to the last move first (``rules.choose_local``).
+LOCAL_POLICIES = ("local_rules",)
 # The native-only policies with last-good-reply tables: name -> the policy whose draws they replace.
 REPLY_POLICIES = {"lgrf_heavy": "heavy"}
 NO_REPLIES = np.full((0, 0), -1, np.int32)  # ``replies`` of the policies that keep none
@@ -249,10 +251,11 @@ def heavy_policy(policy_tables, size: int, ladder_budget: int = 0, two_liberties
     return PolicyArrays(HEAVY, ft.heavy_tables(policy_tables, ladder_budget, two_liberties), dist1, dist2)
 
 
-def rule_policy(rule_tables, ladder_budget: int = 0) -> PolicyArrays:
+def rule_policy(rule_tables, ladder_budget: int = 0, local: bool = False) -> PolicyArrays:
     """The rule policy of ``jaxgo.playouts.xla.rules.RuleTables`` (any board size); ``ladder_budget`` > 0: its
-    ladder variant (``jaxgo.playouts.native.rules``), reading at most that many positions a ladder."""
-    return PolicyArrays(RULES, ft.rule_tables(rule_tables, ladder_budget), np.zeros((1, 1), np.float32),
+    ladder variant (``jaxgo.playouts.native.rules``), reading at most that many positions a ladder; ``local``:
+    its local tiers (``rules.choose_local``)."""
+    return PolicyArrays(RULES, ft.rule_tables(rule_tables, ladder_budget, local), np.zeros((1, 1), np.float32),
                         np.zeros((1, 1), np.float32))
 
 
@@ -282,7 +285,11 @@ def _first_weights(kind, stones, to_play, ko, last, last2, tables, lines, dist1,
 def move_probabilities(policy: PolicyArrays, stones, to_play: int, ko: int = -1, last_moves=(-1, -1)) -> np.ndarray:
     """float64 [P]: the policy's probability of each point as the next move of the position (stones int8 [P],
     ``to_play`` 1 / -1, simple-ko point, last two moves); all zero when it must pass.  Light: uniform over
-    the legal points that are no own eye."""
+    the legal points that are no own eye.  Not for the local tiers (``LOCAL_POLICIES``), which draw whether
+    to look at a tier at all (ValueError)."""
+    if policy.tables[ft.LOCAL] > 0:
+        raise ValueError("the local rule tiers are looked at with a probability: no closed form of their first "
+                         "move; sample playouts instead")
     stones = np.ascontiguousarray(stones, np.int8)
     size = int(round(stones.shape[0] ** 0.5))
     out = np.zeros(stones.shape[0], np.float64)
