@@ -13,5 +13,6 @@ them against peers.
 # The ladder_* policies read ladders, lgrf_heavy keeps last-good-reply tables: native backend only
 # (``evaluator.NATIVE_ONLY``).
 POLICIES = ("light", "heavy", "rules", "safe_rules", "safe_atari_rules", "ladder_rules", "ladder_heavy",
-            "ladder2_heavy", "local_rules", "lgrf_heavy")
+            "ladder2_heavy", "local_rules", "local_heavy",
+            "lgrf_heavy")
 BACKENDS = ("auto", "native", "xla")

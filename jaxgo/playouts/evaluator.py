@@ -1,6 +1,6 @@
 """The Evaluator: how a search values its leaves (mctx's injected ``RecurrentFn``, here a playout policy).
 
-``make_evaluator(policy, gammas, backend=...)`` builds one of ten evaluators, chosen once from a ``SearchConfig``:
+``make_evaluator(policy, gammas, backend=...)`` builds one of eleven evaluators, chosen once from a ``SearchConfig``:
 
     light   uniform playouts (``jaxgo.playouts.xla.light``), no own-eye fills;
     heavy   gamma-proportional playouts (``jaxgo.playouts.xla.heavy``) under the given or shipped gammas;
@@ -16,11 +16,12 @@
     local_rules  ladder_rules that look next to the opponent's last move first, as Pachi's playouts do: the
                  captures and defences of the chains in atari there, then the two-liberty fights there (ataris,
                  extensions, counter-ataris), then shapes, captures anywhere and the rest (native only);
+    local_heavy  ladder_heavy that plays those local tiers' moves first (native only);
     lgrf_heavy  heavy playouts that play the last good reply to the previous move where one is kept (LGRF-1,
                 Baier & Drake 2010): one table per evaluator and board size, learnt after every batch from its
                 playouts, kept from search to search (native only; every search of the process shares it).
 
-All ten have one interface::
+All eleven have one interface::
 
     evaluator.evaluate(states, key, playouts_per_state, komi, last_moves=None) -> PlayoutBatch
 
@@ -250,12 +251,13 @@ class Evaluator:
                 arrays = runner.light_policy()
             elif self.policy == "heavy" or self.policy in runner.REPLY_POLICIES:
                 arrays = runner.heavy_policy(self.tables, size)
-            elif self.policy in ("ladder_heavy", "ladder2_heavy"):
-                _, budget, two_liberties = runner.LADDER_POLICIES[self.policy]
-                arrays = runner.heavy_policy(self.tables, size, budget, two_liberties)
             elif self.policy in runner.LADDER_POLICIES:
-                arrays = runner.rule_policy(self.tables, runner.LADDER_POLICIES[self.policy][1],
-                                            local=self.policy in runner.LOCAL_POLICIES)
+                base, budget, two_liberties = runner.LADDER_POLICIES[self.policy]
+                local = self.policy in runner.LOCAL_POLICIES
+                if base == "heavy":
+                    arrays = runner.heavy_policy(self.tables, size, budget, two_liberties, local)
+                else:
+                    arrays = runner.rule_policy(self.tables, budget, local)
             else:
                 arrays = runner.rule_policy(self.tables)
             self.native_policies[size] = arrays

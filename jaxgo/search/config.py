@@ -55,6 +55,8 @@ _POLICY_TEXT = {"light": "light (uniform) playouts", "heavy": "heavy (gamma-prop
                 "ladder2_heavy": "ladder_heavy that also defends two-liberty chains (native backend only)",
                 "local_rules": "rule playouts that answer the last move's ataris and two-liberty fights first "
                                "(native backend only)",
+                "local_heavy": "ladder_heavy playouts that answer the last move's ataris and two-liberty fights "
+                               "first (native backend only)",
                 "lgrf_heavy": "heavy playouts with the last good replies, LGRF-1 (native backend only)"}
 
 
@@ -111,8 +113,8 @@ class SearchConfig:
                                           "(MoGo-style capture / save / shape tiers), safe_rules (the same, joined "
                                           "self-ataris last), safe_atari_rules (safe_rules, ataris next to the "
                                           "last move in the shape tier), ladder_rules, ladder_heavy, ladder2_heavy, "
-                                          "local_rules (ladders read; native), lgrf_heavy (heavy with the last good "
-                                          "replies; native)",
+                                          "local_rules, local_heavy (ladders read; native), lgrf_heavy (heavy with "
+                                          "the last good replies; native)",
                                  flag=True, choices=PLAYOUT_POLICIES, old_name="playouts")
     gammas: str | None = option(None, "gamma file for heavy playouts and priors (default: the shipped gammas)",
                                 flag=True)

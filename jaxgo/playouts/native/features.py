@@ -43,7 +43,7 @@ SA_FACTOR = SHAPE + (1 << 16)  # 1 (rules)
 ATARI_NEAR = SA_FACTOR + 1  # 1 (rules): 1.0 = ataris next to the previous move join the shape tier (chase variant)
 LADDER = ATARI_NEAR + 1  # 1 (native only): > 0 = read ladders, this many positions a read (the ladder variants)
 TWO_LIBERTIES = LADDER + 1  # 1 (heavy, native only): 1.0 = also defend own two-liberty chains a ladder threatens
-LOCAL = TWO_LIBERTIES + 1  # 1 (rules, native only): 1.0 = the local tiers of ``rules.choose_local``
+LOCAL = TWO_LIBERTIES + 1  # 1 (native only): 1.0 = the local tiers (``jaxgo.playouts.native.local``) first
 TABLE_SIZE = LOCAL + 1
 TIER_ANY, TIER_SHAPE, TIER_SAVE, TIER_CAPTURE = 1.0, 1e8, 1e16, 1e24
 
@@ -54,11 +54,14 @@ JOINED_SA = 4  # rules: a self-atari next to an own stone (the safe variant's la
 PLAIN = 8  # rules: neither capture nor save (the shape tier may apply)
 
 
-def heavy_tables(policy_tables, ladder_budget: int = 0, two_liberties: bool = False) -> np.ndarray:
+def heavy_tables(policy_tables, ladder_budget: int = 0, two_liberties: bool = False, local: bool = False
+                 ) -> np.ndarray:
     """float64 [TABLE_SIZE]: ``tables`` for the heavy policy from ``jaxgo.playouts.xla.heavy.PolicyTables``;
     ``ladder_budget`` > 0: its ladder variant (``jaxgo.playouts.native.heavy.ladder_gammas``), with
-    ``two_liberties`` its defence of two-liberty chains."""
+    ``two_liberties`` its defence of two-liberty chains; ``local``: the local tiers first
+    (``jaxgo.playouts.native.local``)."""
     out = np.zeros(TABLE_SIZE, np.float64)
+    out[LOCAL] = 1.0 if local else 0.0
     out[LADDER] = float(ladder_budget)
     out[TWO_LIBERTIES] = 1.0 if two_liberties else 0.0
     out[:PATTERNS] = np.asarray(policy_tables.pattern, np.float64)[raw_codes_of_compact()]
@@ -73,7 +76,7 @@ def heavy_tables(policy_tables, ladder_budget: int = 0, two_liberties: bool = Fa
 def rule_tables(rule_tables_, ladder_budget: int = 0, local: bool = False) -> np.ndarray:
     """float64 [TABLE_SIZE]: ``tables`` for the rule policy from ``jaxgo.playouts.xla.rules.RuleTables``;
     ``ladder_budget`` > 0: the ladder variant's reads (``jaxgo.playouts.native.rules``), at most that many
-    positions each; ``local``: its local tiers (``rules.choose_local``)."""
+    positions each; ``local``: the local tiers first (``rules.choose_local``)."""
     out = np.zeros(TABLE_SIZE, np.float64)
     out[LADDER] = float(ladder_budget)
     out[LOCAL] = 1.0 if local else 0.0

@@ -16,7 +16,10 @@ The ladder variant (``tables[LADDER]`` > 0, policy ``ladder_heavy``) reads ladde
 captures weighs as a self-atari instead of an escape, and an atari that captures the last move's chain by
 ladder as a capture of that chain instead of an atari (the trained gammas of those features).  Its
 two-liberty form (``tables[TWO_LIBERTIES]``, policy ``ladder2_heavy``) also gives the escape gamma to the
-extensions that get an own two-liberty chain next to the last move out of a ladder that threatens it.
+extensions that get an own two-liberty chain next to the last move out of a ladder that threatens it.  Its
+local form (``tables[LOCAL]``, policy ``local_heavy``) looks at the local tiers of
+``jaxgo.playouts.native.local`` before each draw and plays one of their candidates, uniformly, when any has a
+positive weight.
 """
 
 from __future__ import annotations
@@ -25,8 +28,8 @@ import numpy as np
 
 from jaxgo.playouts.native import board as nb
 from jaxgo.playouts.native import features as ft
-from jaxgo.playouts.native import ladder
-from jaxgo.playouts.native.random import next_u64, uniform_float
+from jaxgo.playouts.native import ladder, local
+from jaxgo.playouts.native.random import next_u64, uniform_below, uniform_float
 
 jit = nb.jit
 
@@ -426,18 +429,35 @@ def stored_reply(g, replies, weights):
 
 
 @jit
+def allowed_pick(found, n, weights, rng):
+    """(point, rng): one of ``found[:n]`` whose weight is positive, uniformly (``found`` is reordered), or -1."""
+    k = 0
+    for i in range(n):
+        if weights[found[i]] > 0:
+            found[k] = found[i]
+            k += 1
+    if k == 0:
+        return -1, rng
+    rng, bits = next_u64(rng)
+    return found[uniform_below(bits, k)], rng
+
+
+@jit
 def weighted_playout(st, g, base, flags, policy, tables, lines, dist1, dist2, plain_of, rng, max_moves, first,
-                     work, trace, ladders, replies):
+                     work, trace, ladders, replies, found):
     """Play the exact board out with moves drawn by weight (heavy or rules); ``base`` / ``flags`` must be
     up to date for the start position (``fill_base``); ``first`` int8 [PP] (zeros) receives the colour that
     first played each point; ``trace`` int32 [M] the first M moves (M = 0: none); ``ladders``
     (``ladder.new_ladder_work`` of at least ``tables[LADDER]``): the ladder variant's reads; ``replies``
     int32 [2, PP] (or [0, 0]): the last good replies (``stored_reply``), played instead of a draw whenever
-    the policy allows them.  Returns (moves played, rng)."""
+    the policy allows them; ``found`` int32 [4 * PP]: the local tiers' candidates (``tables[LOCAL]``: played,
+    uniformly, instead of a draw when ``local.local_moves`` finds any the policy allows).  Returns (moves
+    played, rng)."""
     weights, rowsum = work[0], work[1]
     size = g[nb.SIZE_N]
     w = g[nb.WIDTH]
     read = policy == ft.HEAVY and tables[ft.LADDER] > 0
+    look_local = tables[ft.LOCAL] > 0
     moves = 0
     while g[nb.PASSES] < 2 and moves < max_moves:
         total = move_weights(st, g, base, flags, policy, tables, dist1, dist2, plain_of, weights, rowsum)
@@ -445,6 +465,9 @@ def weighted_playout(st, g, base, flags, policy, tables, lines, dist1, dist2, pl
             total = row_sums(weights, rowsum, size, w)
         if total > 0:
             q = stored_reply(g, replies, weights)
+            if q < 0 and look_local:
+                n, rng = local.local_moves(st, g, found, rng, tables, lines, ladders)
+                q, rng = allowed_pick(found, n, weights, rng)
             if q < 0:
                 rng, bits = next_u64(rng)
                 q = draw(weights, rowsum, total, uniform_float(bits), size, w)

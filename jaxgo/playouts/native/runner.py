@@ -38,9 +38,10 @@ LIGHT, HEAVY, RULES = 0, 1, 2  # policy kinds of ``run_jobs`` (HEAVY - 1 and RUL
 # The native-only policies that read ladders: name -> (the policy they extend, positions per read, whether
 # they also defend two-liberty chains).
 LADDER_POLICIES = {"ladder_rules": ("safe_rules", 50, False), "ladder_heavy": ("heavy", 50, False),
-                   "ladder2_heavy": ("heavy", 50, True), "local_rules": ("safe_rules", 50, False)}
-# The ladder policies whose tiers look next to the last move first (``rules.choose_local``).
-LOCAL_POLICIES = ("local_rules",)
+                   "ladder2_heavy": ("heavy", 50, True), "local_rules": ("safe_rules", 50, False),
+                   "local_heavy": ("heavy", 50, False)}
+# The ladder policies that look next to the last move first (``jaxgo.playouts.native.local``).
+LOCAL_POLICIES = ("local_rules", "local_heavy")
 # The native-only policies with last-good-reply tables: name -> the policy whose draws they replace.
 REPLY_POLICIES = {"lgrf_heavy": "heavy"}
 NO_REPLIES = np.full((0, 0), -1, np.int32)  # ``replies`` of the policies that keep none
@@ -100,7 +101,7 @@ def run_jobs(kind, stones, to_play, ko, passes, last_moves, per_state, lo, hi, s
             base[:, :] = start_base
             flags[:, :] = start_flags
             moves, rng = nw.weighted_playout(st, g, base, flags, kind - 1, tables, lines, dist1, dist2, plain_of,
-                                             rng, max_moves, first, work, trace, ladders, replies)
+                                             rng, max_moves, first, work, trace, ladders, replies, scratch[0])
         out_score[j] = nb.area_owner(st, g, owner)
         out_owner[j, :] = owner
         for i in range(size * size):
@@ -243,12 +244,13 @@ def light_policy() -> PolicyArrays:
     return PolicyArrays(LIGHT, np.zeros(ft.TABLE_SIZE), np.zeros((1, 1), np.float32), np.zeros((1, 1), np.float32))
 
 
-def heavy_policy(policy_tables, size: int, ladder_budget: int = 0, two_liberties: bool = False) -> PolicyArrays:
+def heavy_policy(policy_tables, size: int, ladder_budget: int = 0, two_liberties: bool = False,
+                 local: bool = False) -> PolicyArrays:
     """The heavy policy of ``jaxgo.playouts.xla.heavy.PolicyTables`` on an N x N board; ``ladder_budget`` > 0:
     its ladder variant (``jaxgo.playouts.native.heavy``), reading at most that many positions a ladder, with
-    ``two_liberties`` its two-liberty defence."""
+    ``two_liberties`` its two-liberty defence; ``local``: the local tiers first."""
     dist1, dist2 = nw.distance_tables(policy_tables, size)
-    return PolicyArrays(HEAVY, ft.heavy_tables(policy_tables, ladder_budget, two_liberties), dist1, dist2)
+    return PolicyArrays(HEAVY, ft.heavy_tables(policy_tables, ladder_budget, two_liberties, local), dist1, dist2)
 
 
 def rule_policy(rule_tables, ladder_budget: int = 0, local: bool = False) -> PolicyArrays:

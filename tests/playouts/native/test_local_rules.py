@@ -14,8 +14,7 @@ from jaxgo.go.hostboard import Board
 from jaxgo.go.reference import ReferenceBoard, random_positions
 from jaxgo.playouts.evaluator import make_evaluator
 from jaxgo.playouts.native import board as nb
-from jaxgo.playouts.native import rules as native_rules
-from jaxgo.playouts.native import runner
+from jaxgo.playouts.native import local, runner
 from jaxgo.playouts.xla import rules as rp
 
 BASE, BUDGET, _ = runner.LADDER_POLICIES["local_rules"]
@@ -227,6 +226,32 @@ def test_playout_moves_lie_in_the_tiers_the_reference_allows():
         assert seen > 60 and 0.8 < taken / seen <= 1.0, (tier, counts)
 
 
+def test_heavy_playouts_take_the_local_tiers_first():
+    """``local_heavy``: a forced defence always, the local tiers' moves about LOCAL_PERCENT of the time or
+    more where they have any, and the heavy draw elsewhere."""
+    size, per_state = 9, 2
+    boards, last = random_positions(size, 30, seed=12, max_moves=55)
+    raw = play(make_evaluator("local_heavy", backend="native").native_policy(size), boards, last, per_state, seed=4)
+    seen, taken, forced = 0, 0, 0
+    for row in range(len(boards) * per_state):
+        board, prev = boards[row // per_state].copy(), int(last[row // per_state, 0])
+        for move in raw.trace[row][raw.trace[row] >= 0][:30]:
+            move = int(move)
+            if 0 <= prev < size * size and board.stones[prev] == -board.to_play:
+                reading = Reading(board)
+                ataris, must = reading.local_ataris(prev)
+                tiers = ataris or (set() if must else reading.two_liberties(prev))
+                if must:
+                    assert move in ataris, f"row {row}: {sorted(ataris)}, {move}\n{board.to_ascii()}"
+                    forced += 1
+                elif tiers:
+                    seen += 1
+                    taken += move in tiers
+            board.play(move)
+            prev = move
+    assert forced > 3 and seen > 100 and taken / seen > 0.8, (forced, seen, taken)
+
+
 # Black's three stones on row 5 have one liberty left, at G5, after White's last stone (F4); Black to play.
 FORCED = """
 . . . . . . . . .
@@ -241,10 +266,11 @@ FORCED = """
 """
 
 
-def test_a_big_chain_in_atari_is_always_defended():
+@pytest.mark.parametrize("policy", ["local_rules", "local_heavy"])
+def test_a_big_chain_in_atari_is_always_defended(policy):
     board = ReferenceBoard.from_ascii(FORCED)
     last = np.array([[5 * 9 + 5, -1]], np.int32)
-    raw = play(local_policy(), [board], last, per_state=400, seed=2)
+    raw = play(make_evaluator(policy, backend="native").native_policy(9), [board], last, per_state=400, seed=2)
     assert (raw.trace[:, 0] == 4 * 9 + 6).all()  # the extension to three liberties, every time
 
 
@@ -269,12 +295,12 @@ def test_snapbacks_are_told_from_captures():
     st, g = nb.new_board(size)
     nb.set_position(st, g, np.asarray(board.stones, np.int8), board.to_play, -1, 0, -1, -1, True)
     padded = int(nb.to_padded(np.array(white), size))
-    assert native_rules.is_snapback(st, g, st[nb.CHAIN, padded], nb.BLACK)
+    assert local.is_snapback(st, g, st[nb.CHAIN, padded], nb.BLACK)
     assert Reading(board).snapback(white)
     board.stones[7 * size + 5] = 0  # F2 empty: Black's E1-F1 have two liberties, taking H1 keeps two
     st, g = nb.new_board(size)
     nb.set_position(st, g, np.asarray(board.stones, np.int8), board.to_play, -1, 0, -1, -1, True)
-    assert not native_rules.is_snapback(st, g, st[nb.CHAIN, padded], nb.BLACK)
+    assert not local.is_snapback(st, g, st[nb.CHAIN, padded], nb.BLACK)
     assert not Reading(ReferenceBoard.from_stones(board.stones)).snapback(white)
 
 
