@@ -336,9 +336,10 @@ class DeviceRounds:
 
     def _watch(self, pending, began: float) -> tuple:
         """Time the device call on the engine's timer thread (one for all calls, in dispatch order): busy from
-        max(start, previous call's end) to its end.  Returns (an event set when the call is done, a dict that
-        gets the call's ``seconds``)."""
-        timing, done = {}, threading.Event()
+        max(start, previous call's end) to its end.  Returns (a lock held until the call is done, a dict that
+        gets the call's ``seconds``): a lock, not an Event, whose making and release are a C call each."""
+        timing, done = {}, threading.Lock()
+        done.acquire()
         if self._timer_queue is None:
             self._timer_queue = queue.SimpleQueue()
             threading.Thread(target=self._time_calls, args=(self._timer_queue,), daemon=True,
@@ -358,7 +359,7 @@ class DeviceRounds:
                 self.device_seconds += max(0.0, ended - max(began, self._device_free_at))
                 timing["seconds"] = ended - max(began, self._device_free_at)
                 self._device_free_at = max(self._device_free_at, ended)
-            done.set()
+            done.release()
 
     def _collect(self, handle: dict):
         """Wait for a dispatched evaluation: (winner int8 [T, L], final score (Black - White - komi) [T, L],
@@ -366,7 +367,7 @@ class DeviceRounds:
         batches = []
         for pending, bucket, leaves, (done, timing) in handle["calls"]:
             batches.append(pending.collect())
-            done.wait()
+            done.acquire()  # (released by the timer thread once the call is done)
             self.device_calls += 1
             self.padded_leaves += bucket
             if "seconds" in timing:

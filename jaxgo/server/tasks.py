@@ -289,12 +289,12 @@ class Task:
         legal = tree.children_legal[root].copy()
         visits = tree.children_visits[root].copy()
         visits[~legal] = 0
-        with np.errstate(invalid="ignore", divide="ignore"):
-            values = np.where(visits > 0, tree.children_values[root] / np.maximum(visits, 1e-9), np.nan)
+        values = root_values(tree.children_values[root], visits)
         raw, score_stdev = mean_and_stdev(self.score_sum, self.score_sq_sum, self.score_n)
         where = score_estimate.Position(query.size, self.komi, self.turn)
         score = score_estimate.move_scores(self.score_estimate, raw, score_stdev, self.score_n, where)
-        ranked = rank_actions(visits, values)[:max_pv_moves]
+        ranking = rank_actions(visits, values)
+        ranked = ranking[:max_pv_moves]
         ranked = ranked[visits[ranked] > 0].astype(np.int32)  # (best first: the visited ones lead)
         lines = np.empty((len(ranked), max(0, query.pv_len - 1)), np.int32)
         lengths = np.empty(len(ranked), np.int32)
@@ -321,7 +321,8 @@ class Task:
             ownership=owner,
             ownership_stdev=stdev, moves_ownership=moves_owner,
             pv_visits={a: [int(shown[a])] + self._pv_visits(pv)[1:] for a, pv in pvs.items()}
-            if query.include_pv_visits else None)
+            if query.include_pv_visits else None,
+            ranking=ranking if shown is visits else None)  # (the moves' order of the visits shown)
 
     def _pv_visits(self, pv: list) -> list:
         """Visits of each move of a principal variation that starts at the root."""
@@ -342,6 +343,12 @@ def best_lines(children_index, children_visits, children_values, children_legal,
     for m in range(starts.shape[0]):
         lengths[m] = descent.best_line(children_index, children_visits, children_values, children_legal, starts[m],
                                        out[m])
+
+
+def root_values(children_values: np.ndarray, visits: np.ndarray) -> np.ndarray:
+    """float [A]: the win rate of each root move, children_values / visits (float [A]), NaN where unvisited (one
+    ufunc call over the visited moves: no ``np.errstate``)."""
+    return np.divide(children_values, np.maximum(visits, 1e-9), out=np.full(len(visits), np.nan), where=visits > 0)
 
 
 def visits_shown(playouts: np.ndarray, scale: int) -> np.ndarray:
