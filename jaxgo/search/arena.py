@@ -98,8 +98,32 @@ def _row_specs(tree: Tree) -> dict:
     return {name: (array.shape[1:], array.dtype) for name, array in tree.states.items()}
 
 
+class BufferPool:
+    """Scratch arrays kept from search to search by key (a search's staging buffers: ``round_step.RoundStep``),
+    so that a new search does not allocate and clear them under the GIL; thread-safe.  At most ``per_key``
+    are kept per key (more given back are dropped)."""
+
+    def __init__(self, per_key: int = 1024):
+        self.per_key = per_key
+        self._free: dict[tuple, list] = {}
+        self._lock = threading.Lock()
+
+    def take(self, key: tuple):
+        """A buffer given back under ``key``, or None."""
+        with self._lock:
+            free = self._free.get(key)
+            return free.pop() if free else None
+
+    def give_back(self, key: tuple, buffer) -> None:
+        with self._lock:
+            free = self._free.setdefault(key, [])
+            if len(free) < self.per_key:
+                free.append(buffer)
+
+
 class TreeArena:
-    """Free tree storage by shape (actions, capacity, position shapes); thread-safe."""
+    """Free tree storage by shape (actions, capacity, position shapes); thread-safe.  ``buffers``: the searches'
+    staging buffers (``BufferPool``)."""
 
     def __init__(self, max_bytes: float):
         self.max_bytes = max_bytes
@@ -108,6 +132,7 @@ class TreeArena:
         self.reused = 0
         self._free: dict[tuple, list[Tree]] = {}
         self._lock = threading.Lock()
+        self.buffers = BufferPool()
 
     @staticmethod
     def _key(num_actions: int, capacity: int, specs: dict) -> tuple:
@@ -123,13 +148,14 @@ class TreeArena:
             free = self._free.get(key)
             out = free.pop() if free else None
             if out is not None:
-                self.free_bytes -= tree_nbytes(out)
+                self.free_bytes -= out.storage_key[1]
                 self.reused += 1
             else:
                 self.allocated += 1
         if out is None:
             out = Tree.unlinked(num_actions, capacity, specs, lazy_zeros)
             unlink_rows(out.parents, out.action_from_parent, out.children_index)
+            out.storage_key = (key, tree_nbytes(out), capacity)
         return out
 
     def adopt(self, tree: Tree, capacity: int) -> Tree:
@@ -150,12 +176,14 @@ class TreeArena:
         or the free storage would pass ``max_bytes``); whether it was kept."""
         if tree.capacity != capacity or tree.states is None:
             return False
-        size = tree_nbytes(tree)
+        if tree.storage_key is None or tree.storage_key[2] != capacity:  # (not made here, or grown since)
+            tree.storage_key = (self._key(tree.num_actions, capacity, _row_specs(tree)), tree_nbytes(tree), capacity)
+        key, size, _ = tree.storage_key
         with self._lock:
             if self.free_bytes + size > self.max_bytes:
                 return False
             self.free_bytes += size  # counted now, so two threads giving back at once stay within the bound
         clear_rows(tree, tree.size)
         with self._lock:
-            self._free.setdefault(self._key(tree.num_actions, capacity, _row_specs(tree)), []).append(tree)
+            self._free.setdefault(key, []).append(tree)
         return True

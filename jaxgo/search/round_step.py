@@ -75,13 +75,16 @@ class RoundStep:
     """The leaf selection of one ``Searcher``'s tree searches through ``select_into`` (one per search owner: it
     keeps the tie-breaking stream, seeded as the searcher's, the path length D and the staging buffers)."""
 
-    def __init__(self, searcher, seed: int, depth: int = 64):
+    def __init__(self, searcher, seed: int, depth: int = 64, pool=None):
+        """``pool``: a ``jaxgo.search.arena.BufferPool`` the staging buffers come from and go back to (``release``);
+        None: they are made new."""
         if searcher.tree_backend != "native":
             raise ValueError("RoundStep: the native tree backend only (no suicide rules)")
         self.searcher = searcher
         self.rng = descent.new_rng(seed)
         self.depth = depth
         self._buffers: dict[int, LeafBuffers] = {}
+        self.pool = pool
         self.params = descent.score_params(searcher.config)  # float64 [N_PARAMS]: ``descent.score_params``
         self.zobrist = rules.zobrist_table(searcher.rules.size)
         self._tables = None
@@ -105,10 +108,25 @@ class RoundStep:
         return mode, (tables if tables is not None else self._no_tables(self.searcher.rules.size))
 
     def buffers(self, tree: Tree, k: int) -> LeafBuffers:
+        """The staging buffers of K descents at the current path length (kept per K; from the pool when there is
+        one: what they hold does not matter, every kernel writes before it reads)."""
         found = self._buffers.get(k)
         if found is None or found.depth != self.depth:
-            found = self._buffers[k] = LeafBuffers.new(tree, k, self.depth)
+            found = self.pool.take(self._pool_key(k)) if self.pool is not None else None
+            if found is None:
+                found = LeafBuffers.new(tree, k, self.depth)
+            self._buffers[k] = found
         return found
+
+    def _pool_key(self, k: int, depth: int | None = None) -> tuple:
+        return ("leaf_buffers", k, self.depth if depth is None else depth, self.searcher.num_actions)
+
+    def release(self) -> None:
+        """The search is over: its staging buffers go back to the pool (when there is one)."""
+        if self.pool is not None:
+            for k, buffers in self._buffers.items():
+                self.pool.give_back(self._pool_key(k, buffers.depth), buffers)
+        self._buffers = {}
 
     def select(self, job):
         """As ``TreeSearch.select_leaves(job)``: the K leaf positions as a batched ``rules.State`` (views of the

@@ -98,6 +98,8 @@ def best_action(visits, values) -> int:
 class Tree:
     """A growable SoA tree; ``root`` is the node index of the current position."""
 
+    storage_key = None  # (its arena.TreeArena key, bytes, capacity) once an arena has made or kept its storage
+
     def __init__(self, num_actions: int, capacity: int = 16):  # grows by doubling; small searches stay small
         self.num_actions = num_actions
         self.size = 0

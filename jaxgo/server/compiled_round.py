@@ -17,6 +17,8 @@ pruning, avoid/allowMoves, the XLA tree backend, a path that outgrew its buffer)
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from jaxgo.search import expansion, round_batch, round_step
@@ -47,7 +49,10 @@ class CompiledRound:
     def attach(self, task: Task) -> bool:
         """Give a started task a slot if its search can run here; whether it got one."""
         step, job = task.step, task.job
-        if step is None or job.on_expand is not None or step.expansion(job)[0] not in round_batch.expansion_modes():
+        if step is None or job.on_expand is not None:
+            return False
+        mode, tables = step.expansion(job)
+        if mode not in round_batch.expansion_modes():
             return False
         table = self.tables.setdefault(task.query.size, round_batch.SearchSlots())
         slot = table.take()
@@ -58,6 +63,7 @@ class CompiledRound:
             owner_sum=task.owner_sum, owner_abs_sum=task.owner_abs_sum,
             moves_owner_sum=task.moves_owner_sum if task.moves_owner_sum is not None else NO_MOVES_OWNER)
         task.slot, task.slots = slot, table
+        task.wave_constants = wave_constants(task, mode, tables)
         return True
 
     # -- a wave ---------------------------------------------------------------------------------------------
@@ -71,43 +77,49 @@ class CompiledRound:
             return [], []
         table = tasks[0].slots
         run, others, tables, buffers = [], [], None, []
-        columns = []  # per task run: (slot, K, room, root, tree size, expansion mode, superko)
+        columns = []  # per task run: (slot, expansion mode, superko, K, room, root, tree size)
         for task in tasks:
-            job, step = task.job, task.step
+            job, constants = task.job, task.wave_constants
             tree, k = job.tree, task.round_leaves()
             job.leaves = k
-            mode, found = step.expansion(job)
-            if mode == expansion.GAMMAS:
-                tables = found if tables is None else tables
-                if found is not tables:
+            if constants.mode == expansion.GAMMAS:
+                if tables is None:
+                    tables = constants.tables
+                elif constants.tables is not tables:
                     others.append(task)
                     continue
-            tree.reserve(k)
-            own = step.buffers(tree, k)
+            size = tree.size
+            if size + k > tree.capacity:
+                tree.reserve(k)
+            own = task.step.buffers(tree, k)
             marks = (id(tree.children_visits), id(own))
             if task.slot_marks != marks:  # a first round, a grown tree, new K
                 table.set(task.slot, round_batch.slot_arrays(tree, own, task.search_arrays))
                 task.slot_marks = marks
-            size = tree.size
-            room = k + 1 if job.limits.max_nodes is None else job.limits.max_nodes - size
-            columns.append((task.slot, k, room, tree.root, size, mode, step.searcher.rules.ko_rule != "simple"))
+            max_nodes = job.limits.max_nodes
+            columns.append(constants.select + (k, k + 1 if max_nodes is None else max_nodes - size, tree.root, size))
             run.append(task)
             buffers.append(own)
         if not run:
             return [], others
         if tables is None:
-            tables = run[0].step.expansion(run[0].job)[1]
+            tables = run[0].wave_constants.tables
         n = len(run)
-        slots, ks, rooms, roots, sizes, modes, superko = (np.array(column, np.int64) for column in zip(*columns))
+        slots, modes, superko, ks, rooms, roots, sizes = np.array(columns, np.int64).T.copy()
         superko = superko.astype(np.bool_)
         offsets, counts, status = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64)
         zobrist, entries = run[0].step.zobrist, table.entries
         outs = [batch[name] for name in STATE_FIELDS] + [batch["last_moves"]]
         chunks = self.chunks(n)
-        starts = np.cumsum([0] + [int(ks[chunk].sum()) for chunk in chunks[:-1]]).tolist()  # each chunk's rows
-        ends = self.run(lambda chunk, start: round_batch.select_searches(
-            chunk, start, slots, ks, rooms, roots, sizes, modes, superko, entries, zobrist, tables, *outs, offsets,
-            counts, status), chunks, starts)
+        if len(chunks) == 1:
+            ends = [round_batch.select_searches(chunks[0], 0, slots, ks, rooms, roots, sizes, modes, superko, entries,
+                                                zobrist, tables, *outs, offsets, counts, status)]
+            starts = [0]
+        else:
+            starts = np.cumsum([0] + [int(ks[chunk].sum()) for chunk in chunks[:-1]]).tolist()  # each chunk's rows
+            ends = self.run(lambda chunk, start: round_batch.select_searches(
+                chunk, start, slots, ks, rooms, roots, sizes, modes, superko, entries, zobrist, tables, *outs,
+                offsets, counts, status), chunks, starts)
         at = 0
         for chunk, start, end in zip(chunks, starts, ends):  # close the gaps between the chunks' rows
             if start != at and end > start:
@@ -117,16 +129,18 @@ class CompiledRound:
             at += end - start
         selected = []
         for task, b, done, size, leaves in zip(run, buffers, status.tolist(), sizes.tolist(), counts.tolist()):
-            job, tree = task.job, task.job.tree
+            job = task.job
             if done != round_step.DONE:  # the path buffer was too short: RoundStep.select retries longer
                 task.step.depth *= 2
                 others.append(task)
                 continue
+            tree = job.tree
             tree.size = size
-            job.exhausted = leaves == 0 and not tree.children_legal[tree.root].any()
             if leaves == 0:
+                job.exhausted = not tree.children_legal[tree.root].any()
                 job.pending = None
                 continue
+            job.exhausted = False
             job.pending = PendingLeaves(b.nodes[:leaves], b.actions[:leaves], b.lengths[:leaves], b.leaves[:leaves])
             selected.append(task)
         return selected, others
@@ -147,24 +161,52 @@ class CompiledRound:
         winner, final, owner, first = results
         table = tasks[0].slots
         count = len(tasks)
-        rows = [(t.job.pending.count, t.slot, t.job.extra_komi, t.config.score_utility, t.game.rules.size,
-                 t.config.strategy == "rave", t.moves_owner_sum is not None) for t in tasks]
-        counts, slots = (np.array(column, np.int64) for column in list(zip(*rows))[:2])
-        extra, utility, scale = (np.array(column, np.float64) for column in list(zip(*rows))[2:5])
-        use_rave, with_moves = (np.array(column, np.bool_) for column in list(zip(*rows))[5:])
-        cols = np.array([t.playouts_per_leaf_now(row[0]) for t, row in zip(tasks, rows)], np.int64)
-        value = round_sums.playout_values(winner, final, offsets, counts, extra, utility, scale)
+        counts = [len(t.job.pending.leaves) for t in tasks]
+        cols = [t.playouts_per_leaf_now(n) for t, n in zip(tasks, counts)]
+        constants = [t.wave_constants for t in tasks]
+        slots = np.array([c.slot for c in constants], np.int64)
+        extra, utility, scale = np.array([c.values for c in constants], np.float64).T.copy()
+        use_rave, with_moves = np.array([c.flags for c in constants], np.bool_).T.copy()
+        counts_array, cols_array = np.array(counts, np.int64), np.array(cols, np.int64)
+        rows0 = np.asarray(offsets, np.int64)
+        value = round_sums.playout_values(winner, final, rows0, counts_array, extra, utility, scale)
         totals = np.zeros(count)
         entries = table.entries
-        rows0 = np.asarray(offsets, np.int64)
         first = np.asarray(first, np.int8)
-        self.run(lambda chunk: round_sums.backup_round(
-            chunk, slots, rows0, counts, cols, use_rave, with_moves, value, first, final, owner, entries, totals),
-            self.chunks(count))
-        for task, n, c, total in zip(tasks, counts.tolist(), cols.tolist(), totals.tolist()):
+        chunks = self.chunks(count)
+        if len(chunks) == 1:
+            round_sums.backup_round(chunks[0], slots, rows0, counts_array, cols_array, use_rave, with_moves, value,
+                                    first, final, owner, entries, totals)
+        else:
+            self.run(lambda chunk: round_sums.backup_round(
+                chunk, slots, rows0, counts_array, cols_array, use_rave, with_moves, value, first, final, owner,
+                entries, totals), chunks)
+        for task, n, c, total in zip(tasks, counts, cols, totals.tolist()):
             job = task.job
             job.done += n * c
             job.iterations += 1
             job.pending = None
             task.root_score_sum += total
             task.owner_n += n * c
+
+
+@dataclasses.dataclass(frozen=True)
+class WaveConstants:
+    """What a wave reads of an attached task that stays fixed for its search (``wave_constants``)."""
+
+    slot: int
+    mode: int  # its expansion mode (``expansion.UNIFORM`` or ``GAMMAS``)
+    tables: tuple  # its gamma tables (``RoundStep.expansion``)
+    select: tuple  # (slot, mode, superko): the leading per-search columns of ``CompiledRound.select``
+    values: tuple  # (extra komi, score utility, board size): ``round_sums.playout_values``' per-search floats
+    flags: tuple  # (RAVE, includeMovesOwnership): ``round_sums.backup_round``'s per-search flags
+
+
+def wave_constants(task: Task, mode: int, tables: tuple) -> WaveConstants:
+    """The fixed per-search columns of an attached task at slot ``task.slot`` (expansion ``mode`` with gamma
+    ``tables``)."""
+    superko = task.step.searcher.rules.ko_rule != "simple"
+    return WaveConstants(
+        slot=task.slot, mode=mode, tables=tables, select=(task.slot, mode, int(superko)),
+        values=(task.job.extra_komi, task.config.score_utility, task.game.rules.size),
+        flags=(task.config.strategy == "rave", task.moves_owner_sum is not None))

@@ -44,6 +44,7 @@ class Snapshot:
     moves_ownership: "object" = None  # float [A, P] mean final owner of the playouts through each root move
     pv_visits: dict | None = None  # action -> visits of each move of its principal variation
     score_stdev: "object" = None  # float [A] standard deviation of each root move's final scores (NaN: unvisited)
+    ranking: "object" = None  # int [A] ``tree.rank_actions(visits, values)`` when the snapshot has it already
 
 
 @functools.lru_cache(maxsize=32)
@@ -82,7 +83,7 @@ def move_infos(snap: Snapshot, perspective: str = "BLACK") -> list[dict]:
     score_sign = -1.0 if (perspective == "WHITE" or (perspective == "SIDETOMOVE" and snap.to_play == WHITE)) else 1.0
     visits = np.asarray(snap.visits, np.float64)
     visited = (visits > 0) & np.asarray(snap.legal)
-    ranked = rank_actions(snap.visits, snap.values)
+    ranked = snap.ranking if snap.ranking is not None else rank_actions(snap.visits, snap.values)
     order = ranked[visited[ranked]]
     owner_sign = -1.0 if _owner_flip(snap.to_play, perspective) else 1.0
     names = gtp_names(snap.size)

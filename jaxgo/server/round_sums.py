@@ -102,7 +102,7 @@ def playout_wins(rows0, counts, extra, utility, scale, winner, final, value, rat
 def mix_margins(rows0, counts, utility, angle, value):
     """The second part of ``backup.playout_values``: where ``utility[t]`` (u) != 0, each of search t's rows (as in
     ``playout_wins``) of value float64 [B, L] becomes (1 - u) * value + u * (1/2 + angle / pi), angle float64
-    [B, L] the arctan of ``playout_wins``' ratio."""
+    [B', L] the arctan of ``playout_wins``' ratio (B' at least the mixed searches' last row + 1)."""
     for t in range(rows0.shape[0]):
         u = utility[t]
         if u == 0.0:
@@ -122,11 +122,10 @@ def playout_values(winner, final, rows0, counts, extra, utility, scale) -> np.nd
     value = np.zeros(np.shape(winner), np.float64)
     rows0, counts = np.asarray(rows0, np.int64), np.asarray(counts, np.int64)
     mixed = utility != 0
-    ratio = np.zeros(value.shape, np.float64) if mixed.any() else value[:0]
+    any_mixed = bool(mixed.any())
+    ratio = np.zeros(value.shape, np.float64) if any_mixed else value[:0]
     playout_wins(rows0, counts, extra, utility, scale, winner, final, value, ratio)
-    if mixed.any():
-        end = int((rows0 + counts)[mixed].max())
-        angle = np.zeros(value.shape, np.float64)
-        angle[:end] = np.arctan(ratio[:end])
-        mix_margins(rows0, counts, utility, angle, value)
+    if any_mixed:
+        end = int((rows0 + counts)[mixed].max())  # (mix_margins reads the rows of the mixed searches only)
+        mix_margins(rows0, counts, utility, np.arctan(ratio[:end], out=ratio[:end]), value)
     return value

@@ -13,6 +13,7 @@ the device thread.
 
 from __future__ import annotations
 
+import itertools
 import queue
 import threading
 import time
@@ -161,12 +162,12 @@ class DeviceRounds:
     def _backup(self, selected: list, results: tuple) -> None:
         """Back up a collected wave [(task, leaf states or None for a compiled task, valid count)]: the compiled
         tasks in one call (``CompiledRound.backup``), the others one by one (``backup_task``)."""
-        offsets = np.cumsum([0] + [count for _, _, count in selected])
+        offsets = list(itertools.accumulate([count for _, _, count in selected], initial=0))
         compiled = [(task, at) for (task, states, _), at in zip(selected, offsets) if states is None]
         if compiled:
             tasks = [task for task, _ in compiled]
             try:
-                self.compiled.backup(tasks, np.asarray([at for _, at in compiled]), results)
+                self.compiled.backup(tasks, np.array([at for _, at in compiled], np.int64), results)
             except Exception as exc:
                 for task in tasks:
                     self._fail(task, exc)
@@ -280,7 +281,7 @@ class DeviceRounds:
         largest = self.config.buckets[-1]
         last_start = (total - 1) // largest * largest  # the last chunk, the only one padded (with its first row)
         last_bucket = next(b for b in self.config.buckets if b >= total - last_start)
-        offsets = np.cumsum([0] + counts)
+        offsets = itertools.accumulate(counts, initial=0)
         for (task, states, n), at in zip(selected, offsets):  # every other task's valid rows, copied once
             if states is not None:
                 for name in STATE_FIELDS:
@@ -335,9 +336,10 @@ class DeviceRounds:
 
     def _watch(self, pending, began: float) -> tuple:
         """Time the device call on the engine's timer thread (one for all calls, in dispatch order): busy from
-        max(start, previous call's end) to its end.  Returns (an event set when the call is done, a dict that
-        gets the call's ``seconds``)."""
-        timing, done = {}, threading.Event()
+        max(start, previous call's end) to its end.  Returns (a lock held until the call is done, a dict that
+        gets the call's ``seconds``): a lock, not an Event, whose making and release are a C call each."""
+        timing, done = {}, threading.Lock()
+        done.acquire()
         if self._timer_queue is None:
             self._timer_queue = queue.SimpleQueue()
             threading.Thread(target=self._time_calls, args=(self._timer_queue,), daemon=True,
@@ -357,7 +359,7 @@ class DeviceRounds:
                 self.device_seconds += max(0.0, ended - max(began, self._device_free_at))
                 timing["seconds"] = ended - max(began, self._device_free_at)
                 self._device_free_at = max(self._device_free_at, ended)
-            done.set()
+            done.release()
 
     def _collect(self, handle: dict):
         """Wait for a dispatched evaluation: (winner int8 [T, L], final score (Black - White - komi) [T, L],
@@ -365,7 +367,7 @@ class DeviceRounds:
         batches = []
         for pending, bucket, leaves, (done, timing) in handle["calls"]:
             batches.append(pending.collect())
-            done.wait()
+            done.acquire()  # (released by the timer thread once the call is done)
             self.device_calls += 1
             self.padded_leaves += bucket
             if "seconds" in timing:

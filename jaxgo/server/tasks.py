@@ -60,6 +60,21 @@ def tree_capacity(max_nodes: int, leaves: int, most_nodes: int | None = None) ->
     return capacity
 
 
+SIZED_CONFIGS: dict = {}  # (id of a config, board size) -> (that config, its for_size): ``sized_config``
+
+
+def sized_config(config: SearchConfig, size: int) -> SearchConfig:
+    """``config.for_size(size)``, made once per config and size (``dataclasses.replace`` of a SearchConfig's
+    hundred fields costs a task's start tens of microseconds under the GIL); the same config object each time."""
+    key = (id(config), size)
+    found = SIZED_CONFIGS.get(key)
+    if found is None or found[0] is not config:
+        if len(SIZED_CONFIGS) >= 256:
+            SIZED_CONFIGS.clear()
+        found = SIZED_CONFIGS[key] = (config, config.for_size(size))
+    return found[1]
+
+
 @dataclasses.dataclass
 class QueryState:
     """Turns of one query still to be answered (the client's outstanding count drops when all are)."""
@@ -87,6 +102,7 @@ class Task:
     slot: int | None = None  # ... at this slot
     search_arrays: dict | None = None  # its slot's search and statistics arrays (round_batch.slot_arrays)
     slot_marks: tuple = ()  # (id of its tree's visits, id of its leaf buffers) when its slot was last set
+    wave_constants: object = None  # compiled_round.WaveConstants: its slot's fixed per-search columns
     tree_capacity: int = 0
     terminated: bool = False
     cancelled: bool = False
@@ -145,7 +161,8 @@ class Task:
         from jaxgo.search.searcher import Searcher
         from jaxgo.search.tree import state_specs
 
-        self.searcher = Searcher(self.game.rules, self.config, evaluator=self.evaluator, seed=seed)
+        self.searcher = Searcher(self.game.rules, sized_config(self.config, self.game.rules.size),
+                                 evaluator=self.evaluator, seed=seed)
         limits, storage, leaves = SearchLimits(max_nodes=max_nodes), None, None
         if arena is not None:  # the root straight into the arena's storage (K as start_tree_search takes it)
             leaves = first_batch_size(self.searcher.config, limits.playouts, None, self.game.size)
@@ -154,7 +171,7 @@ class Task:
             storage = arena.take(self.searcher.num_actions, self.tree_capacity, state_specs(self.game.state))
         self.job = self.searcher.start_tree_search(self.game, limits, leaves, storage)
         if self.searcher.tree_backend == "native":
-            self.step = RoundStep(self.searcher, seed)
+            self.step = RoundStep(self.searcher, seed, pool=arena.buffers if arena is not None else None)
         self.started_at = self.last_report = time.perf_counter()
         actions = self.query.size ** 2 + 1
         self.owner_sum = np.zeros(actions - 1)
@@ -179,11 +196,13 @@ class Task:
         """Free the task's slot of the compiled rounds (``compiled_round``), on the thread that runs them."""
         if self.slots is not None:
             self.slots.release(self.slot)
-            self.slots = self.slot = self.search_arrays = None
+            self.slots = self.slot = self.search_arrays = self.wave_constants = None
 
     def release(self) -> None:
         """Drop the tree and the statistics (the task is answered or cancelled): the memory goes back at once."""
         self.leave_slots()
+        if self.step is not None:
+            self.step.release()
         if self.arena is not None and self.job is not None:
             self.arena.give_back(self.job.tree, self.tree_capacity)
         self.searcher = self.job = self.game = self.step = self.arena = None
@@ -270,12 +289,12 @@ class Task:
         legal = tree.children_legal[root].copy()
         visits = tree.children_visits[root].copy()
         visits[~legal] = 0
-        with np.errstate(invalid="ignore", divide="ignore"):
-            values = np.where(visits > 0, tree.children_values[root] / np.maximum(visits, 1e-9), np.nan)
+        values = root_values(tree.children_values[root], visits)
         raw, score_stdev = mean_and_stdev(self.score_sum, self.score_sq_sum, self.score_n)
         where = score_estimate.Position(query.size, self.komi, self.turn)
         score = score_estimate.move_scores(self.score_estimate, raw, score_stdev, self.score_n, where)
-        ranked = rank_actions(visits, values)[:max_pv_moves]
+        ranking = rank_actions(visits, values)
+        ranked = ranking[:max_pv_moves]
         ranked = ranked[visits[ranked] > 0].astype(np.int32)  # (best first: the visited ones lead)
         lines = np.empty((len(ranked), max(0, query.pv_len - 1)), np.int32)
         lengths = np.empty(len(ranked), np.int32)
@@ -302,7 +321,8 @@ class Task:
             ownership=owner,
             ownership_stdev=stdev, moves_ownership=moves_owner,
             pv_visits={a: [int(shown[a])] + self._pv_visits(pv)[1:] for a, pv in pvs.items()}
-            if query.include_pv_visits else None)
+            if query.include_pv_visits else None,
+            ranking=ranking if shown is visits else None)  # (the moves' order of the visits shown)
 
     def _pv_visits(self, pv: list) -> list:
         """Visits of each move of a principal variation that starts at the root."""
@@ -323,6 +343,12 @@ def best_lines(children_index, children_visits, children_values, children_legal,
     for m in range(starts.shape[0]):
         lengths[m] = descent.best_line(children_index, children_visits, children_values, children_legal, starts[m],
                                        out[m])
+
+
+def root_values(children_values: np.ndarray, visits: np.ndarray) -> np.ndarray:
+    """float [A]: the win rate of each root move, children_values / visits (float [A]), NaN where unvisited (one
+    ufunc call over the visited moves: no ``np.errstate``)."""
+    return np.divide(children_values, np.maximum(visits, 1e-9), out=np.full(len(visits), np.nan), where=visits > 0)
 
 
 def visits_shown(playouts: np.ndarray, scale: int) -> np.ndarray:

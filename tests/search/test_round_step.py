@@ -15,9 +15,11 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 from jaxgo.go.coords import gtp_to_point  # noqa: E402
 from jaxgo.go.game import new_game  # noqa: E402
 from jaxgo.playouts.evaluator import evaluator_for  # noqa: E402
+from jaxgo.search.arena import BufferPool  # noqa: E402
 from jaxgo.search.budget import first_batch_size  # noqa: E402
 from jaxgo.search.config import SearchConfig  # noqa: E402
 from jaxgo.search.limits import SearchLimits  # noqa: E402
+from jaxgo.search.round_batch import BUFFER_FIELDS  # noqa: E402
 from jaxgo.search.round_step import RoundStep  # noqa: E402
 from jaxgo.search.searcher import Searcher  # noqa: E402
 from jaxgo.search.tree import STATE_FIELDS, Tree  # noqa: E402
@@ -78,18 +80,37 @@ def _same_trees(a, b) -> None:
         np.testing.assert_array_equal(a.states[name][: a.size], b.states[name][: b.size], err_msg=name)
 
 
+def used_buffers_pool(searcher: Searcher, tree: Tree, k: int, seed: int) -> BufferPool:
+    """A ``BufferPool`` holding the staging buffers of K descents of another search, every array of them
+    (paths, leaves, leaf positions) filled with random values."""
+    pool = BufferPool()
+    other = RoundStep(searcher, seed=seed, pool=pool)
+    buffers = other.buffers(tree, k).with_leaf_states(tree)
+    rng = np.random.default_rng(seed)
+    for array in [getattr(buffers, name) for name in BUFFER_FIELDS + ("waiting", "last_moves")] + \
+            list(buffers.states.values()):
+        array[...] = rng.integers(-3, 100, array.shape)
+    other.release()
+    return pool
+
+
+@pytest.mark.parametrize("pooled", [False, True], ids=["new_buffers", "used_buffers"])
 @pytest.mark.parametrize("fields,ko_rule,limits", [
     (dict(strategy="uct", bias_c2=0.0, prior_pattern=0.0), "simple", {}),
     (dict(bias_c2=0.0, prior_pattern=0.0, n_expand=1), "positional", {}),  # inline expansion, superko
     (dict(), "positional", {"max_nodes": 60}),  # gammas: priors in Python; a node cap
     (dict(ladder_prune_tree=True, bias_c2=0.0, prior_pattern=0.0), "simple", {"forbid_pass": True}),
 ])
-def test_each_round_gives_the_tree_and_leaves_of_select_leaves(fields, ko_rule, limits):
+def test_each_round_gives_the_tree_and_leaves_of_select_leaves(fields, ko_rule, limits, pooled):
+    """... also with staging buffers that another search used (``BufferPool``): what they held changes nothing."""
     game = new_game(size=5, komi=0.5, ko_rule=ko_rule)
     game.play(1, 12)
     config = SearchConfig(backend="native", playout_policy="light", leaves_per_batch=16, **fields)
     old, new = (Searcher(game.rules, config, seed=3) for _ in range(2))
-    step = RoundStep(new, seed=3)
+    other = Searcher(game.rules, config, seed=5)
+    pool = used_buffers_pool(other, other.start_tree_search(game, SearchLimits(playouts=16)).tree, 16, 11) \
+        if pooled else None
+    step = RoundStep(new, seed=3, pool=pool)
     jobs = [s.start_tree_search(game, SearchLimits(playouts=2000, **limits)) for s in (old, new)]
     rng = np.random.default_rng(0)
     for _ in range(40):

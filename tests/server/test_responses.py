@@ -1,10 +1,12 @@
 """``jaxgo.server.responses.move_infos`` with its columns rounded together: the same lines as the former code."""
 
+import dataclasses
+
 import numpy as np
 
 from jaxgo.go.coords import BLACK, WHITE
 from jaxgo.search.tree import finite_values, rank_actions
-from jaxgo.server import responses
+from jaxgo.server import responses, tasks
 
 
 def former_move_infos(snap, perspective: str = "BLACK") -> list[dict]:
@@ -74,6 +76,24 @@ def test_move_infos_equal_the_former_code():
             score_stdev=np.where(visits > 1, rng.random(actions) * 20, np.nan) if trial % 2 else None,
             pv_visits={a: rng.integers(0, 9, len(pv)).tolist() for a, pv in pvs.items()} if trial % 3 == 1 else None,
             moves_ownership=rng.normal(0, 1, (actions, size * size)) if trial % 4 == 1 else None)
+        ranked = dataclasses.replace(snap, ranking=rank_actions(visits, values))  # (as Task.snapshot gives it)
         for perspective in ("BLACK", "WHITE", "SIDETOMOVE"):
             new, former = responses.move_infos(snap, perspective), former_move_infos(snap, perspective)
             assert [list(info.items()) for info in new] == [list(info.items()) for info in former]  # key order too
+            assert responses.move_infos(ranked, perspective) == new
+
+
+def former_root_values(children_values, visits) -> np.ndarray:
+    """``Task.snapshot``'s win rates of the root moves until 2026-12-08."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(visits > 0, children_values / np.maximum(visits, 1e-9), np.nan)
+
+
+def test_the_root_values_equal_the_former_code():
+    rng = np.random.default_rng(3)
+    for _ in range(40):
+        actions = int(rng.choice([26, 82]))
+        visits = np.where(rng.random(actions) < 0.6, rng.integers(0, 400, actions), 0).astype(np.float64)
+        children_values = visits * rng.random(actions)
+        assert np.array_equal(tasks.root_values(children_values, visits), former_root_values(children_values, visits),
+                              equal_nan=True)
