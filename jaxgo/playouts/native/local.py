@@ -78,9 +78,9 @@ def _capture(st, g, chain, found, n):
 
 
 @jit
-def _counter_moves(st, g, chain, found, n, tables, lines):
+def _counter_moves(st, g, chain, found, n, tables, lines, ataris):
     """Add, for the side to move's ``chain``, the liberty of each opponent chain next to it in atari (not a
-    snapback) and, for each with two liberties, ``_atari_moves`` on it; the new count."""
+    snapback) and, with ``ataris``, ``_atari_moves`` on each with two liberties; the new count."""
     w = g[nb.WIDTH]
     o = 3 - g[nb.TO_PLAY]
     s = chain
@@ -92,7 +92,7 @@ def _counter_moves(st, g, chain, found, n, tables, lines):
                 libs = st[nb.LIBS, ch]
                 if libs == 1:
                     n = _capture(st, g, ch, found, n)
-                elif libs == 2:
+                elif libs == 2 and ataris:
                     n = _atari_moves(st, g, ch, found, n, tables, lines)
         s = st[nb.NEXT, s]
         if s == chain:
@@ -108,17 +108,7 @@ def _defend(st, g, chain, found, n, rng, tables, lines, ladders):
     before = n
     w = g[nb.WIDTH]
     c = g[nb.TO_PLAY]
-    s = chain
-    while True:
-        for k in range(4):
-            q = s + nb.neighbour_offset(k, w)
-            if st[nb.COLOUR, q] == 3 - c:
-                ch = st[nb.CHAIN, q]
-                if st[nb.LIBS, ch] == 1:
-                    n = _capture(st, g, ch, found, n)
-        s = st[nb.NEXT, s]
-        if s == chain:
-            break
+    n = _counter_moves(st, g, chain, found, n, tables, lines, False)
     counter = n > before
     if counter:
         only, rng = _percent(rng, COUNTER_CAPTURE_PERCENT)
@@ -259,7 +249,7 @@ def two_liberty_moves(st, g, prev, found, tables, lines):
             if ch != seen and st[nb.LIBS, ch] == 2 and not is_miai_safe(st, g, ch):
                 seen = ch
                 n = _atari_moves(st, g, ch, found, n, tables, lines)
-                n = _counter_moves(st, g, ch, found, n, tables, lines)
+                n = _counter_moves(st, g, ch, found, n, tables, lines, True)
     return n
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from playouts.native.test_playouts import play
+from playouts.native.test_rules import shape_code
 
 from jaxgo.go import ladder as host
 from jaxgo.go.hostboard import Board
@@ -171,21 +172,6 @@ class Reading:
             if tier:
                 return tier
         return joined_sa
-
-
-def shape_code(board: ReferenceBoard, move: int) -> int:
-    """Raw 3x3 code (low 16 bits) of ``move`` for the side to move, as MoGo's shapes read it."""
-    size, (row, col) = board.size, divmod(move, board.size)
-    code = 0
-    for i, (dr, dc) in enumerate(rp.CELLS):
-        r, c = row + dr, col + dc
-        if not (0 <= r < size and 0 <= c < size):
-            value = rp.OFF_BOARD
-        else:
-            stone = int(board.stones[r * size + c])
-            value = rp.EMPTY if stone == 0 else (rp.OWN if stone == board.to_play else rp.OPPONENT)
-        code |= value << (2 * i)
-    return code
 
 
 def test_playout_moves_lie_in_the_tiers_the_reference_allows():
