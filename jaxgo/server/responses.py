@@ -14,8 +14,11 @@ import functools
 import json
 import math
 
+import numpy as np
+
 from jaxgo.go.coords import BLACK, WHITE, colour_letter, point_to_gtp
-from jaxgo.search.tree import finite_values, rank_actions
+from jaxgo.search.tree import rank_actions
+from jaxgo.server import compiled_snapshot
 from jaxgo.server.protocol import Query
 from jaxgo.server.rulesets import effective_rules
 
@@ -45,6 +48,9 @@ class Snapshot:
     pv_visits: dict | None = None  # action -> visits of each move of its principal variation
     score_stdev: "object" = None  # float [A] standard deviation of each root move's final scores (NaN: unvisited)
     ranking: "object" = None  # int [A] ``tree.rank_actions(visits, values)`` when the snapshot has it already
+
+
+NO_COLUMN = np.zeros(0)  # ``move_columns``' score deviations when a snapshot has none
 
 
 @functools.lru_cache(maxsize=32)
@@ -81,34 +87,25 @@ def move_infos(snap: Snapshot, perspective: str = "BLACK") -> list[dict]:
 
     flip_rate = _flip(snap.to_play, perspective)
     score_sign = -1.0 if (perspective == "WHITE" or (perspective == "SIDETOMOVE" and snap.to_play == WHITE)) else 1.0
-    visits = np.asarray(snap.visits, np.float64)
-    visited = (visits > 0) & np.asarray(snap.legal)
     ranked = snap.ranking if snap.ranking is not None else rank_actions(snap.visits, snap.values)
-    order = ranked[visited[ranked]]
     owner_sign = -1.0 if _owner_flip(snap.to_play, perspective) else 1.0
     names = gtp_names(snap.size)
-    n = visits[order]
-    own_rate = finite_values(snap.values)[order]
-    lcb = own_rate - 1.96 * np.sqrt(np.maximum(own_rate * (1 - own_rate), 1e-4) / n)
-    rate = 1.0 - own_rate if flip_rate else own_rate
-    lcb = 1.0 - lcb if flip_rate else lcb
-    rate_r, prior_r, lcb_r, utility_r = rounded_rows(
-        [rate, np.asarray(snap.prior, np.float64)[order], lcb, 2 * rate - 1], 6)
-    scores = [score_sign * finite_values(snap.score)[order]]
-    if snap.score_stdev is not None:
-        scores.append(finite_values(snap.score_stdev)[order])
-    scores = rounded_rows(scores, 3)
-    lead = scores[0]
+    order, counts, rows = compiled_snapshot.move_columns(
+        np.asarray(snap.visits, np.float64), np.asarray(snap.legal, np.bool_), np.asarray(ranked, np.int64),
+        np.asarray(snap.values, np.float64), np.asarray(snap.prior, np.float64),
+        np.asarray(snap.score, np.float64),
+        NO_COLUMN if snap.score_stdev is None else np.asarray(snap.score_stdev, np.float64), flip_rate, score_sign)
+    rate_r, prior_r, lcb_r, utility_r, lead, stdev_r = rows.tolist()
     actions = order.tolist()
+    counts = counts.tolist()
     pvs = [list(map(names.__getitem__, snap.pvs.get(a, (a,)))) for a in actions]
-    counts = np.rint(n).astype(np.int64).tolist()
     infos = [{"move": names[a], "visits": v, "winrate": w, "scoreLead": s, "scoreMean": s, "prior": p, "lcb": b,
               "utility": u, "order": i, "pv": pv}  # (a dict display: faster than dict(zip(...)) per move)
              for i, (a, v, w, s, p, b, u, pv) in enumerate(zip(actions, counts, rate_r, lead, prior_r, lcb_r,
                                                                 utility_r, pvs))]
     extra = {}  # the optional fields, after the others in this order
     if snap.score_stdev is not None:
-        extra["scoreStdev"] = scores[1]
+        extra["scoreStdev"] = stdev_r
     if snap.pv_visits is not None:
         extra["pvVisits"] = [list(map(int, snap.pv_visits.get(a, [v]))) for a, v in zip(actions, counts)]
     if snap.moves_ownership is not None:

@@ -24,7 +24,7 @@ import numpy as np
 from jaxgo.search import descent
 from jaxgo.search.config import SearchConfig
 from jaxgo.search.round_step import RoundStep
-from jaxgo.server import positions, responses, round_sums, score_estimate
+from jaxgo.server import compiled_snapshot, positions, responses, round_sums, score_estimate
 from jaxgo.server.protocol import Query
 
 STATE_BYTES_PER_POINT = 1 + 4 * 4  # stones int8, chain / lib_count / lib_sum / lib_sumsq int32 (tree.STATE_FIELDS)
@@ -60,6 +60,7 @@ def tree_capacity(max_nodes: int, leaves: int, most_nodes: int | None = None) ->
     return capacity
 
 
+EMPTY_MOVES_OWNER = np.zeros((0, 0))  # ``compiled_snapshot.owner_means``' moves ownership when none is kept
 SIZED_CONFIGS: dict = {}  # (id of a config, board size) -> (that config, its for_size): ``sized_config``
 
 
@@ -281,48 +282,42 @@ class Task:
 
     # -- read-outs --------------------------------------------------------------------------------------------
     def snapshot(self, max_pv_moves: int) -> responses.Snapshot:
-        """What the search knows now, for ``responses.build_response``."""
-        from jaxgo.search.tree import rank_actions
-
+        """What the search knows now, for ``responses.build_response``: its arrays in compiled calls
+        (``compiled_snapshot``), equal to the former numpy code's bit for bit."""
         tree, query = self.job.tree, self.query
         root = tree.root
-        legal = tree.children_legal[root].copy()
-        visits = tree.children_visits[root].copy()
-        visits[~legal] = 0
-        values = root_values(tree.children_values[root], visits)
-        raw, score_stdev = mean_and_stdev(self.score_sum, self.score_sq_sum, self.score_n)
-        where = score_estimate.Position(query.size, self.komi, self.turn)
-        score = score_estimate.move_scores(self.score_estimate, raw, score_stdev, self.score_n, where)
-        ranking = rank_actions(visits, values)
-        ranked = ranking[:max_pv_moves]
-        ranked = ranked[visits[ranked] > 0].astype(np.int32)  # (best first: the visited ones lead)
-        lines = np.empty((len(ranked), max(0, query.pv_len - 1)), np.int32)
-        lengths = np.empty(len(ranked), np.int32)
-        best_lines(tree.children_index, tree.children_visits, tree.children_values, tree.children_legal,
-                   tree.children_index[root, ranked], lines, lengths)
-        pvs = {a: [a] + line[:n] for a, line, n in zip(ranked.tolist(), lines.tolist(), lengths.tolist())}
-        total = float(visits.sum())
-        root_rate = float(np.nansum(tree.children_values[root][legal]) / total) if total > 0 else 0.5
         scale = self.config.playouts_per_visit
-        shown = visits_shown(visits, scale) if scale > 1 else visits
-        owner = stdev = None
-        if self.owner_n:
-            owner, stdev = mean_and_stdev(self.owner_sum, self.owner_abs_sum, self.owner_n)  # |owner| = owner ** 2
-        moves_owner = None
-        if self.moves_owner_sum is not None:
+        (legal, _, values, prior, root_rate, raw, score_stdev, score, shown, ranking, lines,
+         lengths) = compiled_snapshot.snapshot_arrays(
+            tree.children_index, tree.children_visits, tree.children_values, tree.children_legal,
+            tree.children_prior, root, self.score_sum, self.score_sq_sum, self.score_n,
+            self.score_estimate != "mean", scale, max_pv_moves, max(0, query.pv_len - 1))
+        if self.score_estimate not in ("mean", "shrunk"):  # (calibrated: numpy's maps; anything else raises)
+            where = score_estimate.Position(query.size, self.komi, self.turn)
+            score = score_estimate.move_scores(self.score_estimate, raw, score_stdev, self.score_n, where)
+            fallback = float(score_estimate.calibrated(
+                self.score_estimate, self.root_score_sum / max(self.owner_n, 1), where))
+        else:
+            fallback = self.root_score_sum / max(self.owner_n, 1)
+        pvs = {line[0]: line[:n] for line, n in zip(lines.tolist(), lengths.tolist())}
+        owner = stdev = moves_owner = None
+        if self.owner_n:  # (|owner| = owner ** 2: owners are -1, 0, +1)
+            with_moves = self.moves_owner_sum is not None
+            owner, stdev, moves_owner = compiled_snapshot.owner_means(
+                self.owner_sum, self.owner_abs_sum, self.owner_n,
+                self.moves_owner_sum if with_moves else EMPTY_MOVES_OWNER, self.score_n, with_moves)
+            moves_owner = moves_owner if with_moves else None
+        elif self.moves_owner_sum is not None:
             moves_owner = self.moves_owner_sum / np.maximum(self.score_n, 1)[:, None]
         return responses.Snapshot(
             size=query.size, to_play=int(tree.to_play[root]), visits=shown, values=values, score=score,
-            score_stdev=score_stdev,
-            prior=np.where(legal, tree.children_prior[root], 0.0), legal=legal, pvs=pvs,
+            score_stdev=score_stdev, prior=prior, legal=legal, pvs=pvs,
             root_visits=int(round(self.job.done / scale)), root_winrate=root_rate,
-            root_score=score_estimate.root_score(score, shown, float(score_estimate.calibrated(
-                self.score_estimate, self.root_score_sum / max(self.owner_n, 1), where))),
-            ownership=owner,
-            ownership_stdev=stdev, moves_ownership=moves_owner,
+            root_score=compiled_snapshot.weighted_score(np.asarray(score, np.float64), shown, float(fallback)),
+            ownership=owner, ownership_stdev=stdev, moves_ownership=moves_owner,
             pv_visits={a: [int(shown[a])] + self._pv_visits(pv)[1:] for a, pv in pvs.items()}
             if query.include_pv_visits else None,
-            ranking=ranking if shown is visits else None)  # (the moves' order of the visits shown)
+            ranking=ranking)  # (the moves' order of the visits shown)
 
     def _pv_visits(self, pv: list) -> list:
         """Visits of each move of a principal variation that starts at the root."""
