@@ -28,6 +28,7 @@ from jaxgo.go.config import Rules
 from jaxgo.gtp.analysis import info_line
 from jaxgo.gtp.engine import make_gtp_engine, make_remote_gtp_engine
 from jaxgo.gtp.loop import serve
+from jaxgo.playouts import POLICIES as PLAYOUT_POLICIES
 from jaxgo.search.config import SearchConfig
 from support import ScriptedInput  # noqa: E402
 
@@ -237,7 +238,7 @@ def test_gogui_param_dialog_has_typed_fields_and_the_move_budget():
     assert all(row.startswith(("[bool] ", "[list/", "[string] ")) for row in rows.values())
     assert rows["early_stop"] == "[bool] early_stop 1"
     assert rows["strategy"].startswith("[list/uct/rave/") and rows["strategy"].endswith(" rave")
-    policies = "light/heavy/rules/safe_rules/safe_atari_rules/ladder_rules/ladder_heavy/ladder2_heavy/lgrf_heavy"
+    policies = "/".join(PLAYOUT_POLICIES)
     assert rows["playout_policy"] == f"[list/{policies}] playout_policy light"
     assert "playouts" not in rows  # the count and the policy are no longer one word
     assert rows["playouts_per_move"] == "[string] playouts_per_move none"

@@ -21,6 +21,7 @@ from jaxgo.go.game import Game  # noqa: E402
 from jaxgo.gtp.cli import build_parser, engine_from_args  # noqa: E402
 from jaxgo.gtp.engine import make_gtp_engine  # noqa: E402
 from jaxgo.gtp.play import config_lines  # noqa: E402
+from jaxgo.playouts import POLICIES as PLAYOUT_POLICIES  # noqa: E402
 from jaxgo.search.config import SearchConfig  # noqa: E402
 from jaxgo.search.tree import rank_actions  # noqa: E402
 from jaxgo.server import transports  # noqa: E402
@@ -144,7 +145,7 @@ def test_local_and_server_engines_report_the_same_search_config(engines):
     assert local.session.config == remote.session.config == expected
     shown = ask(local, "jaxgo-search_config")  # GoGui's typed lines, the same for both
     assert shown == ask(remote, "jaxgo-search_config")
-    policies = "light/heavy/rules/safe_rules/safe_atari_rules/ladder_rules/ladder_heavy/ladder2_heavy/lgrf_heavy"
+    policies = "/".join(PLAYOUT_POLICIES)
     assert f"[list/{policies}] playout_policy heavy" in shown
     colour = load(remote, random_position(0))
     ask(remote, f"genmove {'b' if colour == BLACK else 'w'}")
