@@ -207,7 +207,8 @@ def _own_neighbours(st, p, c, w):
 @jit
 def local_ataris(st, g, prev, found, rng, tables, lines, ladders):
     """(n, rng): the local atari tier after the opponent's move ``prev``: the capture of its chain when it is in
-    atari, and for each chain next to it in atari, its capture (the opponent's) or its defence (``_defend``)."""
+    atari, and the defence (``_defend``) of each own chain next to it in atari; n = 0 when the tier is not
+    looked at this time (LOCAL_PERCENT, always with an own chain of three or more stones in atari there)."""
     c = g[nb.TO_PLAY]
     w = g[nb.WIDTH]
     n = 0
