@@ -176,7 +176,7 @@ class Reading:
 
 def test_playout_moves_lie_in_the_tiers_the_reference_allows():
     size, per_state = 9, 2
-    boards, last = random_positions(size, 30, seed=11, max_moves=55)
+    boards, last = random_positions(size, 20, seed=11, max_moves=55)
     raw = play(local_policy(), boards, last, per_state, seed=3)
     counts = {"atari": [0, 0], "two": [0, 0], "forced": 0, "checked": 0}
     for row in range(len(boards) * per_state):
@@ -206,10 +206,10 @@ def test_playout_moves_lie_in_the_tiers_the_reference_allows():
             counts["checked"] += 1
             board.play(move)
             prev = move
-    assert counts["checked"] > 2000 and counts["forced"] > 5, counts
+    assert counts["checked"] > 1500 and counts["forced"] > 5, counts
     for tier in ("atari", "two"):
         seen, taken = counts[tier]
-        assert seen > 60 and 0.8 < taken / seen <= 1.0, (tier, counts)
+        assert seen > 40 and 0.8 < taken / seen <= 1.0, (tier, counts)
 
 
 def test_heavy_playouts_take_the_local_tiers_first():
