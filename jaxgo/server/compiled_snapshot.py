@@ -167,7 +167,7 @@ def weighted_score(scores, visits, fallback):
 @numba.njit(nogil=True, cache=True)
 def root_rows(children_visits, children_values, children_legal, children_prior, root):
     """The root's searched moves: (legal bool [A], visits float64 [A] (0 where not searched), win rates float64
-    [A] (``tasks.root_values``: NaN unvisited), prior [A] of children_prior's dtype (0 where not searched), the
+    [A] (value sums / visits, NaN unvisited), prior [A] of children_prior's dtype (0 where not searched), the
     root's win rate (``np.nansum`` of the searched moves' value sums over all their visits; 0.5 before any))."""
     actions = children_visits.shape[1]
     legal = children_legal[root].copy()
@@ -265,7 +265,7 @@ def owner_means(owner_sum, owner_abs_sum, owner_n, moves_owner_sum, score_n, wit
 
 @numba.njit(nogil=True, cache=True)
 def rounded_value(x, scale):
-    """``responses.rounded`` of one float64: np.round(x, d) with scale = 10.0 ** d (NaN/inf as 0)."""
+    """One float64 rounded as numpy does it, np.round(x, d) with scale = 10.0 ** d (NaN/inf as 0)."""
     return np.rint(x * scale) / scale if np.isfinite(x) else 0.0
 
 

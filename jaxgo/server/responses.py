@@ -63,23 +63,6 @@ def _round(value: float, digits: int = 6) -> float:
     return round(float(value), digits) if math.isfinite(value) else 0.0
 
 
-def rounded(values, digits: int = 6) -> list:
-    """float [n] -> a list of floats rounded to ``digits`` (NaN/inf as 0), in one vector step."""
-    import numpy as np
-
-    array = np.asarray(values, np.float64)
-    return np.where(np.isfinite(array), np.round(array, digits), 0.0).tolist()
-
-
-def rounded_rows(rows: list, digits: int) -> list[list]:
-    """``rounded`` of each float [n] of ``rows`` (all n long), in one vector step for all of them."""
-    import numpy as np
-
-    if not rows[0].shape[0]:
-        return [[] for _ in rows]
-    return rounded(np.stack(rows), digits)
-
-
 def move_infos(snap: Snapshot, perspective: str = "BLACK") -> list[dict]:
     """KataGo ``moveInfos``: searched moves best first by ``tree.rank_actions`` (visits, then win rate: the
     order the Player chooses by), ``order`` 0 first.  Every field of every move is computed as one array."""

@@ -20,7 +20,7 @@ from jaxgo.playouts.native import NATIVE_SOURCES, drop_stale_cache
 from jaxgo.search import round_batch
 from jaxgo.search.positions import SEARCH_SOURCES
 
-# The server's compiled code (these sums, ``tasks.best_lines``) calls the search's: dropped when that changes.
+# The server's compiled code (these sums, ``compiled_snapshot``) calls the search's: dropped when that changes.
 drop_stale_cache(Path(__file__).parent, NATIVE_SOURCES + SEARCH_SOURCES + sorted(Path(__file__).parent.glob("*.py")))
 
 

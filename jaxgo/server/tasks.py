@@ -18,10 +18,8 @@ import functools
 import operator
 import time
 
-import numba
 import numpy as np
 
-from jaxgo.search import descent
 from jaxgo.search.config import SearchConfig
 from jaxgo.search.round_step import RoundStep
 from jaxgo.server import compiled_snapshot, positions, responses, round_sums, score_estimate
@@ -329,21 +327,6 @@ class Task:
             out.append(int(round(tree.children_visits[node, action] / self.config.playouts_per_visit)))
             node = int(tree.children_index[node, action])
         return out
-
-
-@numba.njit(nogil=True, cache=True)
-def best_lines(children_index, children_visits, children_values, children_legal, starts, out, lengths):
-    """The principal variation from each node of starts int [M] (-1: none) into out int32 [M, D] (its first
-    lengths[m] entries): ``descent.best_line``, as ``Tree.principal_variation`` gives it, for M lines at once."""
-    for m in range(starts.shape[0]):
-        lengths[m] = descent.best_line(children_index, children_visits, children_values, children_legal, starts[m],
-                                       out[m])
-
-
-def root_values(children_values: np.ndarray, visits: np.ndarray) -> np.ndarray:
-    """float [A]: the win rate of each root move, children_values / visits (float [A]), NaN where unvisited (one
-    ufunc call over the visited moves: no ``np.errstate``)."""
-    return np.divide(children_values, np.maximum(visits, 1e-9), out=np.full(len(visits), np.nan), where=visits > 0)
 
 
 def visits_shown(playouts: np.ndarray, scale: int) -> np.ndarray:

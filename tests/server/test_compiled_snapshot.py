@@ -5,11 +5,20 @@ import types
 
 import numpy as np
 import pytest
+from server.test_responses import rounded
 
 from jaxgo.go.coords import BLACK, WHITE
+from jaxgo.search import descent
 from jaxgo.search.tree import finite_values, rank_actions
 from jaxgo.server import compiled_snapshot, responses, score_estimate, tasks
-from jaxgo.server.tasks import best_lines, mean_and_stdev, root_values, visits_shown
+from jaxgo.server.tasks import mean_and_stdev, visits_shown
+
+
+def rounded_rows(rows: list, digits: int) -> list[list]:
+    """``responses.rounded_rows`` until 2026-12-08: ``rounded`` of each float [n] of ``rows`` in one step."""
+    if not rows[0].shape[0]:
+        return [[] for _ in rows]
+    return rounded(np.stack(rows), digits)
 
 
 def former_snapshot(task, max_pv_moves: int) -> responses.Snapshot:
@@ -19,7 +28,8 @@ def former_snapshot(task, max_pv_moves: int) -> responses.Snapshot:
     legal = tree.children_legal[root].copy()
     visits = tree.children_visits[root].copy()
     visits[~legal] = 0
-    values = root_values(tree.children_values[root], visits)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values = np.where(visits > 0, tree.children_values[root] / np.maximum(visits, 1e-9), np.nan)
     raw, score_stdev = mean_and_stdev(task.score_sum, task.score_sq_sum, task.score_n)
     where = score_estimate.Position(query.size, task.komi, task.turn)
     score = score_estimate.move_scores(task.score_estimate, raw, score_stdev, task.score_n, where)
@@ -28,8 +38,9 @@ def former_snapshot(task, max_pv_moves: int) -> responses.Snapshot:
     ranked = ranked[visits[ranked] > 0].astype(np.int32)
     lines = np.empty((len(ranked), max(0, query.pv_len - 1)), np.int32)
     lengths = np.empty(len(ranked), np.int32)
-    best_lines(tree.children_index, tree.children_visits, tree.children_values, tree.children_legal,
-               tree.children_index[root, ranked], lines, lengths)
+    for m, start in enumerate(tree.children_index[root, ranked]):  # (``tasks.best_lines`` until 2026-12-08)
+        lengths[m] = descent.best_line(tree.children_index, tree.children_visits, tree.children_values,
+                                       tree.children_legal, start, lines[m])
     pvs = {a: [a] + line[:n] for a, line, n in zip(ranked.tolist(), lines.tolist(), lengths.tolist())}
     total = float(visits.sum())
     root_rate = float(np.nansum(tree.children_values[root][legal]) / total) if total > 0 else 0.5
@@ -52,7 +63,7 @@ def former_snapshot(task, max_pv_moves: int) -> responses.Snapshot:
 
 
 def former_move_infos(snap, perspective: str = "BLACK") -> list[dict]:
-    """``responses.move_infos`` until 2026-12-08 (numpy columns, ``responses.rounded_rows``)."""
+    """``responses.move_infos`` until 2026-12-08 (numpy columns, ``rounded_rows`` above)."""
     flip_rate = responses._flip(snap.to_play, perspective)
     score_sign = -1.0 if (perspective == "WHITE" or (perspective == "SIDETOMOVE" and snap.to_play == WHITE)) else 1.0
     visits = np.asarray(snap.visits, np.float64)
@@ -65,12 +76,12 @@ def former_move_infos(snap, perspective: str = "BLACK") -> list[dict]:
     lcb = own_rate - 1.96 * np.sqrt(np.maximum(own_rate * (1 - own_rate), 1e-4) / n)
     rate = 1.0 - own_rate if flip_rate else own_rate
     lcb = 1.0 - lcb if flip_rate else lcb
-    rate_r, prior_r, lcb_r, utility_r = responses.rounded_rows(
+    rate_r, prior_r, lcb_r, utility_r = rounded_rows(
         [rate, np.asarray(snap.prior, np.float64)[order], lcb, 2 * rate - 1], 6)
     scores = [score_sign * finite_values(snap.score)[order]]
     if snap.score_stdev is not None:
         scores.append(finite_values(snap.score_stdev)[order])
-    scores = responses.rounded_rows(scores, 3)
+    scores = rounded_rows(scores, 3)
     actions = order.tolist()
     pvs = [list(map(names.__getitem__, snap.pvs.get(a, (a,)))) for a in actions]
     counts = np.rint(n).astype(np.int64).tolist()

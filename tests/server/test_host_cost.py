@@ -6,7 +6,7 @@ import time
 import numpy as np
 
 from jaxgo.search import backup
-from jaxgo.server import host_cost, round_sums, tasks  # noqa: F401 (round_sums: its kernel)
+from jaxgo.server import compiled_snapshot, host_cost, round_sums  # noqa: F401 (round_sums: its kernel)
 
 
 def _on_thread(name: str, work) -> None:
@@ -16,10 +16,8 @@ def _on_thread(name: str, work) -> None:
 
 
 def test_kernel_clock_times_the_watched_threads_calls_and_puts_the_kernels_back():
-    original = tasks.best_lines
-    out, lengths = np.empty((1, 4), np.int32), np.empty(1, np.int32)
-    arrays = (np.full((3, 2), -1, np.int32), np.zeros((3, 2)), np.zeros((3, 2)), np.ones((3, 2), bool),
-              np.zeros(1, np.int32), out, lengths)
+    original = compiled_snapshot.weighted_score
+    arrays = (np.zeros(3), np.ones(3), 0.0)
     original(*arrays)  # compiled before the clock wraps it
     watched = []
     clock = None
@@ -29,22 +27,22 @@ def test_kernel_clock_times_the_watched_threads_calls_and_puts_the_kernels_back(
         while clock is None:
             time.sleep(0.001)
         for _ in range(5):
-            tasks.best_lines(*arrays)
+            compiled_snapshot.weighted_score(*arrays)
 
     thread = threading.Thread(target=work, name="device-test")
     thread.start()
     while not watched:
         time.sleep(0.001)
     clock = host_cost.KernelClock(idents=watched)
-    assert "best_lines" in clock.kernels and "backup_round" in clock.kernels
+    assert "weighted_score" in clock.kernels and "backup_round" in clock.kernels
     for called_by_compiled_code in ("best_line", "backup_batch", "_descend_rows"):  # never wrapped
         assert called_by_compiled_code not in clock.kernels
-    assert tasks.best_lines is not original
+    assert compiled_snapshot.weighted_score is not original
     thread.join()
-    tasks.best_lines(*arrays)  # an unwatched thread: not counted
+    compiled_snapshot.weighted_score(*arrays)  # an unwatched thread: not counted
     assert clock.calls == 5 and clock.seconds >= 0.0
     clock.close()
-    assert tasks.best_lines is original and isinstance(backup.backup_batch, type(original))
+    assert compiled_snapshot.weighted_score is original and isinstance(backup.backup_batch, type(original))
 
 
 def test_thread_clock_counts_the_engine_threads_cpu_time():

@@ -6,7 +6,13 @@ import numpy as np
 
 from jaxgo.go.coords import BLACK, WHITE
 from jaxgo.search.tree import finite_values, rank_actions
-from jaxgo.server import responses, tasks
+from jaxgo.server import responses
+
+
+def rounded(values, digits: int = 6) -> list:
+    """``responses.rounded`` until 2026-12-08: float [n] -> a list of floats rounded to ``digits`` (NaN/inf as 0)."""
+    array = np.asarray(values, np.float64)
+    return np.where(np.isfinite(array), np.round(array, digits), 0.0).tolist()
 
 
 def former_move_infos(snap, perspective: str = "BLACK") -> list[dict]:
@@ -24,15 +30,15 @@ def former_move_infos(snap, perspective: str = "BLACK") -> list[dict]:
     lcb = own_rate - 1.96 * np.sqrt(np.maximum(own_rate * (1 - own_rate), 1e-4) / n)
     rate = 1.0 - own_rate if flip_rate else own_rate
     lcb = 1.0 - lcb if flip_rate else lcb
-    lead = responses.rounded(score_sign * np.nan_to_num(np.asarray(snap.score, np.float64))[order], 3)
+    lead = rounded(score_sign * np.nan_to_num(np.asarray(snap.score, np.float64))[order], 3)
     columns = {"move": [names[a] for a in order.tolist()], "visits": np.rint(n).astype(np.int64).tolist(),
-               "winrate": responses.rounded(rate), "scoreLead": lead, "scoreMean": lead,
-               "prior": responses.rounded(np.asarray(snap.prior, np.float64)[order]),
-               "lcb": responses.rounded(lcb), "utility": responses.rounded(2 * rate - 1),
+               "winrate": rounded(rate), "scoreLead": lead, "scoreMean": lead,
+               "prior": rounded(np.asarray(snap.prior, np.float64)[order]),
+               "lcb": rounded(lcb), "utility": rounded(2 * rate - 1),
                "order": list(range(len(order))),
                "pv": [list(map(names.__getitem__, snap.pvs.get(a, (a,)))) for a in order.tolist()]}
     if snap.score_stdev is not None:
-        columns["scoreStdev"] = responses.rounded(
+        columns["scoreStdev"] = rounded(
             np.nan_to_num(np.asarray(snap.score_stdev, np.float64))[order], 3)
     if snap.pv_visits is not None:
         columns["pvVisits"] = [list(map(int, snap.pv_visits.get(a, [v]))) for a, v in
@@ -81,19 +87,3 @@ def test_move_infos_equal_the_former_code():
             new, former = responses.move_infos(snap, perspective), former_move_infos(snap, perspective)
             assert [list(info.items()) for info in new] == [list(info.items()) for info in former]  # key order too
             assert responses.move_infos(ranked, perspective) == new
-
-
-def former_root_values(children_values, visits) -> np.ndarray:
-    """``Task.snapshot``'s win rates of the root moves until 2026-12-08."""
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(visits > 0, children_values / np.maximum(visits, 1e-9), np.nan)
-
-
-def test_the_root_values_equal_the_former_code():
-    rng = np.random.default_rng(3)
-    for _ in range(40):
-        actions = int(rng.choice([26, 82]))
-        visits = np.where(rng.random(actions) < 0.6, rng.integers(0, 400, actions), 0).astype(np.float64)
-        children_values = visits * rng.random(actions)
-        assert np.array_equal(tasks.root_values(children_values, visits), former_root_values(children_values, visits),
-                              equal_nan=True)
