@@ -18,6 +18,7 @@ pruning, avoid/allowMoves, the XLA tree backend, a path that outgrew its buffer)
 from __future__ import annotations
 
 import dataclasses
+import itertools
 
 import numpy as np
 
@@ -38,12 +39,12 @@ class CompiledRound:
         self.pool, self.threads = pool, threads
         self.tables: dict[int, round_batch.SearchSlots] = {}
 
-    def run(self, function, *columns) -> list:
-        """[function(*row) for each row of the columns], on the pool when there are several rows."""
-        rows = list(zip(*columns))
+    def run(self, kernel, rows: list, *shared) -> list:
+        """[kernel(*row, *shared) for each row of ``rows`` (tuples)], on the pool when there are several rows
+        (one row: called directly, nothing made per call)."""
         if self.pool is None or len(rows) < 2:
-            return [function(*row) for row in rows]
-        return list(self.pool.map(lambda row: function(*row), rows))
+            return [kernel(*row, *shared) for row in rows]
+        return list(self.pool.map(lambda row: kernel(*row, *shared), rows))
 
     # -- membership (device thread) -------------------------------------------------------------------------
     def attach(self, task: Task) -> bool:
@@ -111,15 +112,9 @@ class CompiledRound:
         zobrist, entries = run[0].step.zobrist, table.entries
         outs = [batch[name] for name in STATE_FIELDS] + [batch["last_moves"]]
         chunks = self.chunks(n)
-        if len(chunks) == 1:
-            ends = [round_batch.select_searches(chunks[0], 0, slots, ks, rooms, roots, sizes, modes, superko, entries,
-                                                zobrist, tables, *outs, offsets, counts, status)]
-            starts = [0]
-        else:
-            starts = np.cumsum([0] + [int(ks[chunk].sum()) for chunk in chunks[:-1]]).tolist()  # each chunk's rows
-            ends = self.run(lambda chunk, start: round_batch.select_searches(
-                chunk, start, slots, ks, rooms, roots, sizes, modes, superko, entries, zobrist, tables, *outs,
-                offsets, counts, status), chunks, starts)
+        starts = list(itertools.accumulate((int(ks[chunk].sum()) for chunk in chunks[:-1]), initial=0))  # its rows
+        ends = self.run(round_batch.select_searches, list(zip(chunks, starts)), slots, ks, rooms, roots, sizes, modes,
+                        superko, entries, zobrist, tables, *outs, offsets, counts, status)
         at = 0
         for chunk, start, end in zip(chunks, starts, ends):  # close the gaps between the chunks' rows
             if start != at and end > start:
@@ -173,14 +168,8 @@ class CompiledRound:
         totals = np.zeros(count)
         entries = table.entries
         first = np.asarray(first, np.int8)
-        chunks = self.chunks(count)
-        if len(chunks) == 1:
-            round_sums.backup_round(chunks[0], slots, rows0, counts_array, cols_array, use_rave, with_moves, value,
-                                    first, final, owner, entries, totals)
-        else:
-            self.run(lambda chunk: round_sums.backup_round(
-                chunk, slots, rows0, counts_array, cols_array, use_rave, with_moves, value, first, final, owner,
-                entries, totals), chunks)
+        self.run(round_sums.backup_round, [(chunk,) for chunk in self.chunks(count)], slots, rows0, counts_array,
+                 cols_array, use_rave, with_moves, value, first, final, owner, entries, totals)
         for task, n, c, total in zip(tasks, counts, cols, totals.tolist()):
             job = task.job
             job.done += n * c
